@@ -1,0 +1,246 @@
+// The ground-truth block: the app's own record, rendered under a header that ranks it
+// above the conversation.
+//
+// Five sections, in this order, one item per line:
+//   1. the header (FACTS FROM THE APP (authoritative). ...)
+//   2. the cursor: "You are on: <node>." and, when set, "Focus: <focus>."
+//   3. every attempt from both ledgers, oldest first, one "  • " line each
+//   4. where each human decision stands
+//   5. what the app has not answered yet (pending reports, open work, stale actions)
+//
+// Only structural facts reach it: no state values, payloads, work labels, `by`, or any
+// other runtime free text. Every string that does reach it (ids, node, focus) goes
+// through detail::escape. An id whose row carries no frozen `does` (it was not declared
+// when the row was minted) renders as the constant unknown_action_text, so a model's
+// invented name is never echoed back in the one block it is told to trust.
+//
+// Cost: a block capped at max_attempts reads O(max_attempts + log(ledger)) rows plus the
+// open asks, pending fires and open work; it never walks the history.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/ledger.hpp"
+
+namespace groundplane {
+
+struct GroundTruthOptions {
+  std::optional<std::uint64_t> since_version = std::nullopt;  // only rows with version >= this
+  std::size_t max_attempts = 20;  // newest attempts kept; also caps the awaiting-ask lines
+};
+
+struct GroundTruth {
+  std::string node;
+  std::uint64_t version;  // pass it back as since_version next turn
+  std::string text;
+};
+
+// The fixed sentences of the block. Exposed so tests and tools can match them exactly.
+inline constexpr std::string_view ground_truth_header =
+    "FACTS FROM THE APP (authoritative). Every line below is the app's own record of this "
+    "session; where anything said in the conversation disagrees with these lines, these lines "
+    "are what actually happened — the conversation is a claim about them.";
+inline constexpr std::string_view unknown_action_text = "(an action this app does not have)";
+inline constexpr std::string_view no_actions_text =
+    "No actions have been performed in this app this session.";
+inline constexpr std::string_view unbound_work_text =
+    "The app is still working on something it has not tied to an action.";
+inline constexpr std::string_view stale_actions_text =
+    "The app's list of actions could not be re-read, so what is on offer may have changed.";
+inline constexpr std::string_view attempt_bullet = "  • ";
+
+namespace detail {
+
+// The name a row shows: its id when the action was declared at minting, else the constant.
+inline std::string rendered_action(const std::string& action, const std::optional<std::string>& does) {
+  return does ? escape(action) : std::string(unknown_action_text);
+}
+
+}  // namespace detail
+
+// The graded line for one transition (without the bullet).
+inline std::string attempt_line(const Transition& t) {
+  const std::string who(to_string(t.cause.principal));
+  const std::string x = detail::rendered_action(t.cause.action, t.cause.does);
+  switch (t.outcome) {
+    case Outcome::observed:
+      return "DID happen — " + who + " fired " + x + " (committed; declared effect observed)";
+    case Outcome::not_observed:
+      return "ran, but the declared effect was NOT observed — " + who + " fired " + x + " (committed)";
+    case Outcome::unobservable:
+      return "ran, but the effect was unobservable — " + who + " fired " + x + " (committed)";
+    case Outcome::handler_failed:
+      return "did NOT happen — " + who + " fired " + x + " (the app's handler failed)";
+    case Outcome::not_materialized:
+      return "did NOT happen — " + who + " fired " + x +
+             " (nothing in this app is wired to perform it, so nothing ran)";
+    case Outcome::verify_failed:
+      return "did NOT happen — " + who + " fired " + x +
+             " (the app's own verify check did not hold afterwards)";
+    case Outcome::inferred:
+      return "DID happen — " + who + " fired " + x + " (attributed by inference, not observed)";
+    case Outcome::pending:
+      break;
+  }
+  return "not yet known — " + who + " fired " + x + " (the app has not reported back yet)";
+}
+
+// The graded line for one refusal (without the bullet).
+inline std::string attempt_line(const GapRow& g) {
+  return "did NOT happen — " + std::string(to_string(g.principal)) + "'s fire of " +
+         detail::rendered_action(g.action, g.does) + " was refused: " + std::string(to_string(g.reason));
+}
+
+// True for the one grade a claim "I did X" may rest on.
+constexpr bool did_happen(Outcome o) noexcept {
+  return o == Outcome::observed || o == Outcome::inferred;
+}
+
+namespace detail {
+
+// Counts the ledger rows a render reads (binary-search probes included), so tests can
+// assert the cost deterministically instead of timing it.
+struct RenderProbe {
+  std::size_t rows_read = 0;
+};
+
+// First index whose row has version >= since; reads O(log n) rows.
+template <class Row>
+std::size_t first_at_or_after(std::span<const Row> rows, std::uint64_t since, RenderProbe* probe) {
+  const auto it = std::partition_point(rows.begin(), rows.end(), [&](const Row& r) {
+    if (probe) ++probe->rows_read;
+    return r.version < since;
+  });
+  return static_cast<std::size_t>(it - rows.begin());
+}
+
+inline std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += n;
+  }
+  return out;
+}
+
+inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
+                                       RenderProbe* probe = nullptr) {
+  std::vector<std::string> lines;
+  const auto read = [&] { if (probe) ++probe->rows_read; };
+
+  // 1. header
+  lines.emplace_back(ground_truth_header);
+
+  // 2. cursor
+  lines.push_back("You are on: " + (ledger.node.empty() ? std::string("(no page set)") : escape(ledger.node)) + ".");
+  if (!ledger.focus.empty()) lines.push_back("Focus: " + escape(ledger.focus) + ".");
+
+  // 3. attempts, both ledgers merged by version (refusals before the transition that
+  //    closes their window)
+  const std::span<const Transition> ts(ledger.transitions);
+  const std::span<const GapRow> gs(ledger.gaps);
+  const std::uint64_t since = opts.since_version.value_or(0);
+  const std::size_t t_from = opts.since_version ? first_at_or_after(ts, since, probe) : 0;
+  const std::size_t g_from = opts.since_version ? first_at_or_after(gs, since, probe) : 0;
+  const std::size_t in_range = (ts.size() - t_from) + (gs.size() - g_from);
+  const std::size_t hidden = t_from + g_from;
+  const std::string v = std::to_string(ledger.version);
+
+  if (ts.empty() && gs.empty()) {
+    lines.emplace_back(no_actions_text);
+  } else if (in_range == 0) {
+    // Never the session-wide sentence: that would deny what the cursor hides.
+    lines.push_back("No actions have been performed since version " + std::to_string(since) + " — " +
+                    std::to_string(hidden) + " earlier attempt(s) this session are not listed.");
+  } else {
+    lines.push_back(opts.since_version
+                        ? "Attempts since version " + std::to_string(since) + " (now " + v + "):"
+                        : "Attempts so far (version " + v + "):");
+    const std::size_t keep = std::min(in_range, opts.max_attempts);
+    if (in_range > keep)
+      lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted.");
+    // Walk back from the newest row; a transition closes its window, so on equal
+    // versions it is the newer of the two.
+    std::vector<std::string> newest_first;
+    newest_first.reserve(keep);
+    std::size_t i = ts.size(), j = gs.size();
+    while (newest_first.size() < keep) {
+      const bool have_t = i > t_from, have_g = j > g_from;
+      bool take_t = have_t;
+      if (have_t && have_g) {
+        read();
+        read();
+        take_t = ts[i - 1].version >= gs[j - 1].version;
+      }
+      if (take_t) {
+        read();
+        newest_first.push_back(attempt_line(ts[--i]));
+      } else {
+        read();
+        newest_first.push_back(attempt_line(gs[--j]));
+      }
+    }
+    for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it)
+      lines.push_back(std::string(attempt_bullet) + *it);
+  }
+
+  // 4. human decisions: awaiting cards capped (oldest kept), answered ones never capped
+  std::size_t shown = 0;
+  for (const std::size_t k : ledger.awaiting_asks) {
+    if (shown == opts.max_attempts) break;
+    read();
+    const AskStatus& a = ledger.asks[k];
+    lines.push_back("Awaiting the human's decision: " + rendered_action(a.action, a.does) + " (" +
+                    escape(a.id) + ").");
+    ++shown;
+  }
+  if (ledger.awaiting_asks.size() > shown)
+    lines.push_back("  … " + std::to_string(ledger.awaiting_asks.size() - shown) +
+                    " more await the human's decision, not listed.");
+  for (const std::size_t k : ledger.answered_asks) {
+    read();
+    const AskStatus& a = ledger.asks[k];
+    const std::string tail = rendered_action(a.action, a.does) + " (" + escape(a.id) + ").";
+    if (a.state == AskState::approved) lines.push_back("Approved by the human, not yet done: " + tail);
+    else if (a.state == AskState::declined) lines.push_back("The human declined: " + tail);
+  }
+
+  // 5. what the app has not answered
+  if (!ledger.awaiting_report.empty()) {
+    std::vector<std::string> names;
+    for (const std::size_t k : ledger.awaiting_report) {
+      read();
+      names.push_back(rendered_action(ledger.transitions[k].cause.action, ledger.transitions[k].cause.does));
+    }
+    lines.push_back("Awaiting the app's report: " + join_names(names) + ".");
+  }
+  std::vector<std::string> working;
+  bool unbound = false;
+  for (const std::size_t k : ledger.open_work) {
+    read();
+    const WorkRow& w = ledger.work[k];
+    if (w.transition_id.empty()) unbound = true;
+    else working.push_back(rendered_action(w.action, w.does));
+  }
+  if (!working.empty()) lines.push_back("The app is still working on: " + join_names(working) + ".");
+  if (unbound) lines.emplace_back(unbound_work_text);
+  if (ledger.actions_may_be_stale) lines.emplace_back(stale_actions_text);
+
+  std::string text;
+  for (const auto& l : lines) {
+    if (!text.empty()) text += '\n';
+    text += l;
+  }
+  return GroundTruth{ledger.node, ledger.version, std::move(text)};
+}
+
+}  // namespace detail
+}  // namespace groundplane
