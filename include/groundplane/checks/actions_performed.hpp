@@ -1,0 +1,180 @@
+// The bridge between the two halves: a model's claim "I did X" checked against the app's
+// ledger, not just informed by it.
+//
+//   gp::record_ledger(registry, "ledger", session);      // a Table fact, one row per attempt
+//   gp::Boundary b(registry, {"ledger"}, gp::actions_performed{.fact = "ledger"});
+//   b.submit({{"performed", {"checkout.place-order"}}});  // UnsupportedClaim if that row is
+//                                                          // not "DID happen"
+//
+// A refused fire, a fire the app has not reported on, one whose effect was not observed,
+// and an action with no attempt at all are each a finding; the finding quotes the
+// ledger's own line for the action, so the correction a model reads is the record.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/check.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/facts.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/ground_truth.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/render.hpp"
+#include "groundplane/schema.hpp"
+#include "groundplane/session.hpp"
+
+namespace groundplane {
+
+// Records the session's attempts, oldest first in block order, as a Table fact with the
+// columns `action` (the id; the constant "(an action this app does not have)" for an id
+// that was not declared when its row was minted), `principal`, `outcome` (the block's
+// line for the row) and `version`. Provenance: session.ledger(version=V). The registry is
+// write-once: record each turn's ledger under a new name (FactAlreadyRecorded otherwise).
+inline const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::uint64_t version = 0;
+  {
+    const auto view = session.view();
+    version = view.version();
+    const auto ts = view.transitions();
+    const auto gs = view.gap_rows();
+    const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p,
+                        std::string line, std::uint64_t v) {
+      return nlohmann::json{{"action", does ? std::string(action) : std::string(unknown_action_text)},
+                            {"principal", std::string(to_string(p))},
+                            {"outcome", std::move(line)},
+                            {"version", v}};
+    };
+    std::size_t i = 0, j = 0;
+    while (i < ts.size() || j < gs.size()) {
+      // within a version window the refusals come before the transition that closes it
+      if (j < gs.size() && (i == ts.size() || gs[j].version <= ts[i].version)) {
+        const GapRow& g = gs[j++];
+        rows.push_back(row(g.action, g.does, g.principal, attempt_line(g), g.version));
+      } else {
+        const Transition& t = ts[i++];
+        rows.push_back(row(t.cause.action, t.cause.does, t.cause.principal, attempt_line(t), t.version));
+      }
+    }
+  }
+  return registry.record_table(std::move(name), rows,
+                               {.tool = "session.ledger", .args = nlohmann::ordered_json{{"version", version}}});
+}
+
+// Every action the output claims it performed (`field`: an action id, or an array of
+// them) must have a ledger row that DID happen.
+struct actions_performed {
+  std::string fact;                 // a Table written by record_ledger
+  std::string field = "performed";
+
+  static constexpr const char* check_name = "actions_performed";
+
+  std::vector<std::string> leans_on() const { return {fact}; }
+
+  void validate(const FactRegistry& registry) const {
+    const Table& t = detail::fact_for<Table>(registry, fact, check_name);
+    detail::validate_field(field, check_name, "field");
+    if (t.row_count() == 0) return;  // an empty ledger has no columns yet
+    for (const char* column : {"action", "outcome"})
+      if (!t.column_of(column))
+        throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(fact) + " has no column " +
+                                 detail::quote(column) + "; record it with gp::record_ledger");
+  }
+
+  // The claimable actions: those with a row that DID happen.
+  void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
+    const Table& t = registry.get<Table>(fact);
+    std::vector<std::string> did;
+    for (std::size_t r = 0; r < t.row_count(); ++r) {
+      const auto action = t.value(r, "action");
+      if (action.is_string() && happened(t.value(r, "outcome")) &&
+          std::find(did.begin(), did.end(), action.get<std::string>()) == did.end())
+        did.push_back(action.get<std::string>());
+    }
+    schema.add(field,
+               nlohmann::json{{"type", "array"},
+                              {"items", SchemaBuilder::name_schema(did, "actions the ledger says DID happen")}},
+               true);
+  }
+
+  void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
+    const Table& t = registry.get<Table>(fact);
+    const nlohmann::json* said = detail::find_field(output, field);
+    if (said == nullptr) {
+      Finding f = detail::finding_about(check_name, field, t);
+      f.detail = "the output does not say which actions were performed; give [] when none were";
+      findings.push_back(std::move(f));
+      return;
+    }
+    if (said->is_string()) {
+      check_one(t, field, *said, findings);
+      return;
+    }
+    if (!said->is_array()) {
+      Finding f = detail::finding_about(check_name, field, t);
+      f.said = detail::render(*said);
+      f.detail = "expected an action id or an array of them, got " + std::string(detail::type_name(*said));
+      findings.push_back(std::move(f));
+      return;
+    }
+    const std::string base = !field.empty() && field.front() == '/' ? field : "/" + escape_token(field);
+    for (std::size_t k = 0; k < said->size(); ++k) check_one(t, base + "/" + std::to_string(k), (*said)[k], findings);
+  }
+
+ private:
+  static bool happened(const nlohmann::json& outcome) {
+    return outcome.is_string() && outcome.get_ref<const std::string&>().rfind("DID happen", 0) == 0;
+  }
+
+  static std::string escape_token(const std::string& key) {
+    std::string out;
+    for (const char c : key) {
+      if (c == '~') out += "~0";
+      else if (c == '/') out += "~1";
+      else out += c;
+    }
+    return out;
+  }
+
+  void check_one(const Table& t, const std::string& where, const nlohmann::json& claim,
+                 std::vector<Finding>& findings) const {
+    Finding f = detail::finding_about(check_name, where, t);
+    f.said = detail::render(claim);
+    if (!claim.is_string()) {
+      f.detail = "expected an action id (a string), got " + std::string(detail::type_name(claim));
+      findings.push_back(std::move(f));
+      return;
+    }
+    const auto& id = claim.get_ref<const std::string&>();
+    std::size_t attempts = 0;
+    std::string latest;
+    for (std::size_t r = 0; r < t.row_count(); ++r) {
+      const auto action = t.value(r, "action");
+      if (!action.is_string() || action.get_ref<const std::string&>() != id) continue;
+      const auto outcome = t.value(r, "outcome");
+      if (happened(outcome)) return;  // one attempt that DID happen supports the claim
+      ++attempts;
+      latest = outcome.is_string() ? outcome.get<std::string>() : std::string();
+    }
+    if (attempts == 0) {
+      f.detail = "the ledger has no attempt of " + f.said + " in this session";
+    } else {
+      f.detail = "the ledger's line for it: " + detail::escape(latest, 240);
+      if (attempts > 1) f.detail += " (the latest of " + std::to_string(attempts) + " attempts; none DID happen)";
+    }
+    findings.push_back(std::move(f));
+  }
+};
+
+static_assert(Check<actions_performed>);
+
+}  // namespace groundplane
