@@ -1,0 +1,31 @@
+# install() + export so that find_package(groundplane CONFIG) works from a prefix.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(GROUNDPLANE_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/cmake/groundplane"
+  CACHE STRING "Where groundplaneConfig.cmake is installed, relative to the prefix")
+
+install(TARGETS groundplane EXPORT groundplaneTargets)
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/groundplane"
+  DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+  FILES_MATCHING PATTERN "*.hpp")
+install(EXPORT groundplaneTargets
+  NAMESPACE groundplane::
+  DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/groundplaneConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/groundplaneConfig.cmake"
+  INSTALL_DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+# Header-only: the package fits any architecture, so the version file must not
+# compare pointer sizes.
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/groundplaneConfigVersion.cmake"
+  COMPATIBILITY SameMajorVersion
+  ARCH_INDEPENDENT)
+install(FILES
+  "${PROJECT_BINARY_DIR}/groundplaneConfig.cmake"
+  "${PROJECT_BINARY_DIR}/groundplaneConfigVersion.cmake"
+  DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE"
+  DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/groundplane")

@@ -1,0 +1,80 @@
+// The `Check` concept: what a check is, and the helpers every check shares.
+//
+// A check is a copyable value type with three members (and one optional):
+//
+//   std::vector<std::string> leans_on() const;
+//       The fact names it reads. A Boundary refuses (ConfigurationError) a check that
+//       leans on a fact the boundary did not name.
+//   void validate(const gp::FactRegistry&) const;
+//       Configuration checked once, when the Boundary is built: facts of the right kind,
+//       columns that exist, well-formed field names. Throws gp::ConfigurationError —
+//       a developer's bug, never a re-ask.
+//   void verify(const gp::FactRegistry&, const nlohmann::json& output,
+//               std::vector<gp::Finding>& findings) const;
+//       Appends one Finding per unsupported claim in `output` (always a JSON object).
+//       Must not throw for anything the model wrote: a missing field, a wrong type or
+//       a non-finite number is a finding.
+//   void describe(const gp::FactRegistry&, gp::SchemaBuilder&) const;   // optional
+//       The output fields it reads, for Boundary::schema().
+//
+// Checks compose at compile time (gp::Boundary<Cs...> holds them by value, no virtual
+// dispatch) or at run time (gp::AnyCheck, gp::CheckList).
+#pragma once
+
+#include <concepts>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/errors.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/schema.hpp"
+
+namespace groundplane {
+
+template <class C>
+concept Check = std::copy_constructible<C> &&
+                requires(const C& c, const FactRegistry& registry, const nlohmann::json& output,
+                         std::vector<Finding>& findings) {
+                  { c.leans_on() } -> std::convertible_to<std::vector<std::string>>;
+                  c.validate(registry);
+                  c.verify(registry, output, findings);
+                };
+
+template <class C>
+concept DescribesSchema = Check<C> && requires(const C& c, const FactRegistry& registry, SchemaBuilder& schema) {
+  c.describe(registry, schema);
+};
+
+namespace detail {
+
+// The fact a check is configured with, of the kind it needs; ConfigurationError naming
+// the check otherwise.
+template <class T>
+const T& fact_for(const FactRegistry& registry, std::string_view fact, std::string_view check) {
+  if (fact.empty()) throw ConfigurationError(std::string(check) + ": no fact named; set .fact");
+  if (!registry.contains(fact))
+    throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is not recorded in the registry");
+  const FactKind kind = registry.kind_of(fact);
+  if (kind != fact_kind_of<T>)
+    throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is a " + std::string(to_string(kind)) +
+                             "; this check needs a " + std::string(to_string(fact_kind_of<T>)));
+  return registry.get<T>(fact);
+}
+
+// A finding already carrying the check, field and the fact's name and provenance.
+template <class FactT>
+Finding finding_about(std::string_view check, std::string_view field, const FactT& fact) {
+  Finding f;
+  f.check = std::string(check);
+  f.field = std::string(field);
+  f.fact = fact.name();
+  f.provenance = fact.provenance().render();
+  return f;
+}
+
+}  // namespace detail
+}  // namespace groundplane

@@ -1,0 +1,166 @@
+// gp::superlative — the named winner is the computed best (or worst) of a Ranking, and a
+// quoted score is that entity's recorded score.
+//
+//   gp::superlative{.fact = "campaign_ctr"}     // reads "winner", and "score" if present
+//
+// A wrong winner reads:
+//   unsupported claim in field 'winner': model said 'north', registered facts support 'harbour'
+//   | fact='campaign_ctr'
+//   | provenance=warehouse.query(table='campaign_daily', window='7d')
+//   | computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/check.hpp"
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/facts.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/render.hpp"
+#include "groundplane/schema.hpp"
+#include "groundplane/tolerance.hpp"
+
+namespace groundplane {
+
+enum class Pick { best, worst };
+enum class Ties { reject, accept_any };
+
+namespace detail {
+
+// 'a', 'a' or 'b', 'a', 'b' or 'c'; past `shown` names: 'a', 'b', 'c' or 4 others.
+inline std::string render_alternatives(const std::vector<std::string>& names, std::size_t shown = 4) {
+  std::string out;
+  const std::size_t listed = names.size() <= shown + 1 ? names.size() : shown;
+  for (std::size_t i = 0; i < listed; ++i) {
+    if (i > 0) out += (i + 1 == listed && listed == names.size()) ? " or " : ", ";
+    out += quote(names[i]);
+  }
+  if (listed < names.size()) out += " or " + std::to_string(names.size() - listed) + " others";
+  return out;
+}
+
+// The entities in the tie block at order() position `pos`.
+inline std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos) {
+  const auto [first, count] = r.tie_block_at(pos);
+  return {r.order().begin() + static_cast<std::ptrdiff_t>(first),
+          r.order().begin() + static_cast<std::ptrdiff_t>(first + count)};
+}
+
+}  // namespace detail
+
+struct superlative {
+  std::string fact;                    // a Ranking
+  std::string field = "winner";
+  std::string score_field = "score";   // checked when present in the output; "" = never
+  Pick pick = Pick::best;
+  Ties ties = Ties::reject;            // reject: naming one of several tied leaders is a finding
+  Tolerance tolerance{};
+  Rounding rounding = Rounding::exact;
+
+  static constexpr const char* check_name = "superlative";
+
+  std::vector<std::string> leans_on() const { return {fact}; }
+
+  void validate(const FactRegistry& registry) const {
+    detail::fact_for<Ranking>(registry, fact, check_name);
+    detail::validate_field(field, check_name, "field");
+    if (!score_field.empty()) detail::validate_field(score_field, check_name, "score_field");
+    detail::validate_tolerance(tolerance, check_name);
+  }
+
+  void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
+    const auto& ranking = registry.get<Ranking>(fact);
+    schema.add(field, SchemaBuilder::name_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'"), true);
+    if (!score_field.empty())
+      schema.add(score_field, {{"type", "number"}, {"description", "the winner's recorded '" + ranking.key() + "'"}},
+                 false);
+  }
+
+  void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
+    const auto& ranking = registry.get<Ranking>(fact);
+    const std::size_t leader_pos = pick == Pick::best ? 0 : ranking.size() - 1;
+    const std::vector<std::string> leaders = detail::tie_block_names(ranking, leader_pos);
+    const Decimal& leading_score = ranking.score_at(leader_pos);
+    // argmax when the pick is the highest score, argmin when it is the lowest.
+    const bool highest = (pick == Pick::best) == (ranking.direction() == Direction::higher_is_better);
+    const std::string computed = std::string("computed ") + (highest ? "argmax" : "argmin") + " on " +
+                                 detail::quote(ranking.key()) + " is " + detail::render_alternatives(leaders) +
+                                 (leaders.size() > 1 ? " (tied at " : " (") + detail::render(leading_score) + ")";
+
+    Finding f = detail::finding_about(check_name, field, ranking);
+    f.supported = detail::render_alternatives(leaders);
+    const nlohmann::json* said = detail::find_field(output, field);
+    if (said == nullptr) {
+      f.detail = computed;
+      findings.push_back(std::move(f));
+      return;
+    }
+    f.said = detail::render(*said);
+    if (!said->is_string()) {
+      f.detail = "expected an entity name (a string), got " + std::string(detail::type_name(*said)) + "; " + computed;
+      findings.push_back(std::move(f));
+      return;
+    }
+    const auto& name = said->get_ref<const std::string&>();
+    const auto pos = ranking.position_of(name);
+    if (!pos) {
+      f.detail = f.said + " is not one of the " + std::to_string(ranking.size()) + " entities ranked on " +
+                 detail::quote(ranking.key()) + "; " + computed;
+      findings.push_back(std::move(f));
+      return;
+    }
+    const bool leads = ranking.score_at(*pos) == leading_score;
+    if (!leads) {
+      f.detail = computed + "; " + f.said + " ranked #" + std::to_string(ranking.rank_of(name)) +
+                 (pick == Pick::worst ? " of " + std::to_string(ranking.size()) : std::string()) + " at " +
+                 detail::render(ranking.score_at(*pos));
+      findings.push_back(std::move(f));
+    } else if (leaders.size() > 1 && ties == Ties::reject) {
+      f.detail = detail::render_alternatives(leaders) + " tie for " + (highest ? "argmax" : "argmin") + " on " +
+                 detail::quote(ranking.key()) + " at " + detail::render(leading_score) +
+                 "; naming one of them alone is not supported (pass Ties::accept_any to accept any tied leader)";
+      findings.push_back(std::move(f));
+    }
+    verify_score(ranking, name, *pos, output, findings);
+  }
+
+ private:
+  void verify_score(const Ranking& ranking, const std::string& name, std::size_t pos, const nlohmann::json& output,
+                    std::vector<Finding>& findings) const {
+    if (score_field.empty()) return;
+    const nlohmann::json* said = detail::find_field(output, score_field);
+    if (said == nullptr) return;  // a score not quoted is not a claim
+    const Decimal& recorded = ranking.score_at(pos);
+    Finding f = detail::finding_about(check_name, score_field, ranking);
+    f.said = detail::render(*said);
+    f.supported = detail::render(recorded);
+    const auto value = Decimal::from_json(*said);
+    if (!value) {
+      f.detail = "expected a number, got " + std::string(detail::type_name(*said)) + "; " + detail::quote(name) +
+                 "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
+      findings.push_back(std::move(f));
+      return;
+    }
+    const auto match = detail::match_number(*value, detail::Rational(recorded), tolerance, rounding);
+    if (match.ok) return;
+    f.detail = detail::quote(name) + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
+    // Whose score was quoted instead, when it is another entity's exactly.
+    for (std::size_t other = 0; other < ranking.size(); ++other) {
+      if (other != pos && ranking.score_at(other) == *value) {
+        f.detail += "; " + f.said + " is " + detail::quote(ranking.order()[other]) + "'s";
+        break;
+      }
+    }
+    if (!match.hint.empty()) f.detail += "; " + match.hint;
+    findings.push_back(std::move(f));
+  }
+};
+
+}  // namespace groundplane

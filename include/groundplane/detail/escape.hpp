@@ -1,0 +1,158 @@
+// The one escaping routine. Every string that came from data, from a caller or from a
+// model passes through here before it reaches a message, a correction or a ledger
+// line: messages are shown back to models, and data may carry injected newlines,
+// quotes, terminal escapes or instructions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace groundplane::detail {
+
+// One rendered value is cut to this many characters (code points), ending with "…".
+inline constexpr std::size_t render_cap = 80;
+inline constexpr std::string_view ellipsis = "\xE2\x80\xA6";  // U+2026
+
+// Appends escaped units to a string while counting code points against a budget that
+// includes the trailing "…". A unit (one escape sequence, one UTF-8 character) is never
+// split: when a unit would overflow, the text is cut back to the longest prefix that
+// leaves room for the ellipsis, and nothing more is written.
+class BoundedWriter {
+ public:
+  explicit BoundedWriter(std::size_t budget = render_cap) : budget_(budget < 2 ? 2 : budget) {}
+
+  // Appends a unit `width` code points wide; false once the value has been cut.
+  bool put(std::string_view unit, std::size_t width) {
+    if (truncated_) return false;
+    if (used_ + width > budget_) {
+      out_.resize(safe_size_);
+      truncated_ = true;
+      return false;
+    }
+    out_.append(unit);
+    used_ += width;
+    if (used_ <= budget_ - 1) safe_size_ = out_.size();
+    return true;
+  }
+  bool truncated() const noexcept { return truncated_; }
+
+  // The text, with "…" appended when anything was cut.
+  std::string finish() && {
+    if (truncated_) out_.append(ellipsis);
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_;
+  std::size_t budget_;
+  std::size_t used_ = 0;
+  std::size_t safe_size_ = 0;  // bytes of the longest prefix at most budget_ - 1 wide
+  bool truncated_ = false;
+};
+
+// Length of the valid UTF-8 sequence starting at s[i] (2–4), or 0 when the bytes there
+// are not valid UTF-8 (overlong forms, surrogates and values past U+10FFFF rejected).
+inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  std::size_t n = 0;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(k) & 0xC0) != 0x80) return 0;
+  if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
+  if (c == 0xED && b(1) > 0x9F) return 0;  // UTF-16 surrogate
+  if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
+  if (c == 0xF4 && b(1) > 0x8F) return 0;  // past U+10FFFF
+  return n;
+}
+
+inline std::uint32_t utf8_decode(std::string_view seq) noexcept {
+  const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(seq[k])); };
+  switch (seq.size()) {
+    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    case 4: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    default: return b(0);
+  }
+}
+
+// Valid UTF-8 that is still invisible or reorders text: C1 controls, line/paragraph
+// separators and bidirectional overrides ("Trojan Source"). Escaped as \u{XXXX}.
+inline bool is_hostile_code_point(std::uint32_t cp) noexcept {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+// Escapes `s` into `w`: \\, the quote character, \n, \r, \t, \xHH for every other
+// control byte and every byte that is not valid UTF-8, \u{XXXX} for hostile code points.
+// quote == '\0' escapes no quote character.
+inline void escape_into(BoundedWriter& w, std::string_view s, char quote) {
+  static constexpr char hex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      char buf[4] = {'\\', 0, 0, 0};
+      std::string_view unit;
+      if (c == '\\') { buf[1] = '\\'; unit = {buf, 2}; }
+      else if (quote != '\0' && c == static_cast<unsigned char>(quote)) { buf[1] = quote; unit = {buf, 2}; }
+      else if (c == '\n') { buf[1] = 'n'; unit = {buf, 2}; }
+      else if (c == '\r') { buf[1] = 'r'; unit = {buf, 2}; }
+      else if (c == '\t') { buf[1] = 't'; unit = {buf, 2}; }
+      else if (c < 0x20 || c == 0x7F) {
+        buf[1] = 'x'; buf[2] = hex[c >> 4]; buf[3] = hex[c & 0xF]; unit = {buf, 4};
+      } else {
+        buf[0] = static_cast<char>(c); unit = {buf, 1};
+      }
+      if (!w.put(unit, unit.size())) return;
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      const char buf[4] = {'\\', 'x', hex[c >> 4], hex[c & 0xF]};
+      if (!w.put({buf, 4}, 4)) return;
+      ++i;
+      continue;
+    }
+    const std::string_view seq = s.substr(i, n);
+    const std::uint32_t cp = utf8_decode(seq);
+    if (is_hostile_code_point(cp)) {
+      std::string unit = "\\u{";
+      for (int shift = 12; shift >= 0; shift -= 4) unit.push_back(hex[(cp >> shift) & 0xF]);
+      unit.push_back('}');
+      if (!w.put(unit, unit.size())) return;
+    } else if (!w.put(seq, 1)) {
+      return;
+    }
+    i += n;
+  }
+}
+
+// 'text' — single-quoted, escaped, at most render_cap characters ("'abc…" when cut).
+inline void quote_into(BoundedWriter& w, std::string_view s) {
+  if (!w.put("'", 1)) return;
+  escape_into(w, s, '\'');
+  w.put("'", 1);
+}
+
+inline std::string quote(std::string_view s, std::size_t cap = render_cap) {
+  BoundedWriter w(cap);
+  quote_into(w, s);
+  return std::move(w).finish();
+}
+
+// Escaped but not quoted: for identifiers (tool names, argument keys, action ids) that
+// sit in a message's structure rather than being quoted as values.
+inline std::string escape(std::string_view s, std::size_t cap = render_cap) {
+  BoundedWriter w(cap);
+  escape_into(w, s, '\0');
+  return std::move(w).finish();
+}
+
+}  // namespace groundplane::detail

@@ -1,0 +1,69 @@
+// The error hierarchy. Two families that adapters rely on never mixing:
+//   ConfigurationError — a developer's bug (bad record_* call, misconfigured check).
+//                        Never turned into a re-ask; it propagates.
+//   UnsupportedClaim   — the model's claim is not supported by the recorded facts.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "groundplane/finding.hpp"
+
+namespace groundplane {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ConfigurationError : public Error {
+ public:
+  using Error::Error;
+};
+
+class InvalidFact : public ConfigurationError {
+ public:
+  using ConfigurationError::ConfigurationError;
+};
+
+class FactAlreadyRecorded : public InvalidFact {
+ public:
+  using InvalidFact::InvalidFact;
+};
+
+class InvalidNumber : public ConfigurationError {
+ public:
+  using ConfigurationError::ConfigurationError;
+};
+
+namespace detail {
+// what(): every finding's message, separated by a blank line.
+inline std::string join_messages(const std::vector<Finding>& findings) {
+  std::string out;
+  for (const auto& f : findings) {
+    if (!out.empty()) out += "\n\n";
+    out += f.message();
+  }
+  return out;
+}
+}  // namespace detail
+
+class UnsupportedClaim : public Error {
+ public:
+  explicit UnsupportedClaim(std::vector<Finding> findings)
+      : Error(detail::join_messages(findings)), findings_(std::move(findings)) {}
+  const std::vector<Finding>& findings() const noexcept { return findings_; }
+
+ private:
+  std::vector<Finding> findings_;
+};
+
+// A boundary scope was left without submit(): its checks never ran.
+class NothingSubmitted : public UnsupportedClaim {
+ public:
+  using UnsupportedClaim::UnsupportedClaim;
+};
+
+}  // namespace groundplane

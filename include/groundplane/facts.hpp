@@ -1,0 +1,423 @@
+// The four fact types — Fact, Ranking, Table, Domain — and the provenance each carries.
+//
+// A fact is immutable once constructed: every member is set by its constructor, which
+// validates the data (throwing InvalidFact) and computes what the checks will ask for,
+// so the cost is paid once at record time. A changed value is a new fact under a new
+// name; nothing here can be modified after the fact exists.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/render.hpp"
+
+namespace groundplane {
+
+// The tool call that produced a fact.
+struct Provenance {
+  std::string tool;
+  nlohmann::ordered_json args;  // an object, caller's key order kept
+
+  // warehouse.query(table='campaign_daily', window='7d') — tool and keys escaped,
+  // values rendered (strings quoted, numbers in Decimal form), each value capped.
+  std::string render() const {
+    std::string out = detail::escape(tool);
+    out += '(';
+    if (args.is_object()) {
+      bool first = true;
+      for (auto it = args.begin(); it != args.end(); ++it) {
+        if (!first) out += ", ";
+        first = false;
+        out += detail::escape(it.key());
+        out += '=';
+        out += detail::render(it.value());
+      }
+    } else if (!args.is_null()) {
+      out += detail::render(args);
+    }
+    out += ')';
+    return out;
+  }
+
+  friend bool operator==(const Provenance&, const Provenance&) = default;
+};
+
+enum class FactKind { fact, ranking, table, domain };
+enum class Direction { higher_is_better, lower_is_better };
+
+inline std::string_view to_string(FactKind k) noexcept {
+  switch (k) {
+    case FactKind::fact: return "fact";
+    case FactKind::ranking: return "ranking";
+    case FactKind::table: return "table";
+    case FactKind::domain: return "domain";
+  }
+  return "fact";
+}
+
+inline std::string_view to_string(Direction d) noexcept {
+  return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
+}
+
+using Scores = std::vector<std::pair<std::string, Decimal>>;
+
+namespace detail {
+
+// Hash and equality that let unordered containers keyed by std::string be searched
+// with a std::string_view without building a string.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+using StringIndex = std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>>;
+
+[[noreturn]] inline void refuse(std::string_view name, std::string_view what) {
+  throw InvalidFact("cannot record fact " + quote(name) + ": " + std::string(what));
+}
+
+inline void validate_header(std::string_view name, const Provenance& p) {
+  if (name.empty()) throw InvalidFact("cannot record a fact with an empty name");
+  if (p.tool.empty())
+    refuse(name, "provenance needs the tool that produced it; tool is empty");
+  if (!p.args.is_object())
+    refuse(name, "provenance args must be a JSON object of the call's arguments, got " +
+                     std::string(type_name(p.args)));
+}
+
+}  // namespace detail
+
+// One scalar: a number, a string or a bool.
+class Fact {
+ public:
+  Fact(std::string name, nlohmann::json value, Provenance provenance)
+      : name_(std::move(name)), value_(std::move(value)), provenance_(std::move(provenance)) {
+    detail::validate_header(name_, provenance_);
+    if (!(value_.is_number() || value_.is_string() || value_.is_boolean()))
+      detail::refuse(name_, "a fact's value must be a number, string or bool, got " +
+                                std::string(detail::type_name(value_)));
+    if (value_.is_number_float()) (void)Decimal(value_.get<double>());  // NaN/inf refused
+  }
+  const std::string& name() const noexcept { return name_; }
+  const Provenance& provenance() const noexcept { return provenance_; }
+  const nlohmann::json& value() const noexcept { return value_; }
+
+ private:
+  std::string name_;
+  nlohmann::json value_;
+  Provenance provenance_;
+};
+
+// Entity -> score for one measured quantity, with the order, competition ranks and an
+// entity index computed once at record time.
+class Ranking {
+ public:
+  Ranking(std::string name, Scores scores, std::string key, Direction direction, Provenance provenance)
+      : name_(std::move(name)),
+        key_(std::move(key)),
+        direction_(direction),
+        scores_(std::move(scores)),
+        provenance_(std::move(provenance)) {
+    detail::validate_header(name_, provenance_);
+    if (key_.empty()) detail::refuse(name_, "a ranking needs the measured quantity as its key; key is empty");
+    if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
+    index_.reserve(scores_.size());
+    for (std::size_t i = 0; i < scores_.size(); ++i) {
+      const auto& entity = scores_[i].first;
+      if (entity.empty()) detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
+      if (!index_.emplace(entity, i).second)
+        detail::refuse(name_, "entity " + detail::quote(entity) + " appears more than once");
+    }
+    // Best first; a stable sort keeps recorded order inside a tie.
+    std::vector<std::size_t>& by_rank = by_rank_;
+    by_rank.resize(scores_.size());
+    for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+    std::stable_sort(by_rank.begin(), by_rank.end(), [&](std::size_t a, std::size_t b) {
+      return better(scores_[a].second, scores_[b].second);
+    });
+    order_.reserve(by_rank.size());
+    position_.assign(scores_.size(), 0);
+    rank_.assign(scores_.size(), 0);
+    for (std::size_t pos = 0; pos < by_rank.size(); ++pos) {
+      const std::size_t i = by_rank[pos];
+      order_.push_back(scores_[i].first);
+      position_[i] = pos;
+      const bool tied_with_previous = pos > 0 && scores_[by_rank[pos - 1]].second == scores_[i].second;
+      rank_[i] = tied_with_previous ? rank_[by_rank[pos - 1]] : pos + 1;
+    }
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  const Provenance& provenance() const noexcept { return provenance_; }
+  const std::string& key() const noexcept { return key_; }
+  Direction direction() const noexcept { return direction_; }
+  const Scores& scores() const noexcept { return scores_; }
+  std::size_t size() const noexcept { return scores_.size(); }
+  // Entity names, best first; ties keep recorded order.
+  const std::vector<std::string>& order() const noexcept { return order_; }
+  bool contains(std::string_view entity) const { return index_.find(entity) != index_.end(); }
+  // 1-based competition rank ("1224"); 0 when the entity was not ranked.
+  std::size_t rank_of(std::string_view entity) const {
+    const auto it = index_.find(entity);
+    return it == index_.end() ? 0 : rank_[it->second];
+  }
+  // The recorded score; std::nullopt when the entity was not ranked.
+  std::optional<Decimal> score_of(std::string_view entity) const {
+    const auto it = index_.find(entity);
+    if (it == index_.end()) return std::nullopt;
+    return scores_[it->second].second;
+  }
+  // The score at 0-based position `pos` of order().
+  const Decimal& score_at(std::size_t pos) const { return scores_[by_rank_.at(pos)].second; }
+  // 0-based position of the entity in order(); std::nullopt when not ranked.
+  std::optional<std::size_t> position_of(std::string_view entity) const {
+    const auto it = index_.find(entity);
+    if (it == index_.end()) return std::nullopt;
+    return position_[it->second];
+  }
+  // How many entities share the score at order() position `pos` (the tie block's size),
+  // and where that block starts.
+  std::pair<std::size_t, std::size_t> tie_block_at(std::size_t pos) const {
+    const Decimal& s = score_at(pos);
+    std::size_t first = pos;
+    while (first > 0 && score_at(first - 1) == s) --first;
+    std::size_t last = pos;
+    while (last + 1 < order_.size() && score_at(last + 1) == s) ++last;
+    return {first, last - first + 1};
+  }
+  // a ranks strictly ahead of b by this ranking's direction.
+  bool better(const Decimal& a, const Decimal& b) const {
+    return direction_ == Direction::higher_is_better ? a > b : a < b;
+  }
+
+ private:
+  std::string name_;
+  std::string key_;
+  Direction direction_;
+  Scores scores_;
+  Provenance provenance_;
+  detail::StringIndex index_;         // entity -> recorded position
+  std::vector<std::string> order_;    // best first
+  std::vector<std::size_t> by_rank_;  // position in order_ -> recorded position
+  std::vector<std::size_t> position_; // recorded position -> position in order_
+  std::vector<std::size_t> rank_;     // recorded position -> competition rank
+};
+
+// Rows of named columns, stored by column, with a hash index on the key column.
+class Table {
+ public:
+  Table(std::string name, const nlohmann::json& rows, std::optional<std::string> key_column,
+        std::optional<std::size_t> total_rows, Provenance provenance)
+      : name_(std::move(name)),
+        key_column_(std::move(key_column)),
+        total_rows_(total_rows),
+        provenance_(std::move(provenance)) {
+    detail::validate_header(name_, provenance_);
+    if (!rows.is_array())
+      detail::refuse(name_, "a table's rows must be a JSON array of objects, got " +
+                                std::string(detail::type_name(rows)));
+    row_count_ = rows.size();
+    for (std::size_t r = 0; r < row_count_; ++r) {
+      const auto& row = rows[r];
+      if (!row.is_object())
+        detail::refuse(name_, "row " + std::to_string(r) + " must be a JSON object, got " +
+                                  std::string(detail::type_name(row)));
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        auto [pos, added] = column_index_.emplace(it.key(), columns_.size());
+        if (added) {
+          columns_.push_back(it.key());
+          cells_.emplace_back(row_count_, nlohmann::json());  // null: absent in earlier rows
+        }
+        if (it.value().is_number_float()) check_finite(it.value(), r, it.key());
+        cells_[pos->second][r] = it.value();
+      }
+    }
+    if (total_rows_ && *total_rows_ < row_count_)
+      detail::refuse(name_, "total_rows is " + std::to_string(*total_rows_) + " but " +
+                                std::to_string(row_count_) + " rows were given");
+    if (key_column_) index_key_column();
+  }
+
+  const std::string& name() const noexcept { return name_; }
+  const Provenance& provenance() const noexcept { return provenance_; }
+  // Column names in first-seen order.
+  const std::vector<std::string>& columns() const noexcept { return columns_; }
+  std::size_t row_count() const noexcept { return row_count_; }
+  // The cell; null where the row has no such column. Throws std::out_of_range past the
+  // last row.
+  nlohmann::json value(std::size_t row, std::string_view column) const {
+    if (row >= row_count_) throw std::out_of_range("row " + std::to_string(row) + " of " + std::to_string(row_count_));
+    const auto c = column_of(column);
+    return c ? cells_[*c][row] : nlohmann::json();
+  }
+  const std::optional<std::string>& key_column() const noexcept { return key_column_; }
+  // How many rows the source had, when the caller said.
+  std::optional<std::size_t> total_rows() const noexcept { return total_rows_; }
+  // False when the rows recorded are only part of the source.
+  bool complete() const noexcept { return !total_rows_ || *total_rows_ <= row_count_; }
+
+  // Position of a column in columns(); std::nullopt when absent.
+  std::optional<std::size_t> column_of(std::string_view column) const {
+    const auto it = column_index_.find(column);
+    if (it == column_index_.end()) return std::nullopt;
+    return it->second;
+  }
+  // One cell by column position (null where absent).
+  const nlohmann::json& cell(std::size_t row, std::size_t column) const { return cells_[column][row]; }
+  // The row whose key-column value equals `key` (numbers by value: 7 and 7.0 match);
+  // std::nullopt when no row has it or the table has no key column.
+  std::optional<std::size_t> row_of(const nlohmann::json& key) const {
+    const auto k = key_string(key);
+    if (!k) return std::nullopt;
+    const auto it = key_index_.find(*k);
+    if (it == key_index_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  // Scalars only, type-tagged, numbers in Decimal form so that 7 and 7.0 are one key.
+  static std::optional<std::string> key_string(const nlohmann::json& v) {
+    if (v.is_string()) return "s" + v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>() ? std::string("btrue") : std::string("bfalse");
+    if (v.is_number()) {
+      const auto d = Decimal::from_json(v);
+      if (d) return "n" + d->to_string();
+    }
+    return std::nullopt;
+  }
+
+  void check_finite(const nlohmann::json& v, std::size_t row, const std::string& column) const {
+    const double d = v.get<double>();
+    if (d != d || d - d != 0)
+      detail::refuse(name_, "row " + std::to_string(row) + " column " + detail::quote(column) +
+                                " holds a non-finite number");
+  }
+
+  void index_key_column() {
+    if (key_column_->empty()) detail::refuse(name_, "key_column is empty");
+    const auto c = column_of(*key_column_);
+    if (!c && row_count_ > 0)
+      detail::refuse(name_, "key column " + detail::quote(*key_column_) + " is missing from every row");
+    key_index_.reserve(row_count_);
+    for (std::size_t r = 0; r < row_count_; ++r) {
+      const auto& v = cells_[*c][r];
+      const auto k = key_string(v);
+      if (!k)
+        detail::refuse(name_, "row " + std::to_string(r) + " has no usable value in key column " +
+                                  detail::quote(*key_column_) + " (" + std::string(detail::type_name(v)) + ")");
+      const auto [it, added] = key_index_.emplace(*k, r);
+      if (!added)
+        detail::refuse(name_, "key column " + detail::quote(*key_column_) + " holds " + detail::render(v) +
+                                  " in rows " + std::to_string(it->second) + " and " + std::to_string(r));
+    }
+  }
+
+  std::string name_;
+  std::vector<std::string> columns_;
+  detail::StringIndex column_index_;
+  std::vector<std::vector<nlohmann::json>> cells_;  // [column][row]
+  std::size_t row_count_ = 0;
+  std::optional<std::string> key_column_;
+  std::optional<std::size_t> total_rows_;
+  detail::StringIndex key_index_;  // key_string -> row
+  Provenance provenance_;
+};
+
+// A recorded set of entity names.
+class Domain {
+ public:
+  Domain(std::string name, std::vector<std::string> members, Provenance provenance)
+      : name_(std::move(name)), members_(std::move(members)), provenance_(std::move(provenance)) {
+    detail::validate_header(name_, provenance_);
+    index_.reserve(members_.size());
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      if (!index_.emplace(members_[i], i).second)
+        detail::refuse(name_, "member " + detail::quote(members_[i]) + " appears more than once");
+  }
+  const std::string& name() const noexcept { return name_; }
+  const Provenance& provenance() const noexcept { return provenance_; }
+  // Members in recorded order.
+  const std::vector<std::string>& members() const noexcept { return members_; }
+  bool contains(std::string_view member) const { return index_.find(member) != index_.end(); }
+
+ private:
+  std::string name_;
+  std::vector<std::string> members_;
+  Provenance provenance_;
+  detail::StringIndex index_;
+};
+
+template <class T>
+inline constexpr bool is_fact_type_v =
+    std::is_same_v<T, Fact> || std::is_same_v<T, Ranking> || std::is_same_v<T, Table> || std::is_same_v<T, Domain>;
+
+template <class T>
+  requires is_fact_type_v<T>
+inline constexpr FactKind fact_kind_of = std::is_same_v<T, Fact>      ? FactKind::fact
+                                         : std::is_same_v<T, Ranking> ? FactKind::ranking
+                                         : std::is_same_v<T, Table>   ? FactKind::table
+                                                                      : FactKind::domain;
+
+namespace detail {
+
+// The view of a fact handed to the model (Boundary::facts(), the MCP list_facts tool):
+// kind, provenance and the values — for a Ranking the order computed in code.
+inline nlohmann::json provenance_view(const Provenance& p) {
+  return {{"tool", p.tool}, {"args", nlohmann::json(p.args)}};
+}
+
+inline nlohmann::json fact_view(const Fact& f) {
+  return {{"kind", "fact"}, {"provenance", provenance_view(f.provenance())}, {"value", f.value()}};
+}
+
+inline nlohmann::json fact_view(const Ranking& r) {
+  nlohmann::json order = nlohmann::json::array();
+  for (std::size_t pos = 0; pos < r.order().size(); ++pos) {
+    const auto& entity = r.order()[pos];
+    order.push_back({{"rank", r.rank_of(entity)}, {"entity", entity}, {"score", to_json(r.score_at(pos))}});
+  }
+  return {{"kind", "ranking"},
+          {"provenance", provenance_view(r.provenance())},
+          {"key", r.key()},
+          {"direction", to_string(r.direction())},
+          {"order", std::move(order)}};
+}
+
+inline nlohmann::json fact_view(const Table& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t r = 0; r < t.row_count(); ++r) {
+    nlohmann::json row = nlohmann::json::object();
+    for (std::size_t c = 0; c < t.columns().size(); ++c)
+      if (!t.cell(r, c).is_null()) row[t.columns()[c]] = t.cell(r, c);
+    rows.push_back(std::move(row));
+  }
+  nlohmann::json view = {{"kind", "table"},
+                         {"provenance", provenance_view(t.provenance())},
+                         {"columns", t.columns()},
+                         {"rows", std::move(rows)},
+                         {"complete", t.complete()}};
+  view["key_column"] = t.key_column() ? nlohmann::json(*t.key_column()) : nlohmann::json();
+  view["total_rows"] = t.total_rows() ? nlohmann::json(*t.total_rows()) : nlohmann::json();
+  return view;
+}
+
+inline nlohmann::json fact_view(const Domain& d) {
+  return {{"kind", "domain"}, {"provenance", provenance_view(d.provenance())}, {"members", d.members()}};
+}
+
+}  // namespace detail
+}  // namespace groundplane

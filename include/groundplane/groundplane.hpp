@@ -1,0 +1,17 @@
+// groundplane — declared facts, checked claims, and the app's record that outranks the
+// conversation. The umbrella header: every part also has its own header.
+#pragma once
+
+#include "groundplane/boundary.hpp"
+#include "groundplane/check.hpp"
+#include "groundplane/checks/superlative.hpp"
+#include "groundplane/decimal.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/facts.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/render.hpp"
+#include "groundplane/schema.hpp"
+#include "groundplane/tolerance.hpp"
+#include "groundplane/verdict.hpp"
+#include "groundplane/version.hpp"

@@ -1,0 +1,156 @@
+// gp::FactRegistry — the write-once store of typed facts with provenance.
+//
+// Thread safety: recording and reading may happen from many threads at once (a shared
+// mutex guards the index; facts themselves are immutable). References returned stay
+// valid for the registry's lifetime: each fact lives in its own allocation and is
+// never moved or erased.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/decimal.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/facts.hpp"
+
+namespace groundplane {
+
+struct FactOptions {
+  std::string tool;
+  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+};
+struct RankingOptions {
+  std::string key;
+  Direction direction = Direction::higher_is_better;
+  std::string tool;
+  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+};
+struct TableOptions {
+  std::optional<std::string> key_column = std::nullopt;
+  std::optional<std::size_t> total_rows = std::nullopt;
+  std::string tool;
+  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+};
+struct DomainOptions {
+  std::string tool;
+  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+};
+
+class FactRegistry {
+ public:
+  FactRegistry() = default;
+  FactRegistry(const FactRegistry&) = delete;  // facts are identified by their registry
+  FactRegistry& operator=(const FactRegistry&) = delete;
+
+  // Each record_* validates first (InvalidFact saying what and why), then inserts under
+  // the lock; a refused record changes nothing.
+  const Fact& record_fact(std::string name, nlohmann::json value, FactOptions options) {
+    return insert(Fact(std::move(name), std::move(value), {std::move(options.tool), std::move(options.args)}));
+  }
+  const Ranking& record_ranking(std::string name, Scores scores, RankingOptions options) {
+    return insert(Ranking(std::move(name), std::move(scores), std::move(options.key), options.direction,
+                          {std::move(options.tool), std::move(options.args)}));
+  }
+  const Table& record_table(std::string name, const nlohmann::json& rows, TableOptions options) {
+    return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
+                        {std::move(options.tool), std::move(options.args)}));
+  }
+  const Domain& record_domain(std::string name, std::vector<std::string> members, DomainOptions options) {
+    return insert(Domain(std::move(name), std::move(members), {std::move(options.tool), std::move(options.args)}));
+  }
+
+  bool contains(std::string_view name) const {
+    std::shared_lock lock(mutex_);
+    return index_.find(name) != index_.end();
+  }
+
+  // Absent: ConfigurationError.
+  FactKind kind_of(std::string_view name) const {
+    std::shared_lock lock(mutex_);
+    return kind_of_entry(entry(name));
+  }
+
+  // Absent or of another kind: ConfigurationError.
+  template <class T>
+    requires is_fact_type_v<T>
+  const T& get(std::string_view name) const {
+    std::shared_lock lock(mutex_);
+    const Entry& e = entry(name);
+    if (const T* fact = std::get_if<T>(&e)) return *fact;
+    throw ConfigurationError("fact " + detail::quote(name) + " is a " + std::string(to_string(kind_of_entry(e))) +
+                             ", not a " + std::string(to_string(fact_kind_of<T>)));
+  }
+
+  // The fact's name, kind-independent, for callers that visit every fact.
+  template <class Visitor>
+  decltype(auto) visit(std::string_view name, Visitor&& visitor) const {
+    std::shared_lock lock(mutex_);
+    const Entry& e = entry(name);
+    lock.unlock();  // the entry itself is immutable and never moves
+    return std::visit(std::forward<Visitor>(visitor), e);
+  }
+
+  // Names in record order.
+  std::vector<std::string> names() const {
+    std::shared_lock lock(mutex_);
+    std::vector<std::string> out;
+    out.reserve(entries_.size());
+    for (const auto& e : entries_) out.push_back(std::visit([](const auto& f) { return f.name(); }, *e));
+    return out;
+  }
+
+  std::size_t size() const {
+    std::shared_lock lock(mutex_);
+    return entries_.size();
+  }
+
+ private:
+  using Entry = std::variant<Fact, Ranking, Table, Domain>;
+
+  static FactKind kind_of_entry(const Entry& e) noexcept { return static_cast<FactKind>(e.index()); }
+
+  const Entry& entry(std::string_view name) const {
+    const auto it = index_.find(name);
+    if (it == index_.end()) {
+      std::string msg = "no fact named " + detail::quote(name) + " is recorded";
+      msg += entries_.empty() ? " (the registry is empty)" : " (" + std::to_string(entries_.size()) + " facts are)";
+      throw ConfigurationError(msg);
+    }
+    return *entries_[it->second];
+  }
+
+  template <class T>
+  const T& insert(T&& fact) {
+    auto owned = std::make_unique<Entry>(std::in_place_type<T>, std::move(fact));
+    const T& ref = std::get<T>(*owned);
+    std::unique_lock lock(mutex_);
+    if (const auto it = index_.find(ref.name()); it != index_.end()) {
+      const Provenance& existing = std::visit([](const auto& f) -> const Provenance& { return f.provenance(); },
+                                              *entries_[it->second]);
+      throw FactAlreadyRecorded("fact " + detail::quote(ref.name()) + " is already recorded (from " +
+                                existing.render() +
+                                "); facts are write-once: record a changed value under a new name");
+    }
+    // Grow first, so the push_back after the index insert cannot throw.
+    if (entries_.size() == entries_.capacity()) entries_.reserve(2 * entries_.size() + 8);
+    index_.emplace(ref.name(), entries_.size());
+    entries_.push_back(std::move(owned));
+    return ref;
+  }
+
+  mutable std::shared_mutex mutex_;
+  std::vector<std::unique_ptr<Entry>> entries_;  // record order; each fact pinned in place
+  detail::StringIndex index_;                    // name -> position in entries_
+};
+
+}  // namespace groundplane

@@ -1,0 +1,103 @@
+// Rendering data values for messages: strings single-quoted and escaped, numbers in
+// Decimal form, objects and arrays as compact JSON, every value capped at
+// detail::render_cap characters. Built on the one escaping routine (detail/escape.hpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/escape.hpp"
+
+namespace groundplane::detail {
+
+// Character by character, so a long number is cut like any other value.
+inline void put_ascii(BoundedWriter& w, std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (!w.put(text.substr(i, 1), 1)) return;
+}
+
+template <class BasicJson>
+void render_into(BoundedWriter& w, const BasicJson& v, bool nested) {
+  if (v.is_string()) {
+    const auto& s = v.template get_ref<const typename BasicJson::string_t&>();
+    if (nested) {
+      // Inside compact JSON a string keeps JSON's double quotes, with the same escapes.
+      if (!w.put("\"", 1)) return;
+      escape_into(w, s, '"');
+      w.put("\"", 1);
+    } else {
+      quote_into(w, s);
+    }
+  } else if (v.is_number()) {
+    if (const auto d = Decimal::from_json(v)) {
+      put_ascii(w, d->to_string());
+    } else {  // a non-finite double built in code; JSON text cannot carry one
+      const double x = v.template get<double>();
+      put_ascii(w, x != x ? "nan" : (x < 0 ? "-inf" : "inf"));
+    }
+  } else if (v.is_boolean()) {
+    w.put(v.template get<bool>() ? "true" : "false", v.template get<bool>() ? 4 : 5);
+  } else if (v.is_null()) {
+    w.put("null", 4);
+  } else if (v.is_array()) {
+    if (!w.put("[", 1)) return;
+    bool first = true;
+    for (const auto& e : v) {
+      if (!first && !w.put(",", 1)) return;
+      first = false;
+      render_into(w, e, true);
+      if (w.truncated()) return;
+    }
+    w.put("]", 1);
+  } else if (v.is_object()) {
+    if (!w.put("{", 1)) return;
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!first && !w.put(",", 1)) return;
+      first = false;
+      if (!w.put("\"", 1)) return;
+      escape_into(w, it.key(), '"');
+      if (!w.put("\":", 2)) return;
+      render_into(w, it.value(), true);
+      if (w.truncated()) return;
+    }
+    w.put("}", 1);
+  } else {
+    w.put("(binary)", 8);  // never produced by parsing JSON text
+  }
+}
+
+// One value as a message shows it: 'harbour', 0.0455, true, null, {"a":1}.
+template <class BasicJson>
+std::string render(const BasicJson& v, std::size_t cap = render_cap) {
+  BoundedWriter w(cap);
+  render_into(w, v, false);
+  return std::move(w).finish();
+}
+
+inline std::string render(const Decimal& d, std::size_t cap = render_cap) {
+  BoundedWriter w(cap);
+  put_ascii(w, d.to_string());
+  return std::move(w).finish();
+}
+
+// What kind of JSON value a model gave, for "expected a number, got a string".
+template <class BasicJson>
+std::string_view type_name(const BasicJson& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_null()) return "null";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  if (v.is_number_float()) {
+    const double d = v.template get<double>();
+    if (d != d || d - d != 0) return "a non-finite number";
+  }
+  if (v.is_number()) return "a number";
+  return "binary data";
+}
+
+}  // namespace groundplane::detail

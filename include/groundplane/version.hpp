@@ -1,0 +1,10 @@
+// The library's version, kept in step with project(VERSION) in CMakeLists.txt.
+#pragma once
+
+#define GROUNDPLANE_VERSION_MAJOR 0
+#define GROUNDPLANE_VERSION_MINOR 1
+#define GROUNDPLANE_VERSION_PATCH 0
+
+namespace groundplane {
+inline constexpr const char* version_string = "0.1.0";
+}  // namespace groundplane

@@ -1,0 +1,263 @@
+// Boundary: the RAII scope that names facts, runs checks on submit, and refuses to be
+// left unsubmitted (API.md A7).
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include <groundplane/groundplane.hpp>
+
+namespace gp = groundplane;
+using nlohmann::json;
+
+namespace {
+struct Seed {
+  gp::FactRegistry reg;
+  Seed() {
+    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+                       {.key = "ctr", .tool = "warehouse.query",
+                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking("campaign_cpc", {{"north", 1.2}, {"harbour", 0.9}},
+                       {.key = "cpc", .direction = gp::Direction::lower_is_better, .tool = "warehouse.query"});
+    reg.record_table("spend", json::parse(R"([{"campaign":"north","usd":120.5},{"campaign":"harbour","usd":99}])"),
+                     {.key_column = "campaign", .total_rows = 2, .tool = "billing.export", .args = {{"month", "2026-10"}}});
+    reg.record_domain("regions", {"emea", "apac"}, {.tool = "crm.regions"});
+    reg.record_fact("currency", "USD", {.tool = "billing.meta"});
+  }
+};
+}  // namespace
+
+TEST_CASE("a boundary deduces its check types from the constructor") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  STATIC_REQUIRE(std::is_same_v<decltype(b), gp::Boundary<gp::superlative>>);
+  b.submit({{"winner", "harbour"}});
+  CHECK(b.submitted());
+}
+
+TEST_CASE("the check concept accepts checks and rejects other types") {
+  STATIC_REQUIRE(gp::Check<gp::superlative>);
+  STATIC_REQUIRE_FALSE(gp::Check<int>);
+  STATIC_REQUIRE_FALSE(gp::Check<std::string>);
+}
+
+TEST_CASE("facts hands the model the computed order with provenance") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr", "spend", "regions", "currency"}, gp::superlative{.fact = "campaign_ctr"});
+  const json f = b.facts();
+  b.submit({{"winner", "harbour"}});
+  CHECK(f.size() == 4);
+  const json& r = f["campaign_ctr"];
+  CHECK(r["kind"] == "ranking");
+  CHECK(r["key"] == "ctr");
+  CHECK(r["direction"] == "higher_is_better");
+  CHECK(r["provenance"] == json::parse(R"({"tool":"warehouse.query","args":{"table":"campaign_daily","window":"7d"}})"));
+  CHECK(r["order"] == json::parse(R"([{"rank":1,"entity":"harbour","score":0.0455},
+                                      {"rank":2,"entity":"north","score":0.0412},
+                                      {"rank":3,"entity":"delta","score":0.0301}])"));
+  const json& t = f["spend"];
+  CHECK(t["kind"] == "table");
+  CHECK(t["columns"] == json::array({"campaign", "usd"}));
+  CHECK(t["rows"] == json::parse(R"([{"campaign":"north","usd":120.5},{"campaign":"harbour","usd":99}])"));
+  CHECK(t["key_column"] == "campaign");
+  CHECK(t["complete"] == true);
+  CHECK(t["total_rows"] == 2);
+  CHECK(f["regions"]["members"] == json::array({"emea", "apac"}));
+  CHECK(f["currency"]["value"] == "USD");
+  CHECK(f["currency"]["kind"] == "fact");
+}
+
+TEST_CASE("facts lists only the facts the boundary names") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  CHECK(b.facts().size() == 1);
+  b.submit({{"winner", "harbour"}});
+}
+
+TEST_CASE("a boundary naming an unrecorded fact is a ConfigurationError") {
+  Seed s;
+  CHECK_THROWS_WITH(gp::Boundary(s.reg, {"campaign_ctr", "nope"}, gp::superlative{.fact = "campaign_ctr"}),
+                    "boundary names fact 'nope', which is not recorded");
+}
+
+TEST_CASE("a check leaning on a fact the boundary did not name is a ConfigurationError") {
+  Seed s;
+  CHECK_THROWS_AS(gp::Boundary(s.reg, {"campaign_cpc"}, gp::superlative{.fact = "campaign_ctr"}),
+                  gp::ConfigurationError);
+}
+
+TEST_CASE("a check on a fact of the wrong kind is a ConfigurationError naming the check") {
+  Seed s;
+  CHECK_THROWS_WITH(gp::Boundary(s.reg, {"spend"}, gp::superlative{.fact = "spend"}),
+                    "superlative: fact 'spend' is a table; this check needs a ranking");
+}
+
+TEST_CASE("a configuration error is never an unsupported claim") {
+  Seed s;
+  try {
+    gp::Boundary b(s.reg, {"spend"}, gp::superlative{.fact = "spend"});
+    FAIL("expected ConfigurationError");
+  } catch (const gp::UnsupportedClaim&) {
+    FAIL("a developer's bug was reported as the model's");
+  } catch (const gp::ConfigurationError&) {
+    SUCCEED();
+  }
+}
+
+TEST_CASE("output that is not an object is an unsupported claim about structured output") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  for (const json& output : {json("harbour won"), json::array({"harbour"}), json(42), json(nullptr), json(true)}) {
+    const auto v = b.try_submit(output);
+    REQUIRE(v.findings().size() == 1);
+    CHECK(v.findings()[0].check == "structured_output");
+    CHECK(v.findings()[0].field.empty());
+  }
+  const auto v = b.try_submit(json("harbour won"));
+  CHECK(v.findings()[0].message() ==
+        "unsupported claim in the output: model said 'harbour won'\n"
+        "| expected a JSON object of named fields, got a string; prose is not a claim that can be checked");
+}
+
+TEST_CASE("several failing checks in one submit are all reported") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr", "campaign_cpc"}, gp::superlative{.fact = "campaign_ctr"},
+                 gp::superlative{.fact = "campaign_cpc", .field = "cheapest", .score_field = "cpc"});
+  try {
+    b.submit({{"winner", "north"}, {"cheapest", "north"}, {"cpc", 0.9}});
+    FAIL("expected UnsupportedClaim");
+  } catch (const gp::UnsupportedClaim& e) {
+    REQUIRE(e.findings().size() == 3);
+    CHECK(e.findings()[0].field == "winner");
+    CHECK(e.findings()[1].field == "cheapest");
+    CHECK(e.findings()[1].detail == "computed argmin on 'cpc' is 'harbour' (0.9); 'north' ranked #2 at 1.2");
+    CHECK(e.findings()[2].field == "cpc");
+    const std::string what = e.what();
+    CHECK(what == e.findings()[0].message() + "\n\n" + e.findings()[1].message() + "\n\n" + e.findings()[2].message());
+  }
+}
+
+TEST_CASE("try_submit reports without throwing and submit may be called again after a rejection") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  const gp::Verdict rejected = b.try_submit({{"winner", "north"}});
+  CHECK_FALSE(rejected.ok());
+  CHECK_FALSE(static_cast<bool>(rejected));
+  CHECK_THROWS_AS(b.submit({{"winner", "north"}}), gp::UnsupportedClaim);
+  CHECK_NOTHROW(b.submit({{"winner", "harbour"}}));
+  const gp::Verdict accepted = b.try_submit({{"winner", "harbour"}});
+  CHECK(accepted.ok());
+  CHECK(accepted.correction().empty());
+}
+
+TEST_CASE("output held as ordered_json is checked like any other") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  CHECK_THROWS_AS(b.submit(nlohmann::ordered_json{{"winner", "north"}}), gp::UnsupportedClaim);
+  CHECK(b.try_submit(nlohmann::ordered_json{{"winner", "harbour"}}).ok());
+}
+
+TEST_CASE("leaving the scope without submitting throws NothingSubmitted") {
+  Seed s;
+  try {
+    gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    (void)b.facts();
+  } catch (const gp::NothingSubmitted& e) {
+    REQUIRE(e.findings().size() == 1);
+    CHECK(std::string(e.what()) ==
+          "unsupported claim: nothing was submitted\n"
+          "| fact='campaign_ctr'\n"
+          "| provenance=warehouse.query(table='campaign_daily', window='7d')\n"
+          "| the boundary was left without submit(); its 1 check(s) never ran, and a check that silently never ran "
+          "is worse than none");
+    return;
+  }
+  FAIL("expected NothingSubmitted");
+}
+
+TEST_CASE("NothingSubmitted is an UnsupportedClaim") {
+  Seed s;
+  CHECK_THROWS_AS([&] { gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"}); }(),
+                  gp::UnsupportedClaim);
+}
+
+TEST_CASE("a rejected submit still counts as submitted when the scope is left") {
+  Seed s;
+  try {
+    gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    b.submit({{"winner", "north"}});
+  } catch (const gp::NothingSubmitted&) {
+    FAIL("the rejection was replaced by NothingSubmitted");
+  } catch (const gp::UnsupportedClaim& e) {
+    CHECK(e.findings()[0].field == "winner");
+  }
+}
+
+TEST_CASE("an exception already unwinding is neither replaced nor turned into terminate") {
+  Seed s;
+  try {
+    gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    throw std::runtime_error("the model call timed out");
+  } catch (const gp::NothingSubmitted&) {
+    FAIL("NothingSubmitted replaced the exception in flight");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "the model call timed out");
+  }
+}
+
+namespace {
+struct ScopeInDestructor {
+  const gp::FactRegistry* reg;
+  bool* threw;
+  ~ScopeInDestructor() {
+    // A boundary opened and abandoned while another exception unwinds: its own scope
+    // is complete, so it must still report — and it is caught here.
+    try {
+      gp::Boundary b(*reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    } catch (const gp::NothingSubmitted&) {
+      *threw = true;
+    }
+  }
+};
+}  // namespace
+
+TEST_CASE("a boundary created during unwinding still reports being left unsubmitted") {
+  Seed s;
+  bool threw = false;
+  try {
+    ScopeInDestructor guard{&s.reg, &threw};
+    throw std::runtime_error("outer");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(threw);
+}
+
+TEST_CASE("the correction tells the model what was rejected and what the facts support") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  const std::string c = b.try_submit({{"winner", "north"}}).correction();
+  CHECK(c.find("field 'winner': you said 'north'; the facts support 'harbour'") != std::string::npos);
+  CHECK(c.find("provenance") == std::string::npos);
+  CHECK(c.size() <= gp::Verdict::max_correction);
+}
+
+TEST_CASE("the correction stays bounded however many claims fail") {
+  gp::FactRegistry reg;
+  reg.record_ranking("r", {{std::string(500, 'w'), 2}, {"x", 1}}, {.key = "k", .tool = "t"});
+  std::vector<gp::Finding> many(50, gp::Finding{"superlative", std::string(300, 'f'), std::string(300, 's'),
+                                                std::string(300, 'u'), "r", "t()", std::string(3000, 'd')});
+  const gp::Verdict v(many);
+  CHECK(v.correction().size() <= gp::Verdict::max_correction);
+  CHECK(v.correction().find("more rejected claim(s)") != std::string::npos);
+}
+
+TEST_CASE("schema describes the winner as one of the ranked names and the score as a number") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  const json schema = b.schema();
+  b.submit({{"winner", "harbour"}});
+  CHECK(schema["type"] == "object");
+  CHECK(schema["properties"]["winner"]["enum"] == json::array({"harbour", "north", "delta"}));
+  CHECK(schema["properties"]["score"]["type"] == "number");
+  CHECK(schema["required"] == json::array({"winner"}));
+}

@@ -1,0 +1,237 @@
+// FactRegistry: write-once typed facts with provenance (API.md A3, A4).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <limits>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <groundplane/groundplane.hpp>
+
+namespace gp = groundplane;
+using nlohmann::json;
+
+namespace {
+const gp::Ranking& seed_ranking(gp::FactRegistry& reg) {
+  return reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+                            {.key = "ctr", .tool = "warehouse.query",
+                             .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+}
+}  // namespace
+
+TEST_CASE("a ranking computes its order best first with competition ranks") {
+  gp::FactRegistry reg;
+  const auto& r = reg.record_ranking("s", {{"a", 1}, {"b", 3}, {"c", 3}, {"d", 2}, {"e", 0}},
+                                     {.key = "score", .tool = "t"});
+  CHECK(r.order() == std::vector<std::string>{"b", "c", "d", "a", "e"});
+  CHECK(r.rank_of("b") == 1);
+  CHECK(r.rank_of("c") == 1);
+  CHECK(r.rank_of("d") == 3);
+  CHECK(r.rank_of("a") == 4);
+  CHECK(r.rank_of("e") == 5);
+  CHECK(r.rank_of("zzz") == 0);
+  CHECK(r.score_of("d") == gp::Decimal(2));
+  CHECK_FALSE(r.score_of("zzz").has_value());
+  CHECK(r.key() == "score");
+  CHECK(r.direction() == gp::Direction::higher_is_better);
+  CHECK(r.scores().size() == 5);
+  CHECK(r.scores()[0].first == "a");  // as recorded
+}
+
+TEST_CASE("a lower is better ranking puts the smallest score first") {
+  gp::FactRegistry reg;
+  const auto& r = reg.record_ranking("latency", {{"a", 120}, {"b", 80}, {"c", 95}},
+                                     {.key = "ms", .direction = gp::Direction::lower_is_better, .tool = "t"});
+  CHECK(r.order() == std::vector<std::string>{"b", "c", "a"});
+  CHECK(r.rank_of("a") == 3);
+}
+
+TEST_CASE("scores that print the same are the same score") {
+  gp::FactRegistry reg;
+  // 0.1 + 0.2 in binary floating point is not 0.3; as recorded decimals they tie.
+  const auto& r = reg.record_ranking("s", {{"x", gp::Decimal(0.1) + gp::Decimal(0.2)}, {"y", 0.3}},
+                                     {.key = "k", .tool = "t"});
+  CHECK(r.rank_of("x") == 1);
+  CHECK(r.rank_of("y") == 1);
+}
+
+TEST_CASE("the seed's ranking carries its provenance") {
+  gp::FactRegistry reg;
+  const auto& r = seed_ranking(reg);
+  CHECK(r.name() == "campaign_ctr");
+  CHECK(r.provenance().tool == "warehouse.query");
+  CHECK(r.provenance().render() == "warehouse.query(table='campaign_daily', window='7d')");
+  CHECK(r.order().front() == "harbour");
+  CHECK(reg.kind_of("campaign_ctr") == gp::FactKind::ranking);
+  CHECK(&reg.get<gp::Ranking>("campaign_ctr") == &r);
+}
+
+TEST_CASE("a table keeps columns in first-seen order and answers by row and column") {
+  gp::FactRegistry reg;
+  const auto& t = reg.record_table("campaigns",
+                                   json::parse(R"([{"campaign":"north","ctr":0.0412},
+                                                   {"campaign":"harbour","ctr":0.0455,"spend":10},
+                                                   {"campaign":"delta","ctr":0.0301}])"),
+                                   {.key_column = "campaign", .total_rows = 3, .tool = "warehouse.query"});
+  CHECK(t.columns() == std::vector<std::string>{"campaign", "ctr", "spend"});
+  CHECK(t.row_count() == 3);
+  CHECK(t.value(1, "ctr") == json(0.0455));
+  CHECK(t.value(0, "spend").is_null());
+  CHECK(t.value(0, "nope").is_null());
+  CHECK(t.key_column() == std::optional<std::string>("campaign"));
+  CHECK(t.total_rows() == std::optional<std::size_t>(3));
+  CHECK(t.complete());
+  CHECK(t.row_of(json("delta")) == std::optional<std::size_t>(2));
+  CHECK_FALSE(t.row_of(json("nobody")).has_value());
+  CHECK_THROWS_AS(t.value(3, "ctr"), std::out_of_range);
+}
+
+TEST_CASE("a table with fewer rows than its source had is not complete") {
+  gp::FactRegistry reg;
+  const auto& t = reg.record_table("part", json::parse(R"([{"a":1},{"a":2}])"), {.total_rows = 2000, .tool = "t"});
+  CHECK_FALSE(t.complete());
+  CHECK(t.total_rows() == std::optional<std::size_t>(2000));
+}
+
+TEST_CASE("a domain keeps recorded order and answers membership exactly") {
+  gp::FactRegistry reg;
+  const auto& d = reg.record_domain("regions", {"north", "harbour", "Delta"}, {.tool = "crm.list"});
+  CHECK(d.members() == std::vector<std::string>{"north", "harbour", "Delta"});
+  CHECK(d.contains("Delta"));
+  CHECK_FALSE(d.contains("delta"));
+}
+
+TEST_CASE("a fact holds one scalar") {
+  gp::FactRegistry reg;
+  CHECK(reg.record_fact("n", 42, {.tool = "t"}).value() == json(42));
+  CHECK(reg.record_fact("s", "x", {.tool = "t"}).value() == json("x"));
+  CHECK(reg.record_fact("b", true, {.tool = "t"}).value() == json(true));
+  CHECK(reg.kind_of("b") == gp::FactKind::fact);
+}
+
+TEST_CASE("every refused record throws InvalidFact and changes nothing") {
+  gp::FactRegistry reg;
+  seed_ranking(reg);
+  const auto names_before = reg.names();
+
+  const auto refused = [&](auto&& record) {
+    CHECK_THROWS_AS(record(), gp::InvalidFact);
+    CHECK(reg.names() == names_before);
+    CHECK(reg.size() == names_before.size());
+  };
+  refused([&] { reg.record_fact("", 1, {.tool = "t"}); });
+  refused([&] { reg.record_fact("f", 1, {.tool = ""}); });
+  refused([&] { reg.record_fact("f", json::array({1}), {.tool = "t"}); });
+  refused([&] { reg.record_fact("f", json::object(), {.tool = "t"}); });
+  refused([&] { reg.record_fact("f", nullptr, {.tool = "t"}); });
+  refused([&] { reg.record_fact("f", 1, {.tool = "t", .args = nlohmann::ordered_json::array({1})}); });
+  refused([&] { reg.record_ranking("r", {}, {.key = "k", .tool = "t"}); });
+  refused([&] { reg.record_ranking("r", {{"a", 1}, {"a", 2}}, {.key = "k", .tool = "t"}); });
+  refused([&] { reg.record_ranking("r", {{"a", 1}}, {.key = "", .tool = "t"}); });
+  refused([&] { reg.record_ranking("r", {{"", 1}}, {.key = "k", .tool = "t"}); });
+  refused([&] { reg.record_table("t", json::object(), {.tool = "t"}); });
+  refused([&] { reg.record_table("t", json::array({1, 2}), {.tool = "t"}); });
+  refused([&] { reg.record_table("t", json::parse(R"([{"k":1},{"v":2}])"), {.key_column = "k", .tool = "t"}); });
+  refused([&] { reg.record_table("t", json::parse(R"([{"k":1},{"k":1.0}])"), {.key_column = "k", .tool = "t"}); });
+  refused([&] { reg.record_table("t", json::parse(R"([{"k":"a"},{"k":"b"}])"), {.total_rows = 1, .tool = "t"}); });
+  refused([&] { reg.record_table("t", json::parse(R"([{"k":"a"}])"), {.key_column = "missing", .tool = "t"}); });
+  refused([&] { reg.record_domain("d", {"a", "b", "a"}, {.tool = "t"}); });
+  refused([&] { reg.record_fact("campaign_ctr", 1, {.tool = "t"}); });
+}
+
+TEST_CASE("a non-finite number is refused before it can become a fact") {
+  gp::FactRegistry reg;
+  CHECK_THROWS_AS(reg.record_fact("f", std::numeric_limits<double>::quiet_NaN(), {.tool = "t"}), gp::ConfigurationError);
+  CHECK_THROWS_AS(reg.record_table("t", json::array({json{{"x", std::numeric_limits<double>::infinity()}}}), {.tool = "t"}),
+                  gp::InvalidFact);
+  // A Scores entry is a Decimal, so a NaN score is refused while building the entry.
+  CHECK_THROWS_AS(reg.record_ranking("r", {{"a", std::numeric_limits<double>::quiet_NaN()}}, {.key = "k", .tool = "t"}),
+                  gp::InvalidNumber);
+  CHECK(reg.size() == 0);
+}
+
+TEST_CASE("recording a second fact under an existing name names the first one's provenance") {
+  gp::FactRegistry reg;
+  seed_ranking(reg);
+  try {
+    // Even with an identical value: write-once means once.
+    seed_ranking(reg);
+    FAIL("expected FactAlreadyRecorded");
+  } catch (const gp::FactAlreadyRecorded& e) {
+    const std::string what = e.what();
+    CHECK(what.find("'campaign_ctr'") != std::string::npos);
+    CHECK(what.find("warehouse.query(table='campaign_daily', window='7d')") != std::string::npos);
+  }
+  CHECK(reg.size() == 1);
+}
+
+TEST_CASE("refusal messages say what was wrong and escape hostile names") {
+  gp::FactRegistry reg;
+  try {
+    reg.record_ranking("bad\nname", {{"a\x1b", 1}, {"a\x1b", 2}}, {.key = "k", .tool = "t"});
+    FAIL("expected InvalidFact");
+  } catch (const gp::InvalidFact& e) {
+    const std::string what = e.what();
+    CHECK(what == "cannot record fact 'bad\\nname': entity 'a\\x1b' appears more than once");
+  }
+}
+
+TEST_CASE("asking for an absent fact or the wrong kind is a ConfigurationError") {
+  gp::FactRegistry reg;
+  seed_ranking(reg);
+  CHECK_THROWS_AS(reg.kind_of("nope"), gp::ConfigurationError);
+  CHECK_THROWS_AS(reg.get<gp::Table>("nope"), gp::ConfigurationError);
+  CHECK_THROWS_WITH(reg.get<gp::Table>("campaign_ctr"), "fact 'campaign_ctr' is a ranking, not a table");
+  CHECK_FALSE(reg.contains("nope"));
+}
+
+TEST_CASE("names come back in record order") {
+  gp::FactRegistry reg;
+  reg.record_fact("z", 1, {.tool = "t"});
+  reg.record_domain("a", {"x"}, {.tool = "t"});
+  reg.record_fact("m", 2, {.tool = "t"});
+  CHECK(reg.names() == std::vector<std::string>{"z", "a", "m"});
+}
+
+TEST_CASE("references stay valid while thousands more facts are recorded") {
+  gp::FactRegistry reg;
+  const auto& first = reg.record_fact("first", 1, {.tool = "t"});
+  for (int i = 0; i < 5000; ++i) reg.record_fact("f" + std::to_string(i), i, {.tool = "t"});
+  CHECK(first.name() == "first");
+  CHECK(first.value() == json(1));
+  CHECK(&reg.get<gp::Fact>("first") == &first);
+}
+
+TEST_CASE("threads recording and reading one registry at once lose nothing") {
+  gp::FactRegistry reg;
+  constexpr int threads = 8;
+  constexpr int per_thread = 400;
+  std::atomic<int> duplicates{0};
+  std::atomic<int> reads{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) {
+        const std::string own = "t" + std::to_string(t) + "_" + std::to_string(i);
+        reg.record_ranking(own, {{"a", i}, {"b", t}}, {.key = "k", .tool = "t"});
+        // Every thread also races for the same shared names: exactly one wins each.
+        try {
+          reg.record_fact("shared_" + std::to_string(i), t, {.tool = "t"});
+        } catch (const gp::FactAlreadyRecorded&) {
+          ++duplicates;
+        }
+        const auto& mine = reg.get<gp::Ranking>(own);
+        if (mine.name() == own && reg.contains("shared_" + std::to_string(i))) ++reads;
+        (void)reg.names().size();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  CHECK(reg.size() == static_cast<std::size_t>(threads * per_thread + per_thread));
+  CHECK(duplicates.load() == (threads - 1) * per_thread);
+  CHECK(reads.load() == threads * per_thread);
+  const auto names = reg.names();
+  CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
+}
