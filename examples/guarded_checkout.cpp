@@ -1,0 +1,120 @@
+// Guarded checkout: an agent loop whose (scripted) model narrates "order placed" after
+// its fire of checkout.place-order was refused for want of a human's approval.
+//
+// Two things catch it:
+//   1. the facts block, sent verbatim every turn, says the order did NOT happen;
+//   2. the bridge check (gp::actions_performed) rejects the model's structured claim
+//      that it performed checkout.place-order, quoting the ledger's line.
+//
+// Run: cmake --build build --target guarded_checkout && ./build/examples/guarded_checkout
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/agent_port.hpp"
+#include "groundplane/boundary.hpp"
+#include "groundplane/checks/actions_performed.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/session.hpp"
+
+namespace gp = groundplane;
+using nlohmann::json;
+
+namespace {
+
+// What a model produces in one step: a tool call, or its final structured answer.
+struct Step {
+  std::string tool;  // "" for the final answer
+  json args;
+  json answer;
+};
+
+// A stand-in for a model: it makes the calls a hurried agent makes, then claims success
+// regardless of what the tools said. (A real model is called with the prompt instead.)
+class ScriptedModel {
+ public:
+  Step next(const std::string& /*prompt*/) {
+    switch (turn_++) {
+      case 0: return {"whats_here", json::object(), nullptr};
+      case 1: return {"do_action", {{"action", "cart.add"}, {"input", {{"sku", "TEA-01"}, {"qty", 2}}}}, nullptr};
+      case 2: return {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 24}}}}, nullptr};
+      default:
+        return {"", nullptr,
+                {{"reply", "Done! Your order has been placed and will ship tomorrow."},
+                 {"performed", {"cart.add", "checkout.place-order"}}}};
+    }
+  }
+
+ private:
+  int turn_ = 0;
+};
+
+}  // namespace
+
+int main() {
+  gp::Session session({.node = "checkout", .require_human_approval = true});
+  session.declare("cart.add", {.does = "Add an item to the cart.",
+                               .writes = {"cart"},
+                               .handler = [&](const json& item) {
+                                 session.report_state({{"cart", json::array({item})}});
+                                 return gp::HandlerResult{};
+                               }});
+  session.declare("checkout.place-order", {.does = "Place the order and charge the card on file.",
+                                           .writes = {"order_id"},
+                                           .handler = [&](const json&) {
+                                             session.report_state({{"order_id", "A-1001"}});
+                                             return gp::HandlerResult{};
+                                           },
+                                           .high_effect = true});
+
+  gp::AgentPort port(session);
+  ScriptedModel model;
+  std::uint64_t last_seen = 0;
+  json answer;
+
+  // The loop: every turn the prompt carries both blocks, verbatim, then the tool result.
+  std::string tool_result;
+  for (int turn = 0; turn < 8 && answer.is_null(); ++turn) {
+    const auto facts = session.ground_truth({.since_version = last_seen});
+    const auto brief = session.context_brief(last_seen);
+    last_seen = facts.version;
+    const std::string prompt = facts.text + "\n\n" + brief.text + "\n\n" + tool_result;
+    const Step step = model.next(prompt);
+    if (step.tool.empty()) {
+      answer = step.answer;
+      break;
+    }
+    const auto result = port.call(step.tool, step.args);
+    tool_result = result.dump();
+    std::cout << "model called " << step.tool << " " << step.args.dump() << " -> ok="
+              << (result.contains("ok") ? result["ok"].dump() : std::string("(listing)"))
+              << (result.contains("reason") ? " reason=" + result["reason"].get<std::string>() : std::string())
+              << "\n";
+  }
+
+  std::cout << "\nmodel says: " << answer["reply"].get<std::string>() << "\n";
+
+  // 1. The next turn's facts block — the whole session's record — says otherwise.
+  const auto facts = session.ground_truth();
+  std::cout << "\n--- facts block sent with the next turn ---\n" << facts.text << "\n";
+
+  // 2. The model's structured claim, checked against the ledger.
+  gp::FactRegistry registry;
+  gp::record_ledger(registry, "ledger", session);
+  gp::Boundary boundary(registry, {"ledger"}, gp::actions_performed{.fact = "ledger", .field = "performed"});
+  const auto verdict = boundary.try_submit(answer);
+  std::cout << "\n--- the claim, checked ---\n";
+  for (const auto& f : verdict.findings()) std::cout << f.message() << "\n";
+
+  const bool block_caught =
+      facts.text.find("did NOT happen — agent's fire of checkout.place-order was refused: APPROVAL_REQUIRED") !=
+      std::string::npos;
+  const bool check_caught = !verdict.ok();
+  std::cout << "\n" << (block_caught && check_caught ? "caught twice: the order was never placed" : "NOT caught")
+            << "\n";
+  return block_caught && check_caught ? EXIT_SUCCESS : EXIT_FAILURE;
+}
