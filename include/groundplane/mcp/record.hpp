@@ -1,0 +1,339 @@
+// gp::mcp::record_* — an MCP tool result becomes a fact, with the call as its provenance.
+//
+//   const gp::mcp::ToolCall call{.name = "warehouse.query",
+//                                .arguments = {{"table", "campaign_daily"}, {"window", "7d"}}};
+//   gp::mcp::record_ranking(reg, "campaign_ctr", call, result,
+//                           {.key = "ctr", .rows = "/rows", .entity = "campaign"});
+//
+// Which part of a CallToolResult is the data:
+//   * `structuredContent` wins whenever it is present: it is the tool's own data.
+//   * Otherwise a single text block is used, and only if its text parses as JSON. Text is
+//     a rendering of the data; reading prose back into numbers would be parsing again,
+//     which is the failure this library exists to remove.
+//   * `isError: true`, several text blocks (which one is the data?), a text block that is
+//     not JSON, or no usable payload at all is gp::InvalidFact saying which. So is
+//     anything the record itself refuses (see registry.hpp).
+//
+// The provenance is the call exactly as made: tool = the call's name, args = its
+// arguments with their key order kept (nlohmann::ordered_json). A refused record changes
+// nothing in the registry.
+//
+// Where the option structs name a place in the payload (`at`, `rows`, `members`,
+// `total_rows_at`), "" is the payload itself, a name without a leading '/' is a
+// top-level key, and a name starting with '/' is a JSON Pointer (RFC 6901) — the same
+// rule the checks use for output fields.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/facts.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/render.hpp"
+
+namespace groundplane::mcp {
+
+// The tools/call request that produced a result: {name, arguments}.
+struct ToolCall {
+  std::string name;                                                     // the tool called
+  nlohmann::ordered_json arguments = nlohmann::ordered_json::object();  // as sent, key order kept
+
+  // From tools/call params {"name": .., "arguments": {..}}; InvalidFact when the shape is
+  // wrong (no string name, arguments that are not an object).
+  static ToolCall from_params(const nlohmann::ordered_json& params) {
+    if (!params.is_object())
+      throw InvalidFact("a tool call must be an object {name, arguments}, got " +
+                        std::string(detail::type_name(params)));
+    const auto name = params.find("name");
+    if (name == params.end() || !name->is_string())
+      throw InvalidFact("a tool call needs its tool's name as a string in \"name\"");
+    ToolCall call{.name = name->get<std::string>()};
+    if (const auto args = params.find("arguments"); args != params.end() && !args->is_null()) {
+      if (!args->is_object())
+        throw InvalidFact("the arguments of a call to " + detail::quote(call.name) + " must be an object, got " +
+                          std::string(detail::type_name(*args)));
+      call.arguments = *args;
+    }
+    return call;
+  }
+
+  // tool = name; args = arguments (a call made without arguments has {}).
+  Provenance provenance() const {
+    return {name, arguments.is_null() ? nlohmann::ordered_json::object() : arguments};
+  }
+};
+
+// record_fact: one scalar (number, string or bool).
+struct FactResultOptions {
+  std::string at = "";  // where the scalar is in the payload; "" = the payload itself
+};
+
+// record_ranking: entity -> score, from rows ([{entity column, score column}, ..]) or from
+// an object {entity: score} (recorded order = the payload's order, which breaks ties).
+struct RankingResultOptions {
+  std::string key;                                    // the measured quantity, e.g. "ctr"
+  Direction direction = Direction::higher_is_better;
+  std::string rows = "";    // the rows array or the {entity: score} object; "" = the payload
+  std::string entity = "";  // rows only: the column naming each row's entity (required for rows)
+  std::string score = "";   // rows only: the column holding the score; "" = `key`
+};
+
+// record_table: rows of named columns.
+struct TableResultOptions {
+  std::optional<std::string> key_column = std::nullopt;
+  std::optional<std::size_t> total_rows = std::nullopt;  // how many rows the source had
+  std::string rows = "";           // the rows array; "" = the payload
+  std::string total_rows_at = "";  // or read total_rows from the payload (a count the tool
+                                   // reported, e.g. "total"); "" = not from the payload
+};
+
+// record_domain: a set of entity names.
+struct DomainResultOptions {
+  std::string members = "";  // the array of names (or of rows); "" = the payload
+  std::string column = "";   // when the array holds rows: the column naming each member
+};
+
+namespace detail {
+
+using groundplane::detail::quote;
+using groundplane::detail::render;
+using groundplane::detail::type_name;
+
+// "cannot record fact 'campaign_ctr' from warehouse.query(table='campaign_daily'): <why>"
+[[noreturn]] inline void refuse(std::string_view fact, const ToolCall& call, std::string_view why) {
+  throw InvalidFact("cannot record fact " + quote(fact) + " from " + call.provenance().render() + ": " +
+                    std::string(why));
+}
+
+// The data in a CallToolResult, or why there is none (the payload is left null).
+struct Payload {
+  nlohmann::ordered_json value;
+  std::string problem;  // "" when value is the data
+};
+
+inline Payload payload_of(const nlohmann::ordered_json& result) {
+  if (!result.is_object())
+    return {{}, "the result is " + std::string(type_name(result)) + ", not a CallToolResult object"};
+  if (const auto err = result.find("isError"); err != result.end() && !err->is_null()) {
+    if (!err->is_boolean())
+      return {{}, "the result's isError is " + std::string(type_name(*err)) + ", not a boolean"};
+    if (err->get<bool>()) {
+      std::string why = "the tool reported an error (isError: true)";
+      if (const auto c = result.find("content"); c != result.end() && c->is_array())
+        for (const auto& block : *c)
+          if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
+              block["text"].is_string()) {
+            why += ": " + quote(block["text"].get_ref<const std::string&>());
+            break;
+          }
+      return {{}, why + "; an error result is not a fact"};
+    }
+  }
+  if (const auto sc = result.find("structuredContent"); sc != result.end() && !sc->is_null()) return {*sc, ""};
+
+  const auto content = result.find("content");
+  if (content == result.end() || !content->is_array())
+    return {{}, "no usable payload: the result has no structuredContent and no content array"};
+  std::vector<const nlohmann::ordered_json*> texts;
+  for (const auto& block : *content)
+    if (block.is_object() && block.value("type", "") == "text") texts.push_back(&block);
+  if (texts.empty())
+    return {{}, "no usable payload: no structuredContent and no text block (" + std::to_string(content->size()) +
+                    " content block(s) of other types)"};
+  if (texts.size() > 1)
+    return {{}, "no structuredContent and " + std::to_string(texts.size()) +
+                    " text blocks: which one is the data is ambiguous; have the tool return structuredContent"};
+  const auto text = texts.front()->find("text");
+  if (text == texts.front()->end() || !text->is_string())
+    return {{}, "no usable payload: the only text block has no text string"};
+  auto parsed = nlohmann::ordered_json::parse(text->get_ref<const std::string&>(), nullptr, false);
+  if (parsed.is_discarded())
+    return {{}, "no structuredContent, and the only text block is not JSON (" +
+                    quote(text->get_ref<const std::string&>()) +
+                    "); text is a rendering of the data and reading it would be parsing prose: have the tool "
+                    "return structuredContent"};
+  return {std::move(parsed), ""};
+}
+
+// The value at `where` in the payload ("" = the payload), or a refusal naming what the
+// payload has instead.
+inline const nlohmann::ordered_json& select(const nlohmann::ordered_json& payload, std::string_view where,
+                                            std::string_view member, std::string_view fact, const ToolCall& call) {
+  if (where.empty()) return payload;
+  if (where[0] == '/' && !groundplane::detail::pointer_tokens(where))
+    refuse(fact, call, std::string(member) + " " + quote(where) +
+                           " is not a valid JSON Pointer (a '~' must be followed by 0 or 1)");
+  if (const auto* found = groundplane::detail::find_field(payload, where)) return *found;
+  std::string why = "the payload has nothing at " + quote(where) + " (named by " + std::string(member) + ")";
+  if (payload.is_object()) {
+    why += "; its top-level keys are ";
+    std::size_t n = 0;
+    for (auto it = payload.begin(); it != payload.end() && n < 8; ++it, ++n) why += (n ? ", " : "") + quote(it.key());
+    if (payload.empty()) why += "none";
+    if (payload.size() > 8) why += ", …";
+  } else {
+    why += "; the payload is " + std::string(type_name(payload));
+  }
+  refuse(fact, call, why);
+}
+
+inline nlohmann::ordered_json payload_for(std::string_view fact, const ToolCall& call,
+                                          const nlohmann::ordered_json& result) {
+  Payload p = payload_of(result);
+  if (!p.problem.empty()) refuse(fact, call, p.problem);
+  return std::move(p.value);
+}
+
+}  // namespace detail
+
+// The data in a CallToolResult by the rules above; InvalidFact saying why there is none.
+inline nlohmann::ordered_json payload(const nlohmann::ordered_json& result) {
+  detail::Payload p = detail::payload_of(result);
+  if (!p.problem.empty()) throw InvalidFact(p.problem);
+  return std::move(p.value);
+}
+
+inline const Fact& record_fact(FactRegistry& registry, std::string name, const ToolCall& call,
+                               const nlohmann::ordered_json& result, FactResultOptions options = {}) {
+  const auto data = detail::payload_for(name, call, result);
+  const auto& value = detail::select(data, options.at, "at", name, call);
+  if (!(value.is_number() || value.is_string() || value.is_boolean()))
+    detail::refuse(name, call,
+                   "a fact is one number, string or bool, and the " +
+                       std::string(options.at.empty() ? "payload" : "value at " + detail::quote(options.at)) + " is " +
+                       std::string(detail::type_name(value)) +
+                       (options.at.empty() ? "; set .at to where the value is" : ""));
+  auto p = call.provenance();
+  return registry.record_fact(std::move(name), nlohmann::json(value),
+                              {.tool = std::move(p.tool), .args = std::move(p.args)});
+}
+
+inline const Ranking& record_ranking(FactRegistry& registry, std::string name, const ToolCall& call,
+                                     const nlohmann::ordered_json& result, RankingResultOptions options) {
+  const auto data = detail::payload_for(name, call, result);
+  const auto& source = detail::select(data, options.rows, "rows", name, call);
+  Scores scores;
+  if (source.is_object()) {
+    if (!options.entity.empty() || !options.score.empty())
+      detail::refuse(name, call,
+                     "the ranking's source is an object {entity: score}, so .entity and .score (row columns) do "
+                     "not apply; leave them empty or point .rows at an array of rows");
+    scores.reserve(source.size());
+    for (auto it = source.begin(); it != source.end(); ++it) {
+      const auto score = Decimal::from_json(it.value());
+      if (!score)
+        detail::refuse(name, call, "the score of " + detail::quote(it.key()) + " is " +
+                                       std::string(detail::type_name(it.value())) + ", not a finite number");
+      scores.emplace_back(it.key(), *score);
+    }
+  } else if (source.is_array()) {
+    if (options.entity.empty())
+      detail::refuse(name, call, "the ranking's source is an array of rows; set .entity to the column naming each row's entity");
+    const std::string& score_column = options.score.empty() ? options.key : options.score;
+    if (score_column.empty())
+      detail::refuse(name, call, "a ranking needs the measured quantity as its key; key is empty");
+    scores.reserve(source.size());
+    for (std::size_t r = 0; r < source.size(); ++r) {
+      const auto& row = source[r];
+      const std::string where = "row " + std::to_string(r);
+      if (!row.is_object())
+        detail::refuse(name, call, where + " is " + std::string(detail::type_name(row)) + ", not an object");
+      const auto e = row.find(options.entity);
+      if (e == row.end())
+        detail::refuse(name, call, where + " has no entity column " + detail::quote(options.entity));
+      if (!e->is_string())
+        detail::refuse(name, call, where + "'s " + detail::quote(options.entity) + " is " +
+                                       std::string(detail::type_name(*e)) + ", not an entity name (a string)");
+      const auto s = row.find(score_column);
+      if (s == row.end()) detail::refuse(name, call, where + " has no score column " + detail::quote(score_column));
+      const auto score = Decimal::from_json(*s);
+      if (!score)
+        detail::refuse(name, call, where + "'s " + detail::quote(score_column) + " is " +
+                                       std::string(detail::type_name(*s)) + ", not a finite number");
+      scores.emplace_back(e->get<std::string>(), *score);
+    }
+  } else {
+    detail::refuse(name, call, "a ranking is read from an array of rows or an object {entity: score}, and the " +
+                                   std::string(options.rows.empty() ? "payload" : "value at " + detail::quote(options.rows)) +
+                                   " is " + std::string(detail::type_name(source)));
+  }
+  auto p = call.provenance();
+  return registry.record_ranking(std::move(name), std::move(scores),
+                                 {.key = std::move(options.key),
+                                  .direction = options.direction,
+                                  .tool = std::move(p.tool),
+                                  .args = std::move(p.args)});
+}
+
+inline const Table& record_table(FactRegistry& registry, std::string name, const ToolCall& call,
+                                 const nlohmann::ordered_json& result, TableResultOptions options = {}) {
+  const auto data = detail::payload_for(name, call, result);
+  const auto& rows = detail::select(data, options.rows, "rows", name, call);
+  if (!rows.is_array())
+    detail::refuse(name, call, "a table is read from an array of rows, and the " +
+                                   std::string(options.rows.empty() ? "payload" : "value at " + detail::quote(options.rows)) +
+                                   " is " + std::string(detail::type_name(rows)) +
+                                   (options.rows.empty() && rows.is_object() ? "; set .rows to where the rows are" : ""));
+  std::optional<std::size_t> total = options.total_rows;
+  if (!options.total_rows_at.empty()) {
+    if (total)
+      detail::refuse(name, call, "set .total_rows or .total_rows_at, not both: which count is the source's?");
+    const auto& t = detail::select(data, options.total_rows_at, "total_rows_at", name, call);
+    if (!t.is_number_unsigned() && !(t.is_number_integer() && t.get<long long>() >= 0))
+      detail::refuse(name, call, "the row count at " + detail::quote(options.total_rows_at) + " is " +
+                                     (t.is_number() ? detail::render(t) : std::string(detail::type_name(t))) +
+                                     ", not a non-negative integer");
+    total = static_cast<std::size_t>(t.get<unsigned long long>());
+  }
+  auto p = call.provenance();
+  return registry.record_table(std::move(name), nlohmann::json(rows),
+                               {.key_column = std::move(options.key_column),
+                                .total_rows = total,
+                                .tool = std::move(p.tool),
+                                .args = std::move(p.args)});
+}
+
+inline const Domain& record_domain(FactRegistry& registry, std::string name, const ToolCall& call,
+                                   const nlohmann::ordered_json& result, DomainResultOptions options = {}) {
+  const auto data = detail::payload_for(name, call, result);
+  const auto& list = detail::select(data, options.members, "members", name, call);
+  if (!list.is_array())
+    detail::refuse(name, call, "a domain is read from an array of names, and the " +
+                                   std::string(options.members.empty() ? "payload" : "value at " + detail::quote(options.members)) +
+                                   " is " + std::string(detail::type_name(list)) +
+                                   (options.members.empty() && list.is_object() ? "; set .members to where the names are" : ""));
+  std::vector<std::string> members;
+  members.reserve(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& item = list[i];
+    const nlohmann::ordered_json* v = &item;
+    if (!options.column.empty()) {
+      if (!item.is_object())
+        detail::refuse(name, call, "item " + std::to_string(i) + " is " + std::string(detail::type_name(item)) +
+                                       ", not a row with column " + detail::quote(options.column));
+      const auto it = item.find(options.column);
+      if (it == item.end())
+        detail::refuse(name, call, "item " + std::to_string(i) + " has no column " + detail::quote(options.column));
+      v = &*it;
+    }
+    if (!v->is_string())
+      detail::refuse(name, call, "item " + std::to_string(i) + " is " + std::string(detail::type_name(*v)) +
+                                     ", not a name (a string)" +
+                                     (options.column.empty() && v->is_object() ? "; set .column to the column naming each member" : ""));
+    members.push_back(v->get<std::string>());
+  }
+  auto p = call.provenance();
+  return registry.record_domain(std::move(name), std::move(members), {.tool = std::move(p.tool), .args = std::move(p.args)});
+}
+
+}  // namespace groundplane::mcp
