@@ -4,6 +4,8 @@
 
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
+#include "groundplane/checks/entities_recorded.hpp"
+#include "groundplane/checks/row_integrity.hpp"
 #include "groundplane/checks/superlative.hpp"
 #include "groundplane/decimal.hpp"
 #include "groundplane/errors.hpp"

@@ -1,0 +1,418 @@
+// gp::entities_recorded — every name the model used came from a recorded set.
+//
+//   gp::entities_recorded{.facts = {"campaigns"}, .fields = {"winner", "mentioned"}}
+//
+// Each field holds a name, an array of names, or an array of objects with a "name"
+// (a top-level key, or a JSON Pointer when it starts with '/'). A name is recorded when
+// it is, exactly and case-sensitively, a member of one of the facts: a Domain's members,
+// a Ranking's entities, or the string values of a Table's key column. A field the output
+// lacks is a finding (give [] when no names were used).
+//
+// An unknown name reads:
+//   unsupported claim in field '/mentioned/1': model said 'harbor'
+//   | fact='campaigns'
+//   | provenance=crm.list(kind='campaign')
+//   | 'harbor' is not a recorded name; closest: 'harbour'
+//
+// Cost. Membership is one hash lookup per name and per fact, whatever the size of the
+// sets. Only a name that misses is searched for suggestions, and that search is bounded:
+//   - a candidate is at most max_distance(name) edits away (Levenshtein, counted in bytes):
+//     1 for names of up to 4 bytes, 2 up to 12, 3 beyond; a case-only difference
+//     ("Harbour" for "harbour") is always the closest;
+//   - a candidate whose length differs by more than that bound, or whose set of
+//     characters differs by more than that many, is skipped before any distance is
+//     computed, and the distance itself is computed in a band of that width with an
+//     early exit;
+//   - one verify call examines at most suggestion_budget recorded names in total, across
+//     every unknown name in the output (a name repeated is searched once); past that an
+//     unknown name is still a finding, reported with whatever suggestions were found.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/check.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/facts.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/render.hpp"
+#include "groundplane/schema.hpp"
+
+namespace groundplane {
+
+namespace detail {
+
+// Levenshtein distance between two byte strings, computed only inside a band of width
+// `bound` around the diagonal; any distance above `bound` is reported as bound + 1.
+// The scratch rows are reused across calls so a search allocates once.
+class BoundedEditDistance {
+ public:
+  std::size_t operator()(std::string_view a, std::string_view b, std::size_t bound) {
+    if (a.size() > b.size()) std::swap(a, b);
+    const std::size_t over = bound + 1;
+    if (b.size() - a.size() > bound) return over;
+    // A shared prefix or suffix never changes the distance.
+    while (!a.empty() && a.front() == b.front()) {
+      a.remove_prefix(1);
+      b.remove_prefix(1);
+    }
+    while (!a.empty() && a.back() == b.back()) {
+      a.remove_suffix(1);
+      b.remove_suffix(1);
+    }
+    const std::size_t n = a.size();
+    const std::size_t m = b.size();
+    if (n == 0) return m <= bound ? m : over;
+    prev_.assign(m + 1, over);
+    cur_.assign(m + 1, over);
+    for (std::size_t j = 0; j <= std::min(m, bound); ++j) prev_[j] = j;
+    for (std::size_t i = 1; i <= n; ++i) {
+      const std::size_t lo = i > bound ? i - bound : 1;
+      const std::size_t hi = std::min(m, i + bound);
+      cur_[lo - 1] = lo == 1 && i <= bound ? i : over;
+      std::size_t row_min = cur_[lo - 1];
+      for (std::size_t j = lo; j <= hi; ++j) {
+        const std::size_t substitute = prev_[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+        const std::size_t v = std::min({substitute, prev_[j] + 1, cur_[j - 1] + 1, over});
+        cur_[j] = v;
+        row_min = std::min(row_min, v);
+      }
+      if (hi < m) cur_[hi + 1] = over;  // the next row reads one cell past this band
+      if (row_min > bound) return over;
+      std::swap(prev_, cur_);
+    }
+    return std::min(prev_[m], over);
+  }
+
+ private:
+  std::vector<std::size_t> prev_;
+  std::vector<std::size_t> cur_;
+};
+
+// Which byte values occur in s, folded onto 64 bits. Each edit adds at most one
+// character to a string's set and removes at most one, so when two masks differ by more
+// than k bits in either direction the strings are more than k edits apart.
+inline std::uint64_t char_mask(std::string_view s) noexcept {
+  std::uint64_t m = 0;
+  for (const char c : s) m |= std::uint64_t{1} << (static_cast<unsigned char>(c) & 63u);
+  return m;
+}
+
+inline bool equal_ignoring_ascii_case(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto x = static_cast<unsigned char>(a[i]);
+    const auto y = static_cast<unsigned char>(b[i]);
+    const auto lx = x >= 'A' && x <= 'Z' ? x + 32 : x;
+    const auto ly = y >= 'A' && y <= 'Z' ? y + 32 : y;
+    if (lx != ly) return false;
+  }
+  return true;
+}
+
+// The nearest recorded names to one unknown name, best first.
+class NameSuggester {
+ public:
+  static constexpr std::size_t max_suggestions = 3;
+
+  // Edits allowed between a name and a suggestion for it.
+  static constexpr std::size_t max_distance(std::size_t length) noexcept {
+    return length <= 4 ? 1 : length <= 12 ? 2 : 3;
+  }
+
+  explicit NameSuggester(std::string_view name, std::size_t* budget)
+      : name_(name), bound_(max_distance(name.size())), mask_(char_mask(name)), budget_(budget) {}
+
+  // Offers one recorded name; false once the budget is spent (stop offering).
+  bool offer(std::string_view candidate) {
+    if (*budget_ == 0) return false;
+    --*budget_;
+    const std::size_t diff =
+        candidate.size() > name_.size() ? candidate.size() - name_.size() : name_.size() - candidate.size();
+    if (diff > bound_) return true;
+    std::size_t score = 0;  // 0: differs only in case; otherwise the edit distance
+    if (!equal_ignoring_ascii_case(candidate, name_)) {
+      const std::uint64_t m = char_mask(candidate);
+      if (static_cast<std::size_t>(std::popcount(m & ~mask_)) > bound_ ||
+          static_cast<std::size_t>(std::popcount(mask_ & ~m)) > bound_)
+        return true;
+      score = distance_(name_, candidate, bound_);
+      if (score > bound_) return true;
+    }
+    keep(score, candidate);
+    return true;
+  }
+
+  // The suggestions, best first; ties keep the order they were offered in.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [score, name] : best_) out.push_back(name);
+    return out;
+  }
+  bool case_only() const noexcept { return !best_.empty() && best_.front().first == 0; }
+  std::size_t bound() const noexcept { return bound_; }
+
+ private:
+  void keep(std::size_t score, std::string_view candidate) {
+    for (const auto& kept : best_)
+      if (kept.second == candidate) return;  // the same name recorded in two facts
+    auto at = std::find_if(best_.begin(), best_.end(), [&](const auto& kept) { return kept.first > score; });
+    if (best_.size() == max_suggestions && at == best_.end()) return;
+    best_.insert(at, {score, std::string(candidate)});
+    if (best_.size() > max_suggestions) best_.pop_back();
+  }
+
+  std::string_view name_;
+  std::size_t bound_;
+  std::uint64_t mask_;
+  std::size_t* budget_;
+  BoundedEditDistance distance_;
+  std::vector<std::pair<std::size_t, std::string>> best_;
+};
+
+// 'a', 'a' or 'b', 'a', 'b' or 'c'.
+inline std::string quoted_or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += quote(names[i]);
+  }
+  return out;
+}
+
+// One reference token of a JSON Pointer, with '~' and '/' escaped.
+inline std::string pointer_token(std::string_view token) {
+  std::string out;
+  for (const char c : token) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+// A JSON Pointer to `token` inside `field` (a top-level key or a pointer):
+// ("top", "2") -> "/top/2"; ("/a/b", "name") -> "/a/b/name".
+inline std::string pointer_into(std::string_view field, std::string_view token) {
+  std::string out = !field.empty() && field.front() == '/' ? std::string(field) : "/" + pointer_token(field);
+  return out + "/" + pointer_token(token);
+}
+
+}  // namespace detail
+
+struct entities_recorded {
+  std::vector<std::string> facts;    // Domains, Rankings (entities), Tables (key column)
+  std::vector<std::string> fields;   // string, array of strings, or array of objects with "name"
+
+  static constexpr const char* check_name = "entities_recorded";
+  // Recorded names examined for suggestions in one verify call, across all unknown names.
+  static constexpr std::size_t suggestion_budget = 2'000'000;
+
+  std::vector<std::string> leans_on() const { return facts; }
+
+  void validate(const FactRegistry& registry) const {
+    if (facts.empty())
+      throw ConfigurationError(std::string(check_name) + ": no facts named; set .facts to the recorded sets of names");
+    if (fields.empty())
+      throw ConfigurationError(std::string(check_name) +
+                               ": no fields named; set .fields to the output fields that hold names");
+    for (const auto& name : facts) {
+      if (name.empty()) throw ConfigurationError(std::string(check_name) + ": .facts holds an empty name");
+      if (!registry.contains(name))
+        throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(name) +
+                                 " is not recorded in the registry");
+      const FactKind kind = registry.kind_of(name);
+      if (kind == FactKind::fact)
+        throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(name) +
+                                 " is a fact; this check needs a domain, a ranking or a table with a key column");
+      if (kind == FactKind::table && !registry.get<Table>(name).key_column())
+        throw ConfigurationError(std::string(check_name) + ": table " + detail::quote(name) +
+                                 " has no key column, so it names no entities; record it with a key_column");
+    }
+    for (const auto& field : fields) detail::validate_field(field, check_name, "fields");
+  }
+
+  // Each field: one of the recorded names, an array of them, or an array of {"name": …}.
+  void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
+    const Sources sources(registry, facts);
+    std::vector<std::string_view> names;
+    std::unordered_set<std::string_view> seen;
+    sources.for_each_name([&](std::string_view n) {
+      if (seen.insert(n).second) names.push_back(n);
+      return true;
+    });
+    const std::string what =
+        "names in " + (facts.size() == 1 ? detail::quote(facts.front()) : detail::quoted_or_list(facts));
+    const nlohmann::json name = SchemaBuilder::name_schema(names, what);
+    const nlohmann::json named_object = {
+        {"type", "object"}, {"properties", {{"name", name}}}, {"required", {"name"}}};
+    const nlohmann::json shapes = {
+        {"anyOf", {name, {{"type", "array"}, {"items", name}}, {{"type", "array"}, {"items", named_object}}}}};
+    for (const auto& field : fields) schema.add(field, shapes, true);
+  }
+
+  void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
+    Search search{Sources(registry, facts), suggestion_budget, {}};
+    for (const auto& field : fields) {
+      const nlohmann::json* said = detail::find_field(output, field);
+      if (said == nullptr) {
+        Finding f = blank(search.sources, field);
+        f.detail = "expected a name, an array of names or an array of objects with a \"name\"; give [] when no "
+                   "names were used";
+        findings.push_back(std::move(f));
+      } else if (said->is_string()) {
+        check_one(search, field, *said, findings);
+      } else if (!said->is_array()) {
+        Finding f = blank(search.sources, field);
+        f.said = detail::render(*said);
+        f.detail = "expected a name, an array of names or an array of objects with a \"name\", got " +
+                   std::string(detail::type_name(*said));
+        findings.push_back(std::move(f));
+      } else {
+        for (std::size_t i = 0; i < said->size(); ++i) {
+          const nlohmann::json& item = (*said)[i];
+          const std::string at = detail::pointer_into(field, std::to_string(i));
+          if (!item.is_object()) {
+            check_one(search, at, item, findings);
+            continue;
+          }
+          const auto it = item.find("name");
+          if (it != item.end()) {
+            check_one(search, detail::pointer_into(at, "name"), *it, findings);
+            continue;
+          }
+          Finding f = blank(search.sources, at);
+          f.said = detail::render(item);
+          f.detail = "expected an object with a \"name\" naming a recorded entity; this one has none";
+          findings.push_back(std::move(f));
+        }
+      }
+    }
+  }
+
+ private:
+  // The configured facts, looked up once per call.
+  struct Sources {
+    struct Source {
+      const Domain* domain = nullptr;
+      const Ranking* ranking = nullptr;
+      const Table* table = nullptr;
+      std::optional<std::size_t> key;  // the table's key column
+      std::string name;
+      std::string provenance;
+    };
+    std::vector<Source> list;
+
+    Sources(const FactRegistry& registry, const std::vector<std::string>& facts) {
+      for (const auto& fact : facts) {
+        Source s;
+        s.name = fact;
+        switch (registry.kind_of(fact)) {
+          case FactKind::domain: s.domain = &registry.get<Domain>(fact); break;
+          case FactKind::ranking: s.ranking = &registry.get<Ranking>(fact); break;
+          case FactKind::table:
+            s.table = &registry.get<Table>(fact);
+            if (s.table->key_column()) s.key = s.table->column_of(*s.table->key_column());
+            break;
+          case FactKind::fact: break;
+        }
+        s.provenance = registry.visit(fact, [](const auto& f) { return f.provenance().render(); });
+        list.push_back(std::move(s));
+      }
+    }
+
+    // Exact, case-sensitive: one hash lookup per fact.
+    bool contain(const std::string& name) const {
+      for (const auto& s : list) {
+        if (s.domain && s.domain->contains(name)) return true;
+        if (s.ranking && s.ranking->contains(name)) return true;
+        if (s.table && s.key && s.table->row_of(nlohmann::json(name))) return true;
+      }
+      return false;
+    }
+
+    // f(name) for every recorded name, fact by fact in recorded order, until f returns false.
+    template <class F>
+    void for_each_name(F&& f) const {
+      for (const auto& s : list) {
+        if (s.domain) {
+          for (const auto& m : s.domain->members())
+            if (!f(std::string_view(m))) return;
+        } else if (s.ranking) {
+          for (const auto& entry : s.ranking->scores())
+            if (!f(std::string_view(entry.first))) return;
+        } else if (s.table && s.key) {
+          for (std::size_t r = 0; r < s.table->row_count(); ++r) {
+            const auto& cell = s.table->cell(r, *s.key);
+            if (cell.is_string() && !f(std::string_view(cell.get_ref<const std::string&>()))) return;
+          }
+        }
+      }
+    }
+  };
+
+  // Suggestions already searched in this verify call, and the budget left.
+  struct Search {
+    Sources sources;
+    std::size_t budget;
+    std::unordered_map<std::string, std::pair<std::vector<std::string>, bool>> cache;  // name -> (closest, case-only)
+  };
+
+  // A finding carrying the fact and its provenance when there is exactly one fact.
+  static Finding blank(const Sources& sources, const std::string& field) {
+    Finding f;
+    f.check = check_name;
+    f.field = field;
+    if (sources.list.size() == 1) {
+      f.fact = sources.list.front().name;
+      f.provenance = sources.list.front().provenance;
+    }
+    return f;
+  }
+
+  void check_one(Search& search, const std::string& field, const nlohmann::json& said,
+                 std::vector<Finding>& findings) const {
+    if (said.is_string() && search.sources.contain(said.get_ref<const std::string&>())) return;
+    Finding f = blank(search.sources, field);
+    f.said = detail::render(said);
+    if (!said.is_string()) {
+      f.detail = "expected a recorded name (a string), got " + std::string(detail::type_name(said));
+      findings.push_back(std::move(f));
+      return;
+    }
+    const auto& name = said.get_ref<const std::string&>();
+    auto it = search.cache.find(name);
+    if (it == search.cache.end()) {
+      detail::NameSuggester suggester(name, &search.budget);
+      search.sources.for_each_name([&](std::string_view candidate) { return suggester.offer(candidate); });
+      it = search.cache.emplace(name, std::make_pair(suggester.names(), suggester.case_only())).first;
+    }
+    const auto& [closest, case_only] = it->second;
+    f.detail = f.said + " is not a recorded name";
+    if (facts.size() > 1) f.detail += " in " + detail::quoted_or_list(facts);
+    if (case_only) f.detail += " (names are case-sensitive)";
+    if (!closest.empty()) {
+      f.detail += "; closest: ";
+      for (std::size_t i = 0; i < closest.size(); ++i) f.detail += (i > 0 ? ", " : "") + detail::quote(closest[i]);
+    }
+    findings.push_back(std::move(f));
+  }
+};
+
+static_assert(Check<entities_recorded>);
+
+}  // namespace groundplane

@@ -1,0 +1,372 @@
+// gp::row_integrity — resolve the row the output names first, then read every other
+// field it states off that one row.
+//
+//   gp::row_integrity{.fact = "campaign_daily", .key_field = "campaign",
+//                     .fields = {{"ctr", "ctr"}, {"spend", "spend"}}}
+//
+// A model summarising a table copies real values; the failure is copying the right kind
+// of value from the wrong place — the neighbour's ctr, or this row's spend where its ctr
+// belongs. Each value in such an answer exists somewhere in the table, so a per-field
+// validator passes it; this check does not:
+//   unsupported claim in field 'ctr': model said 0.0301, registered facts support 0.0412
+//   | fact='campaign_daily'
+//   | provenance=warehouse.query(table='campaign_daily', window='7d')
+//   | 'north''s 'ctr' is 0.0412; 0.0301 is 'delta''s 'ctr', not 'north''s
+//
+// `at` is a JSON Pointer to the object (or array of objects) holding the rows; "" is the
+// output itself. `key_field` and each mapped output field are read inside each such
+// object (a key, or a pointer relative to it); findings point at the exact place
+// ("/rows/2/ctr"). A key naming no row is a finding; a mapped field the object does not
+// contain is not a claim. Numbers compare exactly unless a Tolerance is set (7 and 7.0
+// are equal); everything else compares exactly. Whose value was borrowed is only looked
+// up once a value is wrong.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/check.hpp"
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/facts.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/render.hpp"
+#include "groundplane/schema.hpp"
+#include "groundplane/tolerance.hpp"
+
+namespace groundplane {
+
+namespace detail {
+
+// A cell or a stated value as a lookup key: type-tagged, numbers in Decimal form so that
+// 7 and 7.0 are one key; nullopt for values that cannot key a row.
+inline std::optional<std::string> row_key(const nlohmann::json& v) {
+  if (v.is_string()) return "s" + v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? std::string("btrue") : std::string("bfalse");
+  if (v.is_number())
+    if (const auto d = Decimal::from_json(v)) return "n" + d->to_string();
+  return std::nullopt;
+}
+
+// Two values state the same thing: numbers by value, everything else exactly.
+inline bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.is_number() && b.is_number()) {
+    const auto x = Decimal::from_json(a);
+    const auto y = Decimal::from_json(b);
+    return x && y && *x == *y;
+  }
+  return a == b;
+}
+
+// Where a field read inside the object at `base` is: "" base keeps the field as it was
+// configured; otherwise a pointer ("/rows/2" + "ctr" -> "/rows/2/ctr").
+inline std::string field_at(const std::string& base, const std::string& field) {
+  if (base.empty()) return field;
+  if (!field.empty() && field.front() == '/') return base + field;
+  std::string out = base + "/";
+  for (const char c : field) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+// The JSON type every non-null cell of a column has, for the schema; nullopt when mixed.
+inline std::optional<std::string> column_type(const Table& t, std::size_t column) {
+  std::optional<std::string> type;
+  for (std::size_t r = 0; r < t.row_count(); ++r) {
+    const auto& v = t.cell(r, column);
+    if (v.is_null()) continue;
+    const char* here = v.is_number() ? "number" : v.is_string() ? "string" : v.is_boolean() ? "boolean" : nullptr;
+    if (here == nullptr || (type && *type != here)) return std::nullopt;
+    type = here;
+  }
+  return type;
+}
+
+}  // namespace detail
+
+struct row_integrity {
+  std::string fact;            // a Table
+  std::string key_field;       // output field naming the row
+  std::vector<std::pair<std::string, std::string>> fields;  // output field -> column
+  std::string key_column = ""; // "" = the table's key column
+  std::string at = "";         // JSON Pointer to an object or array of objects; "" = the root
+  Tolerance tolerance{};
+
+  static constexpr const char* check_name = "row_integrity";
+
+  std::vector<std::string> leans_on() const { return {fact}; }
+
+  void validate(const FactRegistry& registry) const {
+    const Table& t = detail::fact_for<Table>(registry, fact, check_name);
+    const std::string prefix = std::string(check_name) + ": ";
+    detail::validate_field(key_field, check_name, "key_field");
+    if (!at.empty()) {
+      if (at.front() != '/')
+        throw ConfigurationError(prefix + "at " + detail::quote(at) +
+                                 " must be a JSON Pointer (starting with '/'), or \"\" for the output itself");
+      detail::validate_field(at, check_name, "at");
+    }
+    if (fields.empty())
+      throw ConfigurationError(prefix + "fields is empty; map at least one output field to a column of " +
+                               detail::quote(fact));
+    const auto require_column = [&](const std::string& column, std::string_view what) {
+      if (column.empty()) throw ConfigurationError(prefix + std::string(what) + " is empty; name a column");
+      if (t.row_count() > 0 && !t.column_of(column))
+        throw ConfigurationError(prefix + "table " + detail::quote(fact) + " has no column " + detail::quote(column) +
+                                 " (" + std::string(what) + ")");
+    };
+    for (const auto& [field, column] : fields) {
+      detail::validate_field(field, check_name, "fields");
+      require_column(column, "the column for field " + detail::quote(field));
+    }
+    if (key_column.empty()) {
+      if (!t.key_column())
+        throw ConfigurationError(prefix + "table " + detail::quote(fact) +
+                                 " has no key column; record it with a key_column or set .key_column");
+    } else {
+      require_column(key_column, "key_column");
+      if (t.key_column() != key_column && t.row_count() > 0) {
+        // Rows are resolved by this column, so it must name each row once.
+        const std::size_t c = *t.column_of(key_column);
+        std::unordered_map<std::string, std::size_t> seen;
+        for (std::size_t r = 0; r < t.row_count(); ++r) {
+          const auto k = detail::row_key(t.cell(r, c));
+          if (!k)
+            throw ConfigurationError(prefix + "key_column " + detail::quote(key_column) + " has no usable key in row " +
+                                     std::to_string(r) + " (" + std::string(detail::type_name(t.cell(r, c))) + ")");
+          const auto [it, added] = seen.emplace(*k, r);
+          if (!added)
+            throw ConfigurationError(prefix + "key_column " + detail::quote(key_column) + " holds " +
+                                     detail::render(t.cell(r, c)) + " in rows " + std::to_string(it->second) +
+                                     " and " + std::to_string(r) + "; a key must name one row");
+        }
+      }
+    }
+    detail::validate_tolerance(tolerance, check_name);
+  }
+
+  // The key as one of the recorded keys, each mapped field typed like its column;
+  // under `at`, an object or an array of such objects.
+  void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
+    const Table& t = registry.get<Table>(fact);
+    const std::string& kc = key_column.empty() ? *t.key_column() : key_column;
+    nlohmann::json key_schema = nlohmann::json::object();
+    if (const auto c = t.column_of(kc)) {
+      const auto type = detail::column_type(t, *c);
+      if (type == "string") {
+        std::vector<std::string_view> keys;
+        for (std::size_t r = 0; r < t.row_count(); ++r) keys.emplace_back(t.cell(r, *c).get_ref<const std::string&>());
+        key_schema = SchemaBuilder::name_schema(keys, detail::quote(kc) + " keys of " + detail::quote(fact));
+      } else if (type) {
+        key_schema = {{"type", *type}, {"description", "a " + detail::quote(kc) + " key of " + detail::quote(fact)}};
+      }
+    }
+    SchemaBuilder inner;
+    SchemaBuilder& into = at.empty() ? schema : inner;
+    into.add(key_field, key_schema, true);
+    for (const auto& [field, column] : fields) {
+      nlohmann::json s = {{"description", "the named row's " + detail::quote(column) + " in " + detail::quote(fact)}};
+      if (const auto c = t.column_of(column))
+        if (const auto type = detail::column_type(t, *c)) s["type"] = *type;
+      into.add(field, s, false);
+    }
+    if (at.empty()) return;
+    nlohmann::json row = inner.schema();
+    row.erase("$schema");
+    schema.add(at, {{"anyOf", {row, {{"type", "array"}, {"items", row}}}}}, true);
+  }
+
+  void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
+    const Resolver rows(registry.get<Table>(fact), key_column);
+    const nlohmann::json* target = at.empty() ? &output : detail::find_field(output, at);
+    if (target == nullptr || !(target->is_object() || target->is_array())) {
+      Finding f = detail::finding_about(check_name, at, rows.table);
+      f.detail = "expected an object or an array of objects naming rows of " + detail::quote(fact);
+      if (target != nullptr) {
+        f.said = detail::render(*target);
+        f.detail += ", got " + std::string(detail::type_name(*target));
+      }
+      findings.push_back(std::move(f));
+      return;
+    }
+    if (target->is_object()) {
+      verify_object(rows, *target, at, findings);
+      return;
+    }
+    for (std::size_t i = 0; i < target->size(); ++i) {
+      const std::string base = at + "/" + std::to_string(i);
+      const nlohmann::json& item = (*target)[i];
+      if (item.is_object()) {
+        verify_object(rows, item, base, findings);
+        continue;
+      }
+      Finding f = detail::finding_about(check_name, base, rows.table);
+      f.said = detail::render(item);
+      f.detail = "expected an object naming a row of " + detail::quote(fact) + ", got " +
+                 std::string(detail::type_name(item));
+      findings.push_back(std::move(f));
+    }
+  }
+
+ private:
+  // Finds rows by the configured key column: the table's own index, or one built per
+  // call for another column.
+  struct Resolver {
+    const Table& table;
+    std::string column_name;
+    std::optional<std::size_t> column;
+    bool own_index;
+    std::unordered_map<std::string, std::size_t> index;
+
+    Resolver(const Table& t, const std::string& key_column)
+        : table(t), column_name(key_column.empty() ? *t.key_column() : key_column) {
+      column = t.column_of(column_name);
+      own_index = t.key_column() == column_name;
+      if (own_index || !column) return;
+      index.reserve(t.row_count());
+      for (std::size_t r = 0; r < t.row_count(); ++r)
+        if (const auto k = detail::row_key(t.cell(r, *column))) index.emplace(*k, r);
+    }
+
+    std::optional<std::size_t> find(const nlohmann::json& key) const {
+      if (own_index) return table.row_of(key);
+      const auto k = detail::row_key(key);
+      if (!k) return std::nullopt;
+      const auto it = index.find(*k);
+      if (it == index.end()) return std::nullopt;
+      return it->second;
+    }
+
+    // The row's key as a message shows it: 'north', 7.
+    std::string label(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
+  };
+
+  void verify_object(const Resolver& rows, const nlohmann::json& object, const std::string& base,
+                     std::vector<Finding>& findings) const {
+    const nlohmann::json* key = detail::find_field(object, key_field);
+    Finding kf = detail::finding_about(check_name, detail::field_at(base, key_field), rows.table);
+    const std::string what_key = "a " + detail::quote(rows.column_name) + " of a row of " + detail::quote(fact);
+    if (key == nullptr) {
+      kf.detail = "expected " + what_key + "; without the row's key no value beside it can be checked";
+      findings.push_back(std::move(kf));
+      return;
+    }
+    kf.said = detail::render(*key);
+    if (!(key->is_string() || key->is_number() || key->is_boolean())) {
+      kf.detail = "expected " + what_key + ", got " + std::string(detail::type_name(*key));
+      findings.push_back(std::move(kf));
+      return;
+    }
+    const auto row = rows.find(*key);
+    if (!row) {
+      kf.detail = kf.said + " names no row of " + detail::quote(fact) + ": no row has it in column " +
+                  detail::quote(rows.column_name);
+      kf.detail += rows.table.complete()
+                       ? " (" + std::to_string(rows.table.row_count()) + " rows recorded)"
+                       : " (only " + std::to_string(rows.table.row_count()) + " of " +
+                             std::to_string(*rows.table.total_rows()) + " rows were recorded)";
+      kf.detail += key_type_hint(rows, *key);
+      findings.push_back(std::move(kf));
+      return;
+    }
+    for (const auto& [field, column] : fields) {
+      const nlohmann::json* said = detail::find_field(object, field);
+      if (said == nullptr) continue;  // not stated, not claimed
+      verify_value(rows, *row, field, column, *said, base, findings);
+    }
+  }
+
+  // When a key of the wrong JSON type would have named a row: 7 for '7', or '7' for 7.
+  static std::string key_type_hint(const Resolver& rows, const nlohmann::json& key) {
+    if (key.is_string()) {
+      try {
+        const Decimal d = Decimal::parse(key.get_ref<const std::string&>());
+        if (const auto r = rows.find(detail::to_json(d)))
+          return "; the key was given as text, and the number " + rows.label(*r) + " names a row";
+      } catch (const InvalidNumber&) {
+      }
+    } else if (key.is_number()) {
+      if (const auto d = Decimal::from_json(key))
+        if (const auto r = rows.find(nlohmann::json(d->to_string())))
+          return "; the key was given as a number, and the text " + rows.label(*r) + " names a row";
+    }
+    return "";
+  }
+
+  void verify_value(const Resolver& rows, std::size_t row, const std::string& field, const std::string& column,
+                    const nlohmann::json& said, const std::string& base, std::vector<Finding>& findings) const {
+    const Table& t = rows.table;
+    static const nlohmann::json absent;
+    const auto c = t.column_of(column);
+    const nlohmann::json& truth = c ? t.cell(row, *c) : absent;
+    const std::string who = rows.label(row);
+    Finding f = detail::finding_about(check_name, detail::field_at(base, field), t);
+    f.said = detail::render(said);
+    if (truth.is_null()) {
+      f.detail = who + " has no " + detail::quote(column) + " recorded in " + detail::quote(fact);
+      findings.push_back(std::move(f));
+      return;
+    }
+    f.supported = detail::render(truth);
+    const std::string recorded = who + "'s " + detail::quote(column) + " is " + f.supported;
+    if (truth.is_number()) {
+      const auto value = Decimal::from_json(said);
+      if (!value) {
+        f.detail = "expected a number, got " + std::string(detail::type_name(said)) + "; " + recorded;
+        findings.push_back(std::move(f));
+        return;
+      }
+      const Decimal exact = *Decimal::from_json(truth);
+      if (detail::match_number(*value, detail::Rational(exact), tolerance, Rounding::exact).ok) return;
+      f.detail = recorded + borrowed_from(rows, row, *c, said);
+      if (detail::matches_as_stated(*value, detail::Rational(exact)))
+        f.detail += "; " + f.said + " is " + f.supported + " rounded to the decimals stated, not the recorded value";
+      findings.push_back(std::move(f));
+      return;
+    }
+    if (detail::same_value(said, truth)) return;
+    f.detail = recorded + borrowed_from(rows, row, *c, said);
+    findings.push_back(std::move(f));
+  }
+
+  // "; 0.0301 is 'delta''s 'ctr', not 'north''s" and "; 0.0455 is 'north''s 'spend', not
+  // its 'ctr'": where in the table a wrong value came from, when it is there exactly.
+  std::string borrowed_from(const Resolver& rows, std::size_t row, std::size_t column, const nlohmann::json& said) const {
+    const Table& t = rows.table;
+    const std::string value = detail::render(said);
+    const std::string who = rows.label(row);
+    std::string out;
+    for (std::size_t r = 0; r < t.row_count(); ++r) {
+      if (r != row && detail::same_value(t.cell(r, column), said)) {
+        out += "; " + value + " is " + rows.label(r) + "'s " + detail::quote(t.columns()[column]) + ", not " + who +
+               "'s";
+        break;
+      }
+    }
+    for (std::size_t c = 0; c < t.columns().size(); ++c) {
+      if (c != column && detail::same_value(t.cell(row, c), said)) {
+        out += "; " + value + " is " + who + "'s " + detail::quote(t.columns()[c]) + ", not its " +
+               detail::quote(t.columns()[column]);
+        break;
+      }
+    }
+    return out;
+  }
+};
+
+static_assert(Check<row_integrity>);
+
+}  // namespace groundplane
