@@ -45,7 +45,7 @@ TEST_CASE("record_ledger writes one row per attempt in block order with its line
   Checkout c;
   const gp::Table& t = gp::record_ledger(c.reg, "ledger", c.s);
   // rows arrive as nlohmann::json objects, whose keys are sorted
-  CHECK(t.columns() == std::vector<std::string>{"action", "outcome", "principal", "version"});
+  CHECK(t.columns() == std::vector<std::string>{"action", "principal", "outcome", "version"});
   REQUIRE(t.row_count() == 4);
   CHECK(t.value(0, "action") == "setup.set-name");
   CHECK(t.value(0, "outcome") == "DID happen — agent fired setup.set-name (committed; declared effect observed)");

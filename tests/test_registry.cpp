@@ -235,3 +235,15 @@ TEST_CASE("threads recording and reading one registry at once lose nothing") {
   const auto names = reg.names();
   CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size());
 }
+
+TEST_CASE("a table recorded from ordered_json keeps the tool's column order") {
+  gp::FactRegistry reg;
+  const auto rows = nlohmann::ordered_json::parse(R"([{"zeta":1,"alpha":"x"},{"alpha":"y","mid":true,"zeta":2}])");
+  const auto& t = reg.record_table("t", rows, {.key_column = "alpha", .tool = "t"});
+  CHECK(t.columns() == std::vector<std::string>{"zeta", "alpha", "mid"});
+  CHECK(t.value(1, "zeta") == json(2));
+  CHECK(t.row_of(json("y")) == std::optional<std::size_t>(1));
+  // Braced rows still pick the nlohmann::json overload.
+  const auto& u = reg.record_table("u", {{{"b", 1}, {"a", 2}}}, {.tool = "t"});
+  CHECK(u.columns() == std::vector<std::string>{"a", "b"});
+}

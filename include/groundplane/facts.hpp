@@ -220,7 +220,11 @@ class Ranking {
 // Rows of named columns, stored by column, with a hash index on the key column.
 class Table {
  public:
-  Table(std::string name, const nlohmann::json& rows, std::optional<std::string> key_column,
+  // Rows as nlohmann::json (object keys sorted) or nlohmann::ordered_json (the source's
+  // key order kept, so columns() is first-seen order as the tool wrote it).
+  template <class BasicJson>
+    requires nlohmann::detail::is_basic_json<BasicJson>::value
+  Table(std::string name, const BasicJson& rows, std::optional<std::string> key_column,
         std::optional<std::size_t> total_rows, Provenance provenance)
       : name_(std::move(name)),
         key_column_(std::move(key_column)),
@@ -242,8 +246,8 @@ class Table {
           columns_.push_back(it.key());
           cells_.emplace_back(row_count_, nlohmann::json());  // null: absent in earlier rows
         }
-        if (it.value().is_number_float()) check_finite(it.value(), r, it.key());
-        cells_[pos->second][r] = it.value();
+        if (it.value().is_number_float()) check_finite(it.value().template get<double>(), r, it.key());
+        cells_[pos->second][r] = nlohmann::json(it.value());
       }
     }
     if (total_rows_ && *total_rows_ < row_count_)
@@ -300,8 +304,7 @@ class Table {
     return std::nullopt;
   }
 
-  void check_finite(const nlohmann::json& v, std::size_t row, const std::string& column) const {
-    const double d = v.get<double>();
+  void check_finite(double d, std::size_t row, const std::string& column) const {
     if (d != d || d - d != 0)
       detail::refuse(name_, "row " + std::to_string(row) + " column " + detail::quote(column) +
                                 " holds a non-finite number");

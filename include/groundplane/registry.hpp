@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -62,6 +63,13 @@ class FactRegistry {
                           {std::move(options.tool), std::move(options.args)}));
   }
   const Table& record_table(std::string name, const nlohmann::json& rows, TableOptions options) {
+    return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
+                        {std::move(options.tool), std::move(options.args)}));
+  }
+  // The same, with rows whose object key order is kept (columns in the tool's order).
+  template <class OrderedJson>
+    requires std::is_same_v<OrderedJson, nlohmann::ordered_json>
+  const Table& record_table(std::string name, const OrderedJson& rows, TableOptions options) {
     return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
                         {std::move(options.tool), std::move(options.args)}));
   }

@@ -35,12 +35,12 @@
 namespace groundplane {
 
 // Records the session's attempts, oldest first in block order, as a Table fact with the
-// columns `action` (the id; the constant "(an action this app does not have)" for an id
+// columns, in this order, `action` (the id; the constant "(an action this app does not have)" for an id
 // that was not declared when its row was minted), `principal`, `outcome` (the block's
 // line for the row) and `version`. Provenance: session.ledger(version=V). The registry is
 // write-once: record each turn's ledger under a new name (FactAlreadyRecorded otherwise).
 inline const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session) {
-  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();  // keeps the column order
   std::uint64_t version = 0;
   {
     const auto view = session.view();
@@ -49,7 +49,7 @@ inline const Table& record_ledger(FactRegistry& registry, std::string name, cons
     const auto gs = view.gap_rows();
     const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p,
                         std::string line, std::uint64_t v) {
-      return nlohmann::json{{"action", does ? std::string(action) : std::string(unknown_action_text)},
+      return nlohmann::ordered_json{{"action", does ? std::string(action) : std::string(unknown_action_text)},
                             {"principal", std::string(to_string(p))},
                             {"outcome", std::move(line)},
                             {"version", v}};
