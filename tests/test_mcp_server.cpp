@@ -1,0 +1,610 @@
+// gp::mcp::Server driven over string streams: the protocol, the checker tools, and the
+// bad input a stdio server meets in the wild.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+#include <groundplane/mcp/server.hpp>
+#include <groundplane/session.hpp>
+
+namespace gp = groundplane;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// What one serve() wrote: every stdout line parsed, and every log line.
+struct Transcript {
+  std::vector<ojson> replies;
+  std::vector<std::string> logs;
+
+  const ojson& reply_to(const ojson& id) const {
+    for (const auto& r : replies)
+      if (r.contains("id") && r["id"] == id) return r;
+    FAIL("no reply with id " << id.dump());
+    return replies.front();
+  }
+  bool has_reply_to(const ojson& id) const {
+    for (const auto& r : replies)
+      if (r.contains("id") && r["id"] == id) return true;
+    return false;
+  }
+  bool logged(const std::string& part) const {
+    for (const auto& l : logs)
+      if (l.find(part) != std::string::npos) return true;
+    return false;
+  }
+};
+
+// A server whose log lines are kept for the test instead of going to stderr.
+struct Harness {
+  std::shared_ptr<std::vector<std::string>> logs = std::make_shared<std::vector<std::string>>();
+  gp::mcp::Server server;
+
+  explicit Harness(gp::mcp::ServerOptions options = {}) : server(with_log(std::move(options), logs)) {}
+  Harness(gp::Session& session, gp::mcp::ServerOptions options = {})
+      : server(session, with_log(std::move(options), logs)) {}
+
+  static gp::mcp::ServerOptions with_log(gp::mcp::ServerOptions o, std::shared_ptr<std::vector<std::string>> logs) {
+    o.log = [logs](std::string_view line) { logs->emplace_back(line); };
+    return o;
+  }
+
+  // Feeds `input` to serve(); every line written to the output must be one JSON-RPC 2.0
+  // response object, or the test fails.
+  Transcript run(const std::string& input) {
+    std::istringstream in(input);
+    std::ostringstream out;
+    logs->clear();
+    server.serve(in, out);
+    Transcript t;
+    t.logs = *logs;
+    std::istringstream lines(out.str());
+    std::string line;
+    while (std::getline(lines, line)) {
+      const auto j = ojson::parse(line, nullptr, false);
+      INFO("stdout line: " << line.substr(0, 200));
+      REQUIRE_FALSE(j.is_discarded());
+      REQUIRE(j.is_object());
+      REQUIRE(j["jsonrpc"] == "2.0");
+      REQUIRE(j.contains("id"));
+      REQUIRE((j.contains("result") != j.contains("error")));
+      t.replies.push_back(j);
+    }
+    CHECK((out.str().empty() || out.str().back() == '\n'));
+    return t;
+  }
+};
+
+std::string request(int id, const std::string& method, const ojson& params = nullptr) {
+  ojson r{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) r["params"] = params;
+  return r.dump() + "\n";
+}
+
+std::string call(int id, const std::string& tool, const ojson& arguments) {
+  return request(id, "tools/call", {{"name", tool}, {"arguments", arguments}});
+}
+
+const ojson seed_ranking = ojson::parse(R"({
+  "name": "campaign_ctr",
+  "scores": {"north": 0.0412, "harbour": 0.0455, "delta": 0.0301},
+  "key": "ctr",
+  "tool": "warehouse.query",
+  "args": {"table": "campaign_daily", "window": "7d"}
+})");
+
+const ojson seed_check = ojson::parse(R"({"check": "superlative", "fact": "campaign_ctr"})");
+
+ojson check_args(const ojson& output, ojson checks = ojson::array({seed_check})) {
+  return {{"facts", {"campaign_ctr"}}, {"checks", std::move(checks)}, {"output", output}};
+}
+
+const std::string seed_message =
+    "unsupported claim in field 'winner': model said 'north', registered facts support 'harbour'\n"
+    "| fact='campaign_ctr'\n"
+    "| provenance=warehouse.query(table='campaign_daily', window='7d')\n"
+    "| computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412";
+
+const std::string& text_of(const ojson& reply) { return reply["result"]["content"][0]["text"].get_ref<const std::string&>(); }
+
+// A stream buffer that yields `size` bytes of 'x' and then "\n" + tail, without holding them.
+class Flood : public std::streambuf {
+ public:
+  Flood(std::size_t size, std::string tail) : left_(size), tail_(std::move(tail)) {
+    chunk_.assign(64 * 1024, 'x');
+  }
+
+ protected:
+  int_type underflow() override {
+    if (left_ > 0) {
+      const std::size_t n = left_ < chunk_.size() ? left_ : chunk_.size();
+      left_ -= n;
+      setg(chunk_.data(), chunk_.data(), chunk_.data() + n);
+      return traits_type::to_int_type(chunk_[0]);
+    }
+    if (!tail_done_) {
+      tail_done_ = true;
+      tail_ = "\n" + tail_;
+      setg(tail_.data(), tail_.data(), tail_.data() + tail_.size());
+      return traits_type::to_int_type(tail_[0]);
+    }
+    return traits_type::eof();
+  }
+
+ private:
+  std::size_t left_;
+  std::string tail_;
+  std::string chunk_;
+  bool tail_done_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("initialize answers the client's protocol version when it is supported") {
+  Harness h;
+  for (const char* v : {"2025-06-18", "2025-03-26", "2024-11-05"}) {
+    const auto t = h.run(request(1, "initialize",
+                                 {{"protocolVersion", v},
+                                  {"capabilities", ojson::object()},
+                                  {"clientInfo", {{"name", "test"}, {"version", "1"}}}}));
+    REQUIRE(t.replies.size() == 1);
+    const auto& r = t.replies[0]["result"];
+    CHECK(r["protocolVersion"] == v);
+    CHECK(r["capabilities"]["tools"].is_object());
+    CHECK(r["serverInfo"]["name"] == "groundplane-mcp");
+    CHECK(r["serverInfo"]["version"] == gp::version_string);
+    CHECK(h.server.protocol_version() == v);
+  }
+}
+
+TEST_CASE("initialize offers the newest supported version when the client's is unknown") {
+  Harness h;
+  const auto t = h.run(request(7, "initialize", {{"protocolVersion", "2099-01-01"}, {"capabilities", ojson::object()}}));
+  CHECK(t.reply_to(7)["result"]["protocolVersion"] == "2025-06-18");
+  CHECK(t.logged("offering 2025-06-18"));
+}
+
+TEST_CASE("initialize without a string protocolVersion is invalid params") {
+  Harness h;
+  const auto t = h.run(request(1, "initialize", {{"protocolVersion", 20250618}}) + request(2, "initialize"));
+  CHECK(t.reply_to(1)["error"]["code"] == -32602);
+  CHECK(t.reply_to(2)["error"]["code"] == -32602);
+  CHECK(h.server.protocol_version().empty());
+}
+
+TEST_CASE("the initialized notification and other notifications are never answered") {
+  Harness h;
+  const auto t = h.run(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})"
+                       "\n" +
+                       request(9, "ping"));
+  REQUIRE(t.replies.size() == 1);
+  CHECK(t.replies[0]["id"] == 9);
+  CHECK(t.replies[0]["result"] == ojson::object());
+  CHECK(h.server.initialized());
+}
+
+TEST_CASE("tools/list gives every checker tool with an input schema and an output schema") {
+  Harness h;
+  const auto t = h.run(request(1, "tools/list"));
+  const auto& tools = t.reply_to(1)["result"]["tools"];
+  std::vector<std::string> names;
+  for (const auto& tool : tools) {
+    names.push_back(tool["name"]);
+    CHECK(tool["inputSchema"]["type"] == "object");
+    CHECK(tool["outputSchema"]["type"] == "object");
+    CHECK_FALSE(tool["description"].get<std::string>().empty());
+  }
+  CHECK(names ==
+        std::vector<std::string>{"record_fact", "record_ranking", "record_table", "record_domain", "list_facts", "check"});
+}
+
+TEST_CASE("the seed's wrong winner comes back as a normal result with the four-line message and a correction") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + call(2, "check", check_args({{"winner", "north"}})));
+  const auto& recorded = t.reply_to(1)["result"];
+  CHECK(recorded["isError"] == false);
+  CHECK(recorded["structuredContent"] ==
+        ojson::parse(R"({"recorded": "campaign_ctr", "kind": "ranking",
+                         "provenance": {"tool": "warehouse.query", "args": {"table": "campaign_daily", "window": "7d"}},
+                         "size": 3})"));
+
+  const auto& checked = t.reply_to(2)["result"];
+  CHECK(checked["isError"] == false);
+  const auto& sc = checked["structuredContent"];
+  CHECK(sc["ok"] == false);
+  REQUIRE(sc["findings"].size() == 1);
+  const auto& f = sc["findings"][0];
+  CHECK(f["message"] == seed_message);
+  CHECK(f["check"] == "superlative");
+  CHECK(f["field"] == "winner");
+  CHECK(f["said"] == "'north'");
+  CHECK(f["supported"] == "'harbour'");
+  CHECK(f["fact"] == "campaign_ctr");
+  CHECK(f["provenance"] == "warehouse.query(table='campaign_daily', window='7d')");
+  CHECK(f["detail"] == "computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412");
+  CHECK(sc["correction"].get<std::string>().find("you said 'north'; the facts support 'harbour'") != std::string::npos);
+  CHECK(text_of(t.reply_to(2)) == sc["correction"]);
+}
+
+TEST_CASE("the right winner is accepted and the text block says so") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
+                       call(2, "check", check_args({{"winner", "harbour"}, {"score", 0.0455}})));
+  const auto& r = t.reply_to(2)["result"];
+  CHECK(r["structuredContent"]["ok"] == true);
+  CHECK(r["structuredContent"]["findings"].empty());
+  CHECK(r["structuredContent"]["correction"] == "");
+  CHECK(text_of(t.reply_to(2)) == "accepted");
+}
+
+TEST_CASE("prose handed to check is an unsupported claim and not an error") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + call(2, "check", check_args("north won")));
+  const auto& r = t.reply_to(2)["result"];
+  CHECK(r["isError"] == false);
+  CHECK(r["structuredContent"]["ok"] == false);
+  CHECK(r["structuredContent"]["findings"][0]["check"] == "structured_output");
+}
+
+TEST_CASE("a misconfigured check is a tool error carrying the configuration error's message") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
+                       call(2, "record_fact", {{"name", "rows"}, {"value", 3}, {"tool", "warehouse.count"}}) +
+                       // a superlative over a scalar fact: a developer's bug, not the model's
+                       call(3, "check",
+                            {{"facts", {"rows"}},
+                             {"checks", {{{"check", "superlative"}, {"fact", "rows"}}}},
+                             {"output", {{"winner", "north"}}}}) +
+                       // a check leaning on a fact the call did not name
+                       call(4, "check",
+                            {{"facts", ojson::array()}, {"checks", {seed_check}}, {"output", {{"winner", "north"}}}}));
+  for (int id : {3, 4}) {
+    const auto& r = t.reply_to(id)["result"];
+    CHECK(r["isError"] == true);
+    CHECK_FALSE(r.contains("structuredContent"));
+  }
+  CHECK(text_of(t.reply_to(3)) == "superlative: fact 'rows' is a fact; this check needs a ranking");
+  CHECK(text_of(t.reply_to(4)).find("which this boundary does not name") != std::string::npos);
+  CHECK(t.logged("tool 'check' returned an error"));
+}
+
+TEST_CASE("a check naming a fact nobody recorded is a tool error and the recorded facts are untouched") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
+                       call(2, "check",
+                            {{"facts", {"campaign_cvr"}},
+                             {"checks", {{{"check", "superlative"}, {"fact", "campaign_cvr"}}}},
+                             {"output", {{"winner", "north"}}}}) +
+                       call(3, "list_facts", ojson::object()));
+  CHECK(t.reply_to(2)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(2)) == "boundary names fact 'campaign_cvr', which is not recorded");
+  const auto& facts = t.reply_to(3)["result"]["structuredContent"]["facts"];
+  REQUIRE(facts.size() == 1);
+  CHECK(facts["campaign_ctr"]["order"][0]["entity"] == "harbour");
+}
+
+TEST_CASE("a second record under the same name is a tool error naming the first one's provenance") {
+  Harness h;
+  ojson again = seed_ranking;
+  again["scores"] = {{"north", 0.9}};
+  again["tool"] = "other.query";
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + call(2, "record_ranking", again) +
+                       call(3, "check", check_args({{"winner", "harbour"}})));
+  CHECK(t.reply_to(2)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(2)) ==
+        "fact 'campaign_ctr' is already recorded (from warehouse.query(table='campaign_daily', window='7d')); facts "
+        "are write-once: record a changed value under a new name");
+  CHECK(t.reply_to(3)["result"]["structuredContent"]["ok"] == true);
+}
+
+TEST_CASE("the call's argument order is kept in the provenance a finding shows") {
+  Harness h;
+  ojson ranking = seed_ranking;
+  ranking["args"] = ojson::parse(R"({"window": "7d", "table": "campaign_daily"})");
+  const auto t = h.run(call(1, "record_ranking", ranking) + call(2, "check", check_args({{"winner", "north"}})) +
+                       call(3, "list_facts", ojson::object()));
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["findings"][0]["provenance"] ==
+        "warehouse.query(window='7d', table='campaign_daily')");
+  const auto& args = t.reply_to(3)["result"]["structuredContent"]["facts"]["campaign_ctr"]["provenance"]["args"];
+  CHECK(args.begin().key() == "window");
+}
+
+TEST_CASE("each record tool records its kind and list_facts shows all of them in record order") {
+  Harness h;
+  const auto t = h.run(
+      call(1, "record_fact", {{"name", "n"}, {"value", 12}, {"tool", "t"}}) + call(2, "record_ranking", seed_ranking) +
+      call(3, "record_table",
+           {{"name", "daily"},
+            {"rows", ojson::parse(R"([{"campaign": "north", "ctr": 0.0412}, {"campaign": "delta", "ctr": 0.0301}])")},
+            {"key_column", "campaign"},
+            {"total_rows", 40},
+            {"tool", "warehouse.query"},
+            {"args", {{"limit", 2}}}}) +
+      call(4, "record_domain", {{"name", "campaigns"}, {"members", {"north", "harbour", "delta"}}, {"tool", "crm.list"}}) +
+      call(5, "record_ranking", {{"name", "cpa"}, {"scores", {{"a", 3}, {"b", 2}}}, {"key", "cpa"},
+                                 {"direction", "lower_is_better"}, {"tool", "t"}}) +
+      call(6, "list_facts", ojson::object()));
+  for (int id = 1; id <= 5; ++id) CHECK(t.reply_to(id)["result"]["isError"] == false);
+  CHECK(t.reply_to(3)["result"]["structuredContent"]["size"] == 2);
+  const auto& facts = t.reply_to(6)["result"]["structuredContent"]["facts"];
+  std::vector<std::string> names;
+  for (auto it = facts.begin(); it != facts.end(); ++it) names.push_back(it.key());
+  CHECK(names == std::vector<std::string>{"n", "campaign_ctr", "daily", "campaigns", "cpa"});
+  CHECK(facts["n"]["value"] == 12);
+  CHECK(facts["daily"]["complete"] == false);
+  CHECK(facts["daily"]["total_rows"] == 40);
+  CHECK(facts["campaigns"]["members"].size() == 3);
+  CHECK(facts["cpa"]["order"][0]["entity"] == "b");
+  CHECK(ojson::parse(text_of(t.reply_to(6))) == t.reply_to(6)["result"]["structuredContent"]);
+}
+
+TEST_CASE("tool arguments of the wrong shape are tool errors that say which argument") {
+  Harness h;
+  ojson scores_array = seed_ranking;
+  scores_array["scores"] = {0.1, 0.2};
+  ojson bad_score = seed_ranking;
+  bad_score["scores"]["north"] = "4.12%";
+  ojson typo = seed_ranking;
+  typo["directon"] = "lower_is_better";
+  ojson bad_direction = seed_ranking;
+  bad_direction["direction"] = "lower";
+  const auto t = h.run(call(1, "record_ranking", scores_array) + call(2, "record_ranking", bad_score) +
+                       call(3, "record_ranking", typo) + call(4, "record_ranking", bad_direction) +
+                       call(5, "record_table", {{"name", "t"}, {"rows", ojson::array()}, {"total_rows", -3}, {"tool", "x"}}) +
+                       call(6, "record_fact", {{"name", "f"}, {"value", {{"a", 1}}}, {"tool", "x"}}) +
+                       call(7, "check", {{"facts", {"x"}}, {"checks", ojson::array()}, {"output", ojson::object()}}) +
+                       call(8, "record_fact", {{"name", "f"}, {"tool", "x"}}));
+  const std::vector<std::string> expected = {
+      "invalid arguments: record_ranking: 'scores' must be an object {entity: number}, got an array",
+      "invalid arguments: record_ranking: the score of 'north' must be a number, got a string",
+      "invalid arguments: record_ranking has no argument 'directon'; its arguments are name, scores, key, direction, "
+      "tool, args",
+      "invalid arguments: record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got 'lower'",
+      "invalid arguments: record_table: 'total_rows' must be a non-negative integer, got a number",
+      "cannot record fact 'f': a fact's value must be a number, string or bool, got an object",
+      "invalid arguments: check: \"checks\" is empty; a check that checks nothing would accept anything",
+      "invalid arguments: record_fact needs 'value' (a number, string or bool)"};
+  for (int id = 1; id <= 8; ++id) {
+    INFO("id " << id);
+    CHECK(t.reply_to(id)["result"]["isError"] == true);
+    CHECK(text_of(t.reply_to(id)) == expected[static_cast<std::size_t>(id - 1)]);
+  }
+  CHECK(h.server.registry().size() == 0);
+}
+
+TEST_CASE("a malformed JSON line is a parse error with a null id and the next line is served") {
+  Harness h;
+  const auto t = h.run("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\"\n" + request(2, "ping"));
+  REQUIRE(t.replies.size() == 2);
+  CHECK(t.replies[0]["id"].is_null());
+  CHECK(t.replies[0]["error"]["code"] == -32700);
+  CHECK(t.reply_to(2)["result"] == ojson::object());
+}
+
+TEST_CASE("a request without an id is a notification: never answered and never run") {
+  Harness h;
+  const auto t = h.run(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":1,"tool":"t"}}})"
+                       "\n" +
+                       request(2, "ping"));
+  REQUIRE(t.replies.size() == 1);
+  CHECK(t.replies[0]["id"] == 2);
+  CHECK(t.logged("'tools/call' sent without an id"));
+  CHECK_FALSE(h.server.registry().contains("f"));
+}
+
+TEST_CASE("an unknown method is method not found with the request's id") {
+  Harness h;
+  const auto t = h.run(request(5, "resources/list") + R"({"jsonrpc":"2.0","id":"s-1","method":"tools/destroy"})" "\n");
+  CHECK(t.reply_to(5)["error"]["code"] == -32601);
+  CHECK(t.reply_to("s-1")["error"]["code"] == -32601);
+  CHECK(t.reply_to("s-1")["error"]["message"] == "Method not found: 'tools/destroy'");
+}
+
+TEST_CASE("params of the wrong type are invalid params") {
+  Harness h;
+  const auto t = h.run(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":["check"]})" "\n"
+                       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":42}})" "\n"
+                       R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check","arguments":"all"}})" "\n"
+                       R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":7}})" "\n"
+                       R"({"jsonrpc":"2.0","id":5,"method":"tools/call"})" "\n");
+  for (int id = 1; id <= 5; ++id) {
+    INFO("id " << id);
+    CHECK(t.reply_to(id)["error"]["code"] == -32602);
+  }
+}
+
+TEST_CASE("tools/call for an unknown tool is invalid params naming the tool") {
+  Harness h;
+  const auto t = h.run(call(1, "rm_rf", ojson::object()) + call(2, "whats_here", ojson::object()));
+  CHECK(t.reply_to(1)["error"]["code"] == -32602);
+  CHECK(t.reply_to(1)["error"]["message"] == "Unknown tool: 'rm_rf'");
+  // Without a session the agent tools do not exist.
+  CHECK(t.reply_to(2)["error"]["code"] == -32602);
+}
+
+TEST_CASE("a notification method sent with an id is an invalid request") {
+  Harness h;
+  const auto t = h.run(R"({"jsonrpc":"2.0","id":3,"method":"notifications/initialized"})" "\n");
+  CHECK(t.reply_to(3)["error"]["code"] == -32600);
+  CHECK_FALSE(h.server.initialized());
+}
+
+TEST_CASE("messages that are not JSON-RPC 2.0 requests are invalid requests") {
+  Harness h;
+  const auto t = h.run(R"({"id":1,"method":"ping"})" "\n"                       // no jsonrpc
+                       R"({"jsonrpc":"1.0","id":2,"method":"ping"})" "\n"       // wrong version
+                       R"({"jsonrpc":"2.0","id":3})" "\n"                       // no method
+                       R"({"jsonrpc":"2.0","id":4,"method":7})" "\n"            // method not a string
+                       R"({"jsonrpc":"2.0","id":null,"method":"ping"})" "\n"    // null id
+                       R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})" "\n"     // fractional id
+                       R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})" "\n" // structured id
+                       R"([{"jsonrpc":"2.0","id":8,"method":"ping"}])" "\n"     // a batch
+                       "42\n"
+                       R"({"jsonrpc":"2.0","id":10,"result":{}})" "\n");        // a response: ignored
+  REQUIRE(t.replies.size() == 9);
+  for (const auto& r : t.replies) CHECK(r["error"]["code"] == -32600);
+  CHECK(t.reply_to(2)["error"]["code"] == -32600);
+  CHECK(t.reply_to(4)["error"]["code"] == -32600);
+  CHECK(t.logged("ignored a response"));
+}
+
+TEST_CASE("binary garbage gets parse errors and never anything but JSON-RPC on stdout") {
+  Harness h;
+  std::string garbage;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 4096; ++i) {
+    x = x * 1103515245u + 12345u;
+    garbage.push_back(static_cast<char>((x >> 16) & 0xFF));
+  }
+  garbage += "\n\xFF\xFE\x00\x01{\"jsonrpc\":\"2.0\"\n";
+  garbage += "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xC3\x28\"}\n";  // invalid UTF-8 in a string
+  const auto t = h.run(call(100, "record_ranking", seed_ranking) + garbage + call(101, "check", check_args({{"winner", "north"}})));
+  REQUIRE(t.replies.size() >= 4);
+  std::size_t parse_errors = 0;
+  for (const auto& r : t.replies)
+    if (r.contains("error") && r["error"]["code"] == -32700) ++parse_errors;
+  CHECK(parse_errors > 0);
+  std::size_t errors = 0;
+  for (const auto& r : t.replies) errors += r.contains("error") ? 1u : 0u;
+  CHECK(errors + 2 == t.replies.size());
+  CHECK(t.reply_to(101)["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
+}
+
+TEST_CASE("a 10 MB line is answered with an error and skipped and the server carries on") {
+  Harness h;
+  std::string big = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"big","tool":"t","value":")";
+  big.append(10 * 1024 * 1024, 'a');
+  big += "\"}}}\n";
+  const auto t = h.run(call(0, "record_ranking", seed_ranking) + big + call(2, "check", check_args({{"winner", "harbour"}})));
+  REQUIRE(t.replies.size() == 3);
+  CHECK(t.replies[1]["id"].is_null());
+  CHECK(t.replies[1]["error"]["code"] == -32600);
+  CHECK(t.replies[1]["error"]["message"].get<std::string>().find("over this server's limit of 8388608") !=
+        std::string::npos);
+  CHECK(t.logged("skipped a " + std::to_string(big.size() - 1) + "-byte line"));
+  CHECK_FALSE(h.server.registry().contains("big"));
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["ok"] == true);
+}
+
+TEST_CASE("an overlong line is consumed without being held in memory") {
+  Flood flood(64 * 1024 * 1024, "after");
+  std::string line;
+  const auto r = gp::mcp::detail::read_line(flood, line, 1024);
+  CHECK(r.too_long);
+  CHECK(r.bytes == 64u * 1024 * 1024);
+  CHECK(line.capacity() <= 2048);
+  const auto next = gp::mcp::detail::read_line(flood, line, 1024);
+  CHECK(line == "after");
+  CHECK(next.end == gp::mcp::detail::LineEnd::eof_after_text);
+}
+
+TEST_CASE("input closed in the middle of a message is a parse error and a clean return") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + R"({"jsonrpc":"2.0","id":2,"method":"tools/ca)");
+  REQUIRE(t.replies.size() == 2);
+  CHECK(t.replies[1]["error"]["code"] == -32700);
+  CHECK(t.replies[1]["error"]["message"].get<std::string>().find("ended in the middle of a message") !=
+        std::string::npos);
+  CHECK(t.logged("input ended"));
+  CHECK(h.server.registry().contains("campaign_ctr"));
+}
+
+TEST_CASE("a complete last message without its newline is still served") {
+  Harness h;
+  const auto t = h.run(R"({"jsonrpc":"2.0","id":1,"method":"ping"})");
+  REQUIRE(t.replies.size() == 1);
+  CHECK(t.replies[0]["result"] == ojson::object());
+}
+
+TEST_CASE("blank lines and CRLF line endings are tolerated") {
+  Harness h;
+  const auto t = h.run("\n   \n" + std::string(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") + "\r\n");
+  REQUIRE(t.replies.size() == 1);
+  CHECK(t.replies[0]["id"] == 1);
+}
+
+TEST_CASE("JSON nested deeper than the limit is refused before anything reads it") {
+  Harness h;
+  std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check","arguments":{"output":)";
+  deep += std::string(100000, '[') + std::string(100000, ']') + "}}}\n";
+  const auto t = h.run(deep + request(2, "ping"));
+  REQUIRE(t.replies.size() == 2);
+  CHECK(t.replies[0]["error"]["code"] == -32600);
+  CHECK(t.reply_to(2)["result"] == ojson::object());
+}
+
+TEST_CASE("recorded facts survive every bad request in one session") {
+  Harness h;
+  std::string input = call(1, "record_ranking", seed_ranking);
+  input += "not json at all\n";
+  input += R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"campaign_ctr","value":1,"tool":"t"}}})" "\n";
+  input += request(2, "no/such/method");
+  input += R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":{"x":1}}})" "\n";
+  input += std::string(9 * 1024 * 1024, '{') + "\n";
+  input += "\x01\x02\xFF\xFE\n";
+  input += R"({"jsonrpc":"2.0","id":4,"method":"notifications/initialized"})" "\n";
+  input += call(5, "no_such_tool", ojson::object());
+  input += call(6, "check", {{"facts", {"nope"}}, {"checks", {{{"check", "superlative"}, {"fact", "nope"}}}}, {"output", ojson::object()}});
+  input += call(7, "record_ranking", seed_ranking);  // write-once: refused
+  input += call(8, "check", check_args({{"winner", "north"}}));
+  const auto t = h.run(input);
+  CHECK(t.reply_to(8)["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
+  CHECK(h.server.registry().names() == std::vector<std::string>{"campaign_ctr"});
+  CHECK(h.server.registry().get<gp::Ranking>("campaign_ctr").order().front() == "harbour");
+}
+
+TEST_CASE("with a session the agent tools are served and a gated order is refused as a normal result") {
+  gp::Session app({.node = "checkout", .require_human_approval = true});
+  app.declare("checkout.place-order", {.does = "Place the order.",
+                                       .writes = {"order_id"},
+                                       .handler = [&app](const nlohmann::json&) {
+                                         app.report_state({{"order_id", "A-1"}});
+                                         return gp::HandlerResult{};
+                                       },
+                                       .high_effect = true});
+  Harness h(app);
+  const auto t = h.run(request(1, "tools/list") + call(2, "whats_here", ojson::object()) +
+                       call(3, "do_action", {{"action", "checkout.place-order"}}) +
+                       call(4, "do_action", {{"action", "checkout.refund-everything"}}));
+  const auto& tools = t.reply_to(1)["result"]["tools"];
+  REQUIRE(tools.size() == 8);
+  CHECK(tools[6]["name"] == "whats_here");
+  CHECK(tools[7]["name"] == "do_action");
+  CHECK(tools[7]["outputSchema"]["required"] == ojson::array({"ok", "facts"}));
+
+  const auto& here = t.reply_to(2)["result"]["structuredContent"];
+  CHECK(here.begin().key() == "facts");
+  CHECK(here["node"] == "checkout");
+  CHECK(here["actions"][0]["id"] == "checkout.place-order");
+
+  const auto& placed = t.reply_to(3)["result"];
+  CHECK(placed["isError"] == false);
+  CHECK(placed["structuredContent"]["ok"] == false);
+  CHECK(placed["structuredContent"]["reason"] == "APPROVAL_REQUIRED");
+  CHECK(placed["structuredContent"].contains("ask_id"));
+  CHECK(placed["structuredContent"]["facts"].get<std::string>().find(
+            "did NOT happen — agent's fire of checkout.place-order was refused: APPROVAL_REQUIRED") != std::string::npos);
+
+  const auto& invented = t.reply_to(4)["result"]["structuredContent"];
+  CHECK(invented["reason"] == "UNKNOWN_ACTION");
+  CHECK(invented["message"].get<std::string>().find("refund") == std::string::npos);  // never echoed
+}
+
+TEST_CASE("a handler that throws is a tool error and the server keeps serving") {
+  gp::Session app({.node = "home"});
+  app.declare("explode", {.does = "Fail loudly.", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
+                            throw std::runtime_error("disk on fire\nrm -rf");
+                          }});
+  Harness h(app);
+  const auto t = h.run(call(1, "do_action", {{"action", "explode"}}) + request(2, "ping"));
+  CHECK(t.reply_to(1)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(1)) == "the app failed while serving do_action: disk on fire\\nrm -rf");
+  CHECK(t.has_reply_to(2));
+}
