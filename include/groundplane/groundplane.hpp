@@ -2,6 +2,7 @@
 // conversation. The umbrella header: every part also has its own header.
 #pragma once
 
+#include "groundplane/any_check.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
 #include "groundplane/checks/entities_recorded.hpp"
