@@ -1,0 +1,107 @@
+// The official MCP TypeScript SDK client, spawning groundplane-mcp over stdio.
+//
+//   node sdk_client.test.mjs <path to groundplane-mcp>
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import { rankingFromResult, seedCheck, seedMessage, serverPath, warehouseCall, warehouseResult } from './common.mjs';
+
+const command = serverPath();
+
+async function connect() {
+  const transport = new StdioClientTransport({ command, args: [], stderr: 'pipe' });
+  const client = new Client({ name: 'groundplane-integration', version: '0.1.0' });
+  await client.connect(transport);
+  return client;
+}
+
+test('the MCP SDK client records the seed ranking and gets the seed message back', { timeout: 60_000 }, async () => {
+  const client = await connect();
+  try {
+    assert.equal(client.getServerVersion().name, 'groundplane-mcp');
+    assert.ok(client.getServerCapabilities().tools, 'the server declares the tools capability');
+
+    // listTools also primes the SDK's validators for every outputSchema: each
+    // structuredContent below is checked against its tool's schema by the client.
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const name of ['record_fact', 'record_ranking', 'record_table', 'record_domain', 'list_facts', 'check']) {
+      assert.ok(names.includes(name), `tools/list has ${name}`);
+    }
+    for (const tool of tools) {
+      assert.equal(tool.inputSchema.type, 'object', `${tool.name} has an inputSchema`);
+      assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an outputSchema`);
+    }
+
+    // A warehouse tool's result becomes a fact, with the call as its provenance.
+    const recorded = await client.callTool({
+      name: 'record_ranking',
+      arguments: rankingFromResult('campaign_ctr', warehouseCall, warehouseResult, { key: 'ctr', entity: 'campaign' }),
+    });
+    assert.ok(!recorded.isError, JSON.stringify(recorded));
+    assert.deepEqual(recorded.structuredContent, {
+      recorded: 'campaign_ctr',
+      kind: 'ranking',
+      provenance: { tool: 'warehouse.query', args: { table: 'campaign_daily', window: '7d' } },
+      size: 3,
+    });
+
+    const listed = await client.callTool({ name: 'list_facts', arguments: {} });
+    assert.deepEqual(
+      listed.structuredContent.facts.campaign_ctr.order.map((o) => o.entity),
+      ['harbour', 'north', 'delta'],
+    );
+
+    // The wrong winner: a normal result, ok false, the seed's four lines.
+    const wrong = await client.callTool({
+      name: 'check',
+      arguments: { facts: ['campaign_ctr'], checks: [seedCheck], output: { winner: 'north' } },
+    });
+    assert.ok(!wrong.isError, 'a rejected claim is not a tool error');
+    assert.equal(wrong.structuredContent.ok, false);
+    assert.equal(wrong.structuredContent.findings.length, 1);
+    assert.equal(wrong.structuredContent.findings[0].message, seedMessage);
+    assert.equal(wrong.content[0].type, 'text');
+    assert.equal(wrong.content[0].text, wrong.structuredContent.correction);
+    assert.match(wrong.content[0].text, /you said 'north'; the facts support 'harbour'/);
+
+    // The right one.
+    const right = await client.callTool({
+      name: 'check',
+      arguments: { facts: ['campaign_ctr'], checks: [seedCheck], output: { winner: 'harbour', score: 0.0455 } },
+    });
+    assert.ok(!right.isError);
+    assert.equal(right.structuredContent.ok, true);
+    assert.deepEqual(right.structuredContent.findings, []);
+    assert.equal(right.content[0].text, 'accepted');
+
+    // A misconfigured check (a ranking check over a scalar fact) is a tool error.
+    await client.callTool({ name: 'record_fact', arguments: { name: 'row_count', value: 3, tool: 'warehouse.count' } });
+    const misconfigured = await client.callTool({
+      name: 'check',
+      arguments: {
+        facts: ['row_count'],
+        checks: [{ check: 'superlative', fact: 'row_count' }],
+        output: { winner: 'north' },
+      },
+    });
+    assert.equal(misconfigured.isError, true);
+    assert.equal(misconfigured.content[0].text, "superlative: fact 'row_count' is a fact; this check needs a ranking");
+
+    // A tool the server does not have is a protocol error, not a result.
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => {
+      assert.ok(e instanceof McpError);
+      assert.equal(e.code, -32602);
+      return true;
+    });
+
+    // And a ping still answers after all of it.
+    assert.deepEqual(await client.ping(), {});
+  } finally {
+    await client.close();
+  }
+});
