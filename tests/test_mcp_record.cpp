@@ -210,6 +210,13 @@ TEST_CASE("a table records its key column and the source's total from the payloa
   CHECK(reg.names() == std::vector<std::string>{"daily"});
 }
 
+TEST_CASE("a table keeps the tool's column order rather than sorting it") {
+  gp::FactRegistry reg;
+  const ojson rows = ojson::parse(R"([{"ctr": 0.0412, "campaign": "north"}, {"ctr": 0.0455, "campaign": "harbour"}])");
+  const auto& t = gp::mcp::record_table(reg, "daily", seed_call, structured(rows));
+  CHECK(t.columns() == std::vector<std::string>{"ctr", "campaign"});
+}
+
 TEST_CASE("a domain is read from names or from a column of rows") {
   gp::FactRegistry reg;
   const auto& d = gp::mcp::record_domain(reg, "campaigns", seed_call, structured({{"rows", seed_rows()}}),

@@ -345,6 +345,19 @@ TEST_CASE("each record tool records its kind and list_facts shows all of them in
   CHECK(ojson::parse(text_of(t.reply_to(6))) == t.reply_to(6)["result"]["structuredContent"]);
 }
 
+TEST_CASE("a recorded table keeps the caller's column order in list_facts") {
+  Harness h;
+  const auto t = h.run(call(1, "record_table",
+                            {{"name", "daily"},
+                             {"rows", ojson::parse(R"([{"ctr": 0.0412, "campaign": "north"}])")},
+                             {"tool", "warehouse.query"}}) +
+                       call(2, "list_facts", ojson::object()));
+  const auto& daily = t.reply_to(2)["result"]["structuredContent"]["facts"]["daily"];
+  CHECK(daily["columns"] == ojson::array({"ctr", "campaign"}));
+  CHECK(daily["rows"][0].begin().key() == "ctr");
+  CHECK(h.server.registry().get<gp::Table>("daily").columns() == std::vector<std::string>{"ctr", "campaign"});
+}
+
 TEST_CASE("tool arguments of the wrong shape are tool errors that say which argument") {
   Harness h;
   ojson scores_array = seed_ranking;

@@ -296,7 +296,8 @@ inline const Table& record_table(FactRegistry& registry, std::string name, const
     total = static_cast<std::size_t>(t.get<unsigned long long>());
   }
   auto p = call.provenance();
-  return registry.record_table(std::move(name), nlohmann::json(rows),
+  // rows stay ordered_json: the table's columns come in the tool's order
+  return registry.record_table(std::move(name), rows,
                                {.key_column = std::move(options.key_column),
                                 .total_rows = total,
                                 .tool = std::move(p.tool),

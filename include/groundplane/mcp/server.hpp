@@ -235,6 +235,21 @@ nlohmann::ordered_json ordered_view(const FactT& fact) {
   return view;
 }
 
+// A table's rows with their cells in column order (the base view's rows are unordered).
+inline nlohmann::ordered_json ordered_view(const Table& table) {
+  nlohmann::ordered_json view = groundplane::detail::fact_view(table);
+  view["provenance"]["args"] = table.provenance().args;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (std::size_t r = 0; r < table.row_count(); ++r) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::object();
+    for (std::size_t c = 0; c < table.columns().size(); ++c)
+      if (!table.cell(r, c).is_null()) row[table.columns()[c]] = table.cell(r, c);
+    rows.push_back(std::move(row));
+  }
+  view["rows"] = std::move(rows);
+  return view;
+}
+
 // How many things a fact holds: entities, rows, members; 1 for a scalar.
 inline std::size_t size_of(const Fact&) { return 1; }
 inline std::size_t size_of(const Ranking& r) { return r.size(); }
@@ -624,7 +639,8 @@ class Server {
     }
     auto key_column = args.optional_string("key_column");
     auto tool = args.string("tool");
-    return recorded(registry_.record_table(std::move(name), nlohmann::json(rows),
+    // rows stay ordered_json: the table's columns come in the caller's order
+    return recorded(registry_.record_table(std::move(name), rows,
                                            {.key_column = std::move(key_column),
                                             .total_rows = total,
                                             .tool = std::move(tool),
