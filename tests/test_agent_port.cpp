@@ -1,6 +1,8 @@
 // gp::AgentPort: fixed tool schemas, facts riding every result, names the port answers
 // without a fire, and approval doors that are not there.
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -84,7 +86,7 @@ TEST_CASE("whats_here puts facts first then node version and actions") {
 TEST_CASE("a served do_action fires and returns ok transition_id and facts") {
   Shop shop;
   const auto r = shop.port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "A1"}}}});
-  CHECK(keys_of(r) == std::vector<std::string>{"ok", "transition_id", "facts"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "transition_id"});
   CHECK(r["ok"] == true);
   CHECK(r["transition_id"] == "t-1");
   CHECK(shop.s.view().transitions()[0].cause.payload == json{{"sku", "A1"}});
@@ -99,7 +101,7 @@ TEST_CASE("a do_action naming an action the app does not have is answered withou
   CHECK(r["reason"] == "UNKNOWN_ACTION");
   CHECK(r.dump().find("IGNORE") == std::string::npos);  // the invented name is not echoed
   CHECK(rows(shop.s) == 0);
-  CHECK(keys_of(r).back() == "facts");
+  CHECK(keys_of(r).front() == "facts");
 }
 
 TEST_CASE("a do_action naming an action the app has elsewhere says so without a fire or a row") {
@@ -123,7 +125,7 @@ TEST_CASE("a do_action naming a disabled action says it is disabled here without
 TEST_CASE("a high-effect do_action without approval is refused and the port asks the human") {
   Shop shop;
   const auto r = shop.port.call("do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 10}}}});
-  CHECK(keys_of(r) == std::vector<std::string>{"ok", "reason", "message", "ask_id", "facts"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "reason", "message", "ask_id"});
   CHECK(r["reason"] == "APPROVAL_REQUIRED");
   CHECK(r["ask_id"] == "ask-1");
   const std::string facts = r["facts"];
@@ -229,7 +231,7 @@ TEST_CASE("a failed handler through the port answers HANDLER_FAILED with its tra
   gp::AgentPort port(s);
   s.declare("a.go", {.does = "Go.", .handler = [](const json&) { return gp::HandlerResult{false, "no"}; }});
   const auto r = port.call("do_action", {{"action", "a.go"}});
-  CHECK(keys_of(r) == std::vector<std::string>{"ok", "reason", "message", "transition_id", "facts"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "reason", "message", "transition_id"});
   CHECK(r["reason"] == "HANDLER_FAILED");
   CHECK(r["transition_id"] == "t-1");
   CHECK(r.dump().find("\"no\"") == std::string::npos);  // the handler's own text is not handed to the model
@@ -241,4 +243,58 @@ TEST_CASE("the port's facts honour its max_attempts") {
   for (int i = 0; i < 5; ++i) s.fire("nope");
   const std::string facts = port.call("whats_here")["facts"];
   CHECK(facts.find("  … 3 earlier attempt(s) omitted.") != std::string::npos);
+}
+
+TEST_CASE("facts come first in every result the port gives") {
+  Shop shop;
+  REQUIRE(shop.s.approve_ask(shop.s.confirm_ask("checkout.place-order", {{"total", 1}}).id, "pat"));
+  const std::vector<std::pair<std::string, json>> calls = {
+      {"whats_here", json::object()},
+      {"do_action", {{"action", "cart.add"}}},
+      {"do_action", {{"action", "checkout.place-order"}}},
+      {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 1}}}, {"ask_id", "ask-1"}}},
+      {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 1}}}, {"ask_id", "ask-1"}}},
+      {"do_action", {{"action", "cart.nope"}}},
+      {"do_action", {{"action", 7}}},
+      {"approve_ask", {{"ask_id", "ask-1"}}}};
+  for (const auto& [tool, args] : calls) {
+    const auto r = shop.port.call(tool, args);
+    INFO(tool << " " << args.dump());
+    CHECK(r.begin().key() == "facts");
+    CHECK(r["facts"] == shop.s.ground_truth().text);
+  }
+}
+
+TEST_CASE("whats_here narrows its facts with a since_version cursor") {
+  Shop shop;
+  shop.port.call("do_action", {{"action", "cart.add"}});
+  const std::uint64_t last_seen = shop.port.whats_here()["version"];
+  shop.port.call("do_action", {{"action", "checkout.place-order"}});
+  const auto r = shop.port.whats_here(last_seen);
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "node", "version", "actions"});
+  CHECK(r["facts"] == shop.s.ground_truth({.since_version = last_seen}).text);
+  CHECK(r["facts"].get<std::string>().find("cart.add (the app has not reported back yet)") == std::string::npos);
+  CHECK(r["facts"].get<std::string>().find("Attempts since version 1 (now 1):") != std::string::npos);
+  CHECK(r["actions"] == shop.port.whats_here()["actions"]);  // only the facts narrow
+}
+
+TEST_CASE("an unmounted action is gone from whats_here while the facts still name it") {
+  Shop shop;
+  auto compose = shop.s.declare("inbox.compose.send", {.does = "Send the message", .handler = ok_handler});
+  REQUIRE(shop.port.call("do_action", {{"action", "inbox.compose.send"}})["ok"] == true);
+  compose.undeclare();  // the pane closes
+  const auto r = shop.port.call("whats_here");
+  for (const auto& a : r["actions"]) CHECK(a["id"] != "inbox.compose.send");
+  CHECK(r["facts"].get<std::string>().find(
+            "  • ran, but the effect was unobservable — agent fired inbox.compose.send (committed)") !=
+        std::string::npos);
+  CHECK(gp::AgentPort::tools().dump().find("inbox") == std::string::npos);  // a record is never a tool
+}
+
+TEST_CASE("a null ask_id or input from a model is read as absent") {
+  Shop shop;
+  const auto r = shop.port.call("do_action", {{"action", "cart.add"}, {"input", nullptr}, {"ask_id", nullptr}});
+  CHECK(r["ok"] == true);
+  const auto gated = shop.port.call("do_action", {{"action", "checkout.place-order"}, {"ask_id", nullptr}});
+  CHECK(gated["reason"] == "APPROVAL_REQUIRED");
 }

@@ -1,6 +1,7 @@
 // gp::Session: refusal order, versions, settlement, inference, approvals, frozen `does`,
 // handles and thread safety. The exact lines of the block are in test_ground_truth.cpp.
 #include <atomic>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -692,4 +693,28 @@ TEST_CASE("concurrent fires and reports keep one row per attempt and distinct ve
   for (const auto& t : v.transitions()) versions.insert(t.version);
   CHECK(versions.size() == v.transitions().size());
   CHECK(v.version() == 2 * per_thread);
+}
+
+// ---------------------------------------------------------------- read access by copy
+
+TEST_CASE("the session hands out copies of every row type for the seed's read access") {
+  gp::Session s({.require_human_approval = true});
+  auto pane = s.declare("inbox.compose.send", {.does = "Send the message", .writes = {"sent"}, .handler = ok_handler,
+                                               .high_effect = true});
+  s.fire("inbox.compose.send");  // APPROVAL_REQUIRED
+  const auto ask = s.confirm_ask("inbox.compose.send", {{"to", "ada"}});
+  const auto r = s.fire("inbox.compose.send", {.source = gp::Principal::user});
+  auto work = s.begin_work("sending", r.transition_id);
+  pane.undeclare();  // the compose pane closes
+  CHECK(s.transitions()[0].cause.does == std::optional<std::string>("Send the message"));
+  CHECK(s.gap_rows()[0].does == std::optional<std::string>("Send the message"));
+  CHECK(s.asks()[0].does == std::optional<std::string>("Send the message"));
+  CHECK(s.asks()[0].id == ask.id);
+  CHECK(s.pending_fires()[0].does == std::optional<std::string>("Send the message"));
+  CHECK(s.work()[0].does == std::optional<std::string>("Send the message"));
+  // copies: no lock is held afterwards, so the session stays callable while they live
+  const auto ts = s.transitions();
+  CHECK(s.fire("x").reason == "UNKNOWN_AFFORDANCE");
+  CHECK(ts.size() == 1);
+  CHECK_FALSE(s.gap_rows()[1].does.has_value());
 }

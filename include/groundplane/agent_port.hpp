@@ -4,11 +4,13 @@
 //   port.tools();                                   // [whats_here, do_action], fixed bytes
 //   port.call("whats_here", {});                    // {facts, node, version, actions}
 //   port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "A1"}}}});
-//                                                   // {ok, reason?, message?, transition_id?,
-//                                                   //  ask_id?, facts}
+//                                                   // {facts, ok, reason?, message?,
+//                                                   //  transition_id?, ask_id?}
+//   port.whats_here(last_seen);                     // facts narrowed to a cursor
 //
-// Every result carries `facts` — the ground-truth block — so the record rides the calls
-// a model makes anyway. Results are nlohmann::ordered_json so their key order is stable.
+// Every result carries `facts` — the ground-truth block — first, so the record rides the
+// calls a model makes anyway and is read before anything else in the result. Results are
+// nlohmann::ordered_json so their key order is stable.
 //
 // What the port decides, and why:
 // * A do_action naming an action that is not served (not declared now, or declared but
@@ -29,6 +31,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -64,9 +68,13 @@ class AgentPort {
                   "app itself, never through a tool.");
   }
 
-  // {facts, node, version, actions: [{id, does, enabled: false only when disabled}]}
-  nlohmann::ordered_json whats_here() {
-    const GroundTruth gt = session_->ground_truth({.max_attempts = options_.max_attempts});
+  // {facts, node, version, actions: [{id, does, enabled: false only when disabled}]}.
+  // since_version narrows the facts (attempts at or after that version) as
+  // Session::ground_truth does; the tool itself takes no input, so a host that tracks a
+  // model's cursor passes it here.
+  nlohmann::ordered_json whats_here(std::optional<std::uint64_t> since_version = std::nullopt) {
+    const GroundTruth gt =
+        session_->ground_truth({.since_version = since_version, .max_attempts = options_.max_attempts});
     nlohmann::ordered_json actions = nlohmann::ordered_json::array();
     for (const auto& a : session_->actions()) {
       nlohmann::ordered_json item{{"id", a.id}, {"does", a.does}};
@@ -81,7 +89,9 @@ class AgentPort {
     return out;
   }
 
-  // {action, input?, ask_id?} -> {ok, reason?, message?, transition_id?, ask_id?, facts}
+  // {action, input?, ask_id?} -> {facts, ok, reason?, message?, transition_id?, ask_id?}.
+  // A null input or ask_id is read as absent (many tool-calling models send null for an
+  // optional argument they do not use).
   nlohmann::ordered_json do_action(const nlohmann::json& args) {
     static constexpr std::string_view shape =
         "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
@@ -94,7 +104,8 @@ class AgentPort {
     const auto action = args.find("action");
     if (action == args.end() || !action->is_string() || action->get_ref<const std::string&>().empty())
       return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"action\" must be a non-empty string.");
-    const auto ask = args.find("ask_id");
+    auto ask = args.find("ask_id");
+    if (ask != args.end() && ask->is_null()) ask = args.end();
     if (ask != args.end() && !ask->is_string())
       return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"ask_id\" must be a string.");
     const std::string& id = action->get_ref<const std::string&>();
@@ -127,6 +138,7 @@ class AgentPort {
       }
     }
     nlohmann::ordered_json out;
+    out["facts"] = facts_text();
     out["ok"] = r.ok;
     if (!r.ok) {
       out["reason"] = r.reason;
@@ -134,7 +146,6 @@ class AgentPort {
     }
     if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
     if (!ask_id.empty()) out["ask_id"] = ask_id;
-    out["facts"] = facts_text();
     return out;
   }
 
@@ -143,10 +154,10 @@ class AgentPort {
 
   nlohmann::ordered_json answer(std::string_view reason, std::string message) const {
     nlohmann::ordered_json out;
+    out["facts"] = facts_text();
     out["ok"] = false;
     out["reason"] = std::string(reason);
     out["message"] = std::move(message);
-    out["facts"] = facts_text();
     return out;
   }
 

@@ -623,6 +623,26 @@ class Session {
   }
   View view() const { return View(*core_); }
 
+  // Copies of the rows, for reading without holding the session (session.transitions()[0]
+  // .cause.does). Each copies its whole ledger: prefer view() on a long session.
+  std::vector<Transition> transitions() const {
+    detail::SessionLock lock(*core_);
+    return core_->ledger.transitions;
+  }
+  std::vector<GapRow> gap_rows() const {
+    detail::SessionLock lock(*core_);
+    return core_->ledger.gaps;
+  }
+  std::vector<AskStatus> asks() const {
+    detail::SessionLock lock(*core_);
+    return core_->ledger.asks;
+  }
+  std::vector<WorkRow> work() const {
+    detail::SessionLock lock(*core_);
+    return core_->ledger.work;
+  }
+  std::vector<PendingInfo> pending_fires() const { return view().pending_fires(); }
+
   // What is declared now, in declaration order, with enabled_when evaluated now.
   std::vector<ActionInfo> actions() const {
     detail::SessionLock lock(*core_);

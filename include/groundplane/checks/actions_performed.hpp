@@ -166,7 +166,9 @@ struct actions_performed {
       latest = outcome.is_string() ? outcome.get<std::string>() : std::string();
     }
     if (attempts == 0) {
-      f.detail = "the ledger has no attempt of " + f.said + " in this session";
+      // Not "no attempt": a fire of a name the app did not have is in the ledger under
+      // the constant, so all that can be said truthfully is that no row names it.
+      f.detail = "no row of the ledger names " + f.said + ": nothing by that name DID happen in this session";
     } else {
       f.detail = "the ledger's line for it: " + detail::escape(latest, 240);
       if (attempts > 1) f.detail += " (the latest of " + std::to_string(attempts) + " attempts; none DID happen)";
