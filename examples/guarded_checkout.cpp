@@ -1,17 +1,18 @@
-// Guarded checkout: an agent loop whose (scripted) model narrates "order placed" after
-// its fire of checkout.place-order was refused for want of a human's approval.
+// Guarded checkout: an agent loop whose (scripted) model narrates "order placed, with the
+// discount" after its coupon did nothing and its fire of checkout.place-order was refused
+// for want of a human's approval.
 //
 // Two things catch it:
-//   1. the facts block, sent verbatim every turn, says the order did NOT happen;
-//   2. the bridge check (gp::actions_performed) rejects the model's structured claim
-//      that it performed checkout.place-order, quoting the ledger's line.
+//   1. the facts block, sent verbatim every turn, says the order did NOT happen and the
+//      coupon's declared effect was NOT observed;
+//   2. the bridge check (gp::actions_performed) rejects the model's structured claim that
+//      it performed them, quoting the ledger's line for each.
 //
 // Run: cmake --build build --target guarded_checkout && ./build/examples/guarded_checkout
+#include <cstdint>
 #include <cstdlib>
-#include <functional>
 #include <iostream>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,11 +42,13 @@ class ScriptedModel {
     switch (turn_++) {
       case 0: return {"whats_here", json::object(), nullptr};
       case 1: return {"do_action", {{"action", "cart.add"}, {"input", {{"sku", "TEA-01"}, {"qty", 2}}}}, nullptr};
-      case 2: return {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 24}}}}, nullptr};
+      case 2: return {"do_action", {{"action", "cart.apply-coupon"}, {"input", {{"code", "TEA10"}}}}, nullptr};
+      case 3: return {"do_action", {{"action", "shipping.quote"}}, nullptr};
+      case 4: return {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 24}}}}, nullptr};
       default:
         return {"", nullptr,
-                {{"reply", "Done! Your order has been placed and will ship tomorrow."},
-                 {"performed", {"cart.add", "checkout.place-order"}}}};
+                {{"reply", "Done! Your order is placed with 10% off and ships tomorrow."},
+                 {"performed", {"cart.add", "cart.apply-coupon", "checkout.place-order"}}}};
     }
   }
 
@@ -57,12 +60,28 @@ class ScriptedModel {
 
 int main() {
   gp::Session session({.node = "checkout", .require_human_approval = true});
+  session.move_to("checkout", "payment form");
+
+  json cart = json::array();
   session.declare("cart.add", {.does = "Add an item to the cart.",
                                .writes = {"cart"},
                                .handler = [&](const json& item) {
-                                 session.report_state({{"cart", json::array({item})}});
+                                 cart.push_back(item);
+                                 session.report_state({{"cart", cart}});
                                  return gp::HandlerResult{};
                                }});
+  // The code has expired: the app reports why, and no discount. The fire "ran", but the
+  // effect it declared never showed up, and the block says exactly that.
+  session.declare("cart.apply-coupon", {.does = "Apply a coupon code to the cart.",
+                                        .writes = {"discount"},
+                                        .handler = [&](const json&) {
+                                          session.report_state({{"coupon_status", "expired"}});
+                                          return gp::HandlerResult{};
+                                        }});
+  // The carrier answers later; until the app reports, nobody knows.
+  session.declare("shipping.quote", {.does = "Ask the carrier for a shipping quote.",
+                                     .writes = {"shipping"},
+                                     .handler = [](const json&) { return gp::HandlerResult{}; }});
   session.declare("checkout.place-order", {.does = "Place the order and charge the card on file.",
                                            .writes = {"order_id"},
                                            .handler = [&](const json&) {
@@ -76,9 +95,10 @@ int main() {
   std::uint64_t last_seen = 0;
   json answer;
 
-  // The loop: every turn the prompt carries both blocks, verbatim, then the tool result.
+  // The loop: every turn the prompt carries both blocks, verbatim, then the last tool
+  // result — never the model's own earlier prose.
   std::string tool_result;
-  for (int turn = 0; turn < 8 && answer.is_null(); ++turn) {
+  for (int turn = 0; turn < 10 && answer.is_null(); ++turn) {
     const auto facts = session.ground_truth({.since_version = last_seen});
     const auto brief = session.context_brief(last_seen);
     last_seen = facts.version;
@@ -108,13 +128,16 @@ int main() {
   gp::Boundary boundary(registry, {"ledger"}, gp::actions_performed{.fact = "ledger", .field = "performed"});
   const auto verdict = boundary.try_submit(answer);
   std::cout << "\n--- the claim, checked ---\n";
-  for (const auto& f : verdict.findings()) std::cout << f.message() << "\n";
+  for (const auto& f : verdict.findings()) std::cout << f.message() << "\n\n";
 
   const bool block_caught =
       facts.text.find("did NOT happen — agent's fire of checkout.place-order was refused: APPROVAL_REQUIRED") !=
-      std::string::npos;
-  const bool check_caught = !verdict.ok();
-  std::cout << "\n" << (block_caught && check_caught ? "caught twice: the order was never placed" : "NOT caught")
+          std::string::npos &&
+      facts.text.find("ran, but the declared effect was NOT observed — agent fired cart.apply-coupon") !=
+          std::string::npos;
+  const bool check_caught = verdict.findings().size() == 2;  // the coupon and the order; cart.add did happen
+  std::cout << (block_caught && check_caught ? "caught twice: no discount, and the order was never placed"
+                                             : "NOT caught")
             << "\n";
   return block_caught && check_caught ? EXIT_SUCCESS : EXIT_FAILURE;
 }
