@@ -12,8 +12,8 @@ import { rankingFromResult, seedCheck, seedMessage, serverPath, warehouseCall, w
 
 const command = serverPath();
 
-async function connect() {
-  const transport = new StdioClientTransport({ command, args: [], stderr: 'pipe' });
+async function connect(args = []) {
+  const transport = new StdioClientTransport({ command, args, stderr: 'pipe' });
   const client = new Client({ name: 'groundplane-integration', version: '0.1.0' });
   await client.connect(transport);
   return client;
@@ -101,6 +101,36 @@ test('the MCP SDK client records the seed ranking and gets the seed message back
 
     // And a ping still answers after all of it.
     assert.deepEqual(await client.ping(), {});
+  } finally {
+    await client.close();
+  }
+});
+
+test('with --session the demo app is served and a gated order is refused as a normal result', { timeout: 60_000 }, async () => {
+  const client = await connect(['--session']);
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'whats_here') && tools.some((t) => t.name === 'do_action'));
+
+    const here = await client.callTool({ name: 'whats_here', arguments: {} });
+    assert.ok(!here.isError);
+    assert.equal(Object.keys(here.structuredContent)[0], 'facts');
+    assert.deepEqual(
+      here.structuredContent.actions.map((a) => a.id),
+      ['cart.add', 'checkout.place-order'],
+    );
+
+    await client.callTool({ name: 'do_action', arguments: { action: 'cart.add', input: { sku: 'TEA-01', qty: 2 } } });
+    const order = await client.callTool({ name: 'do_action', arguments: { action: 'checkout.place-order' } });
+    assert.ok(!order.isError, 'a refusal is the app speaking, not a tool error');
+    assert.equal(order.structuredContent.ok, false);
+    assert.equal(order.structuredContent.reason, 'APPROVAL_REQUIRED');
+    assert.ok(order.structuredContent.ask_id);
+    assert.match(
+      order.structuredContent.facts,
+      /did NOT happen — agent's fire of checkout\.place-order was refused: APPROVAL_REQUIRED/,
+    );
+    assert.match(order.structuredContent.facts, /DID happen — agent fired cart\.add/);
   } finally {
     await client.close();
   }
