@@ -156,3 +156,21 @@ TEST_CASE("a refused fire of an invented name is never described as no attempt")
   CHECK(f[0].detail.find("no attempt") == std::string::npos);
   CHECK(f[0].detail.find("DID happen") != std::string::npos);
 }
+
+TEST_CASE("record_ledger rows are the block's attempt lines in the block's order") {
+  Checkout c;
+  c.s.fire("cart.sync", {.source = gp::Principal::system});  // v2: a second pending fire
+  c.s.report_state({{"cart", 1}});                          // settles the v1 cart.sync
+  c.s.fire("invented.other");                               // v3
+  const gp::Table& t = gp::record_ledger(c.reg, "ledger", c.s);
+  std::vector<std::string> block;
+  const std::string text = c.s.ground_truth({.max_attempts = 1000}).text;
+  const std::string bullet = "\n  • ";
+  std::size_t at = 0;
+  while ((at = text.find(bullet, at)) != std::string::npos) {
+    at += bullet.size();
+    block.push_back(text.substr(at, text.find('\n', at) - at));
+  }
+  REQUIRE(t.row_count() == block.size());
+  for (std::size_t r = 0; r < block.size(); ++r) CHECK(t.value(r, "outcome") == block[r]);
+}

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 #include <stdexcept>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -686,4 +687,68 @@ TEST_CASE("an unmounted action leaves the context brief offer but keeps its reco
         "Nothing is on offer here right now.\n"
         "Steps recorded lately (the facts block says how each turned out):\n"
         "  - Send the message");
+}
+
+TEST_CASE("the merged attempts equal a brute-force sort of both ledgers for every cursor and cap") {
+  // Deterministic pseudo-random sessions: successes, refusals of several kinds, inferred
+  // user steps and reports, checked against rows sorted by (version, refusal first).
+  std::uint64_t seed = 0x9e3779b97f4a7c15ULL;
+  const auto next = [&] {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<unsigned>(seed >> 33);
+  };
+  for (int round = 0; round < 20; ++round) {
+    gp::Session s;
+    s.declare("a.go", {.does = "Go.", .handler = ok_handler});
+    s.declare("a.set", {.does = "Set.", .writes = {"a"}, .handler = ok_handler});
+    s.declare("a.off", {.does = "Off.", .handler = ok_handler, .enabled_when = [](const json&) { return false; }});
+    s.declare("a.bare", {.does = "Bare."});
+    for (int i = 0; i < 60; ++i) {
+      switch (next() % 6) {
+        case 0: s.fire("a.go"); break;
+        case 1: s.fire("a.set"); break;
+        case 2: s.fire("a.off", {.source = gp::Principal::user}); break;
+        case 3: s.fire("a.bare"); break;
+        case 4: s.fire("invented." + std::to_string(i)); break;
+        default: s.report_state({{"a", i}}); break;  // settles a pending a.set, or is inferred
+      }
+    }
+    struct Row {
+      std::uint64_t version;
+      int kind;  // 0: refusal, 1: transition
+      std::size_t index;
+      std::string line;
+    };
+    std::vector<Row> all;
+    {
+      const auto v = s.view();
+      for (std::size_t k = 0; k < v.gap_rows().size(); ++k)
+        all.push_back({v.gap_rows()[k].version, 0, k, gp::attempt_line(v.gap_rows()[k])});
+      for (std::size_t k = 0; k < v.transitions().size(); ++k)
+        all.push_back({v.transitions()[k].version, 1, k, gp::attempt_line(v.transitions()[k])});
+    }
+    std::stable_sort(all.begin(), all.end(), [](const Row& a, const Row& b) {
+      return std::tie(a.version, a.kind, a.index) < std::tie(b.version, b.kind, b.index);
+    });
+    const std::uint64_t now = s.version();
+    for (const std::uint64_t since : {std::uint64_t{0}, now / 3, now / 2, now, now + 1}) {
+      for (const std::size_t cap : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+        std::vector<std::string> window;
+        for (const auto& r : all)
+          if (r.version >= since) window.push_back(r.line);
+        const std::size_t keep = std::min(cap, window.size());
+        const std::vector<std::string> expected(window.end() - static_cast<std::ptrdiff_t>(keep), window.end());
+        INFO("round " << round << " since " << since << " cap " << cap);
+        CHECK(attempts(s, {.since_version = since, .max_attempts = cap}) == expected);
+        const auto text = s.ground_truth({.since_version = since, .max_attempts = cap}).text;
+        if (window.size() > keep)
+          CHECK(has_line(text, "  … " + std::to_string(window.size() - keep) + " earlier attempt(s) omitted."));
+        else
+          CHECK(text.find("earlier attempt(s) omitted.") == std::string::npos);
+        if (window.empty() && !all.empty())
+          CHECK(has_line(text, "No actions have been performed since version " + std::to_string(since) + " — " +
+                                   std::to_string(all.size()) + " earlier attempt(s) this session are not listed."));
+      }
+    }
+  }
 }
