@@ -420,6 +420,7 @@ TEST_CASE("a payload that differs from the approved input is refused as APPROVAL
         "APPROVAL_MISMATCH");
   CHECK(shop.s.fire("checkout.place-order", {.ask_id = ask.id}).reason == "APPROVAL_MISMATCH");
   CHECK(shop.placed == 0);
+  CHECK(attempts(shop.s) == std::vector<std::string>{refused_line + "APPROVAL_MISMATCH", refused_line + "APPROVAL_MISMATCH"});
 }
 
 TEST_CASE("mutating the asked input after approval does not move the approval") {
@@ -430,6 +431,8 @@ TEST_CASE("mutating the asked input after approval does not move the approval") 
   input["total"] = 10000;  // the caller's object, changed after the human said yes
   CHECK(shop.s.fire("checkout.place-order", {.payload = input, .ask_id = ask.id}).reason == "APPROVAL_MISMATCH");
   CHECK(shop.s.view().ask(ask.id)->input == json{{"total", 10}});
+  CHECK(shop.placed == 0);
+  CHECK(attempts(shop.s) == std::vector<std::string>{refused_line + "APPROVAL_MISMATCH"});
   CHECK(shop.s.fire("checkout.place-order", {.payload = {{"total", 10}}, .ask_id = ask.id}).ok);
 }
 
