@@ -345,7 +345,8 @@ struct entities_recorded {
       return false;
     }
 
-    // f(name) for every recorded name, fact by fact in recorded order, until f returns false.
+    // f(name) for every recorded name, fact by fact (a ranking's best first), until f
+    // returns false.
     template <class F>
     void for_each_name(F&& f) const {
       for (const auto& s : list) {
@@ -353,8 +354,8 @@ struct entities_recorded {
           for (const auto& m : s.domain->members())
             if (!f(std::string_view(m))) return;
         } else if (s.ranking) {
-          for (const auto& entry : s.ranking->scores())
-            if (!f(std::string_view(entry.first))) return;
+          for (const auto& entity : s.ranking->order())
+            if (!f(std::string_view(entity))) return;
         } else if (s.table && s.key) {
           for (std::size_t r = 0; r < s.table->row_count(); ++r) {
             const auto& cell = s.table->cell(r, *s.key);
