@@ -29,3 +29,22 @@ install(FILES
   DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE"
   DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/groundplane")
+
+# pkg-config: header-only, so arch-independent (share/pkgconfig). The prefix is derived
+# from the .pc file's own location, so `cmake --install --prefix <anywhere>` works.
+set(GROUNDPLANE_PKGCONFIG_DIR "${CMAKE_INSTALL_DATADIR}/pkgconfig"
+  CACHE STRING "Where groundplane.pc is installed, relative to the prefix")
+if(IS_ABSOLUTE "${GROUNDPLANE_PKGCONFIG_DIR}")
+  set(GROUNDPLANE_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  # One ".." per component of the relative directory: share/pkgconfig -> ../..
+  string(REGEX REPLACE "[^/]+" ".." _gp_up "${GROUNDPLANE_PKGCONFIG_DIR}")
+  set(GROUNDPLANE_PC_PREFIX "\${pcfiledir}/${_gp_up}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(GROUNDPLANE_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(GROUNDPLANE_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+configure_file("${PROJECT_SOURCE_DIR}/cmake/groundplane.pc.in" "${PROJECT_BINARY_DIR}/groundplane.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/groundplane.pc" DESTINATION "${GROUNDPLANE_PKGCONFIG_DIR}")

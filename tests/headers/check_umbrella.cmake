@@ -1,0 +1,46 @@
+# cmake -DINCLUDE_DIR=<include> -P check_umbrella.cmake
+# groundplane.hpp is only the sum of its parts: besides comments and #pragma once it
+# holds #include "groundplane/..." lines naming existing public headers, and it names
+# every public header except these, which are reached another way:
+#   groundplane/detail/  internals, included by the parts that use them
+#   groundplane/mcp/     the MCP adapter, opt-in: #include <groundplane/mcp/server.hpp>
+cmake_minimum_required(VERSION 3.25)
+set(umbrella "${INCLUDE_DIR}/groundplane/groundplane.hpp")
+file(STRINGS "${umbrella}" lines ENCODING UTF-8)
+
+set(problems "")
+set(included "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[ \t]*$" OR line MATCHES "^[ \t]*//" OR line MATCHES "^#pragma once[ \t]*$")
+    continue()
+  endif()
+  if(line MATCHES "^#include \"(groundplane/[^\"]+\\.hpp)\"[ \t]*$")
+    set(header "${CMAKE_MATCH_1}")
+    if(NOT EXISTS "${INCLUDE_DIR}/${header}")
+      string(APPEND problems "  includes ${header}, which does not exist\n")
+    elseif(header IN_LIST included)
+      string(APPEND problems "  includes ${header} twice\n")
+    endif()
+    list(APPEND included "${header}")
+    continue()
+  endif()
+  string(APPEND problems "  adds something of its own: ${line}\n")
+endforeach()
+
+file(GLOB_RECURSE headers RELATIVE "${INCLUDE_DIR}" "${INCLUDE_DIR}/groundplane/*.hpp")
+list(SORT headers)
+set(count 0)
+foreach(header IN LISTS headers)
+  if(header STREQUAL "groundplane/groundplane.hpp" OR header MATCHES "^groundplane/(detail|mcp)/")
+    continue()
+  endif()
+  math(EXPR count "${count} + 1")
+  if(NOT header IN_LIST included)
+    string(APPEND problems "  does not include the public header ${header}\n")
+  endif()
+endforeach()
+
+if(problems)
+  message(FATAL_ERROR "groundplane/groundplane.hpp:\n${problems}")
+endif()
+message(STATUS "groundplane.hpp includes all ${count} public headers and nothing else")
