@@ -233,6 +233,18 @@ TEST_CASE("unknown entities missing fields and wrong types are findings") {
   CHECK(self.findings()[0].detail == "'harbour' is compared with itself; name two different entities");
 }
 
+TEST_CASE("a reversed pair with an unreadable margin reports both") {
+  Seed s;
+  const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("north", "harbour", "10%"));
+  REQUIRE(v.findings().size() == 2);
+  CHECK(v.findings()[0].detail == "reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455");
+  CHECK(v.findings()[1].field == "by");
+  CHECK(v.findings()[1].detail == "expected a number, got a string");
+  const auto self = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"a", "north"}, {"b", "north"}});
+  REQUIRE(self.findings().size() == 2);
+  CHECK(self.findings()[1].detail == "expected the margin as a number (percent change)");
+}
+
 TEST_CASE("an empty value field checks only who beat whom") {
   Seed s;
   const gp::comparison check{.fact = "campaign_ctr", .value_field = ""};

@@ -138,7 +138,8 @@ struct comparison {
     const auto a = resolve(registry, output, a_field, base, findings);
     const auto b = resolve(registry, output, b_field, base, findings);
 
-    // The stated margin: a missing or non-numeric one is a finding of its own.
+    // The stated margin: a missing or non-numeric one is a finding of its own, reported
+    // alongside whatever is wrong with the pair.
     std::optional<Decimal> stated;
     const nlohmann::json* said = value_field.empty() ? nullptr : detail::find_field(output, value_field);
     Finding vf = base;
@@ -147,49 +148,20 @@ struct comparison {
       vf.said = detail::render(*said);
       stated = Decimal::from_json(*said);
     }
-    if (said != nullptr && !stated) {
-      vf.detail = "expected a number, got " + std::string(detail::type_name(*said));
-      if (a && b && beat(registry, a->value, b->value))
-        vf.detail += "; " + computed(registry, reading(convention), *a, *b);
+    const bool unreadable = said != nullptr && !stated;  // a string, a bool, a non-finite number
+    const auto margin_finding = [&](std::string why) {
+      vf.detail = std::move(why);
       findings.push_back(std::move(vf));
-      return;
-    }
-    if (!a || !b) {
-      if (!value_field.empty() && said == nullptr) {
-        vf.detail = "expected the margin as a number (" + std::string(label(reading(convention))) + ")";
-        findings.push_back(std::move(vf));
-      }
-      return;
-    }
+    };
+    const std::string not_a_number =
+        unreadable ? "expected a number, got " + std::string(detail::type_name(*said)) : std::string();
 
-    if (a->same_as(*b)) {
-      Finding f = base;
-      f.field = b_field;
-      f.said = b->shown;
-      f.detail = a->shown + " is compared with itself; name two different entities";
-      findings.push_back(std::move(f));
-      return;
-    }
-
-    if (!beat(registry, a->value, b->value)) {
-      Finding f = base;
-      f.field = a_field;
-      f.said = a->shown;
-      const std::string on = on_what(registry);
-      if (a->value == b->value) {
-        f.detail = "tied: " + a->shown + " did not beat " + b->shown + " on " + on + ": both are " +
-                   detail::render(a->value);
-      } else {
-        f.supported = b->shown;
-        const bool higher = a->value > b->value;
-        f.detail = "reversed: " + a->shown + " did not beat " + b->shown + " on " + on + ": " +
-                   detail::render(a->value) + (higher ? " > " : " < ") + detail::render(b->value);
-      }
-      if (stated && a->value != b->value) {  // a tie's margin is no clue to anything
-        const std::string m = matches(*stated, *a, *b, std::nullopt);
-        if (!m.empty()) f.detail += "; " + m;
-      }
-      findings.push_back(std::move(f));
+    if (!a || !b || a->same_as(*b) || !beat(registry, a->value, b->value)) {
+      if (a && b) findings.push_back(pair_finding(registry, base, *a, *b, stated));
+      if (unreadable)
+        margin_finding(not_a_number);
+      else if (!value_field.empty() && said == nullptr)
+        margin_finding("expected the margin as a number (" + std::string(label(reading(convention))) + ")");
       return;
     }
 
@@ -197,11 +169,8 @@ struct comparison {
     const Reading r = reading(convention);
     const auto truth = value_of(r, a->value, b->value);
     if (truth) vf.supported = show(*truth);
-    if (!stated) {
-      vf.detail = computed(registry, r, *a, *b);
-      findings.push_back(std::move(vf));
-      return;
-    }
+    if (unreadable) return margin_finding(not_a_number + "; " + computed(registry, r, *a, *b));
+    if (!stated) return margin_finding(computed(registry, r, *a, *b));
     if (truth) {
       const auto match = detail::match_number(stated->abs(), magnitude(*truth), tolerance, rounding);
       if (match.ok) return;
@@ -349,6 +318,33 @@ struct comparison {
     for (std::size_t i = 0; i < hits.size(); ++i)
       out += (i == 0 ? "" : (i + 1 == hits.size() ? " or " : ", ")) + hits[i];
     return out;
+  }
+
+  // A pair that cannot carry the claim: one entity twice, a tie, or B ahead of A.
+  Finding pair_finding(const FactRegistry& registry, const Finding& base, const Side& a, const Side& b,
+                       const std::optional<Decimal>& stated) const {
+    Finding f = base;
+    if (a.same_as(b)) {
+      f.field = b_field;
+      f.said = b.shown;
+      f.detail = a.shown + " is compared with itself; name two different entities";
+      return f;
+    }
+    f.field = a_field;
+    f.said = a.shown;
+    const std::string on = on_what(registry);
+    if (a.value == b.value) {  // a tie's margin is no clue to anything
+      f.detail = "tied: " + a.shown + " did not beat " + b.shown + " on " + on + ": both are " + detail::render(a.value);
+      return f;
+    }
+    f.supported = b.shown;
+    f.detail = "reversed: " + a.shown + " did not beat " + b.shown + " on " + on + ": " + detail::render(a.value) +
+               (a.value > b.value ? " > " : " < ") + detail::render(b.value);
+    if (stated) {
+      const std::string m = matches(*stated, a, b, std::nullopt);
+      if (!m.empty()) f.detail += "; " + m;
+    }
+    return f;
   }
 
   std::optional<Side> resolve(const FactRegistry& registry, const nlohmann::json& output, const std::string& field_name,

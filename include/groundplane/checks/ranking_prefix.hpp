@@ -150,38 +150,47 @@ struct ranking_prefix {
         name_json = detail::find_field(entry, "name");
         score_json = detail::find_field(entry, "score");
       }
-      Finding f = detail::finding_about(check_name, field, ranking);
-      if (i < ranking.size()) f.supported = detail::render_alternatives(detail::tie_block_names(ranking, i));
-      const std::string expectation = i < ranking.size() ? expect_at(ranking, i, cut) : std::string();
-      const std::string then = expectation.empty() ? std::string() : "; " + expectation;
+      // Built only when a finding is made: a long list that is right costs no strings.
+      const auto place_finding = [&] {
+        Finding f = detail::finding_about(check_name, field, ranking);
+        if (i < ranking.size()) f.supported = detail::render_alternatives(detail::tie_block_names(ranking, i));
+        return f;
+      };
+      const auto then = [&] { return i < ranking.size() ? "; " + expect_at(ranking, i, cut) : std::string(); };
       if (name_json == nullptr || !name_json->is_string()) {
+        Finding f = place_finding();
         f.said = detail::render(name_json == nullptr ? entry : *name_json);
         f.detail = place(i) + ": expected an entity name or an object with a 'name', got " +
                    (name_json == nullptr ? std::string("an object without one")
                                          : std::string(detail::type_name(*name_json))) +
-                   then;
+                   then();
         report(std::move(f), i);
         continue;
       }
       const auto& name = name_json->get_ref<const std::string&>();
-      f.said = detail::quote(name);
       const auto pos = ranking.position_of(name);
       if (!pos) {
+        Finding f = place_finding();
+        f.said = detail::quote(name);
         f.detail = place(i) + ": " + f.said + " is not one of the " +
-                   detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) + then;
+                   detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) + then();
         report(std::move(f), i);
         continue;
       }
       if (const auto it = seen.find(name); it != seen.end()) {
+        Finding f = place_finding();
+        f.said = detail::quote(name);
         f.detail = place(i) + " repeats " + f.said + " (already at place " + std::to_string(it->second + 1) + ")" +
-                   then;
+                   then();
         report(std::move(f), i);
         continue;
       }
       seen.emplace(name, i);
       if (i < ranking.size() && ranking.score_at(*pos) != ranking.score_at(i)) {
-        f.detail = expectation + "; " + f.said + " ranked #" + std::to_string(ranking.rank_of(name)) + " at " +
-                   detail::render(ranking.score_at(*pos));
+        Finding f = place_finding();
+        f.said = detail::quote(name);
+        f.detail = expect_at(ranking, i, cut) + "; " + f.said + " ranked #" + std::to_string(ranking.rank_of(name)) +
+                   " at " + detail::render(ranking.score_at(*pos));
         report(std::move(f), i);
       }
       if (score_json != nullptr) verify_score(ranking, name, *pos, i, *score_json, report);
