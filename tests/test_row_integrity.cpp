@@ -90,7 +90,8 @@ TEST_CASE("a key naming no row of a truncated table says only part was recorded"
   const auto v = verdict(reg, {.fact = "t", .key_field = "id", .fields = {{"v", "v"}}}, {{"id", "b"}, {"v", 1}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "'b' names no row of 't': no row has it in column 'id' (only 1 of 2000 rows were recorded)");
+        "'b' names no row of 't': no row has it in column 'id' (only 1 of 2,000 rows recorded; the row may be among "
+        "those not recorded)");
 }
 
 TEST_CASE("a missing or malformed key is a finding") {

@@ -36,6 +36,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
@@ -275,9 +276,10 @@ struct row_integrity {
       kf.detail = kf.said + " names no row of " + detail::quote(fact) + ": no row has it in column " +
                   detail::quote(rows.column_name);
       kf.detail += rows.table.complete()
-                       ? " (" + std::to_string(rows.table.row_count()) + " rows recorded)"
-                       : " (only " + std::to_string(rows.table.row_count()) + " of " +
-                             std::to_string(*rows.table.total_rows()) + " rows were recorded)";
+                       ? " (" + detail::count_of(rows.table.row_count(), "row", "rows") + " recorded)"
+                       : " (only " + detail::group_thousands(rows.table.row_count()) + " of " +
+                             detail::count_of(*rows.table.total_rows(), "row", "rows") +
+                             " recorded; the row may be among those not recorded)";
       kf.detail += key_type_hint(rows, *key);
       findings.push_back(std::move(kf));
       return;
