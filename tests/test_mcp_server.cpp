@@ -275,6 +275,40 @@ TEST_CASE("a misconfigured check is a tool error carrying the configuration erro
   CHECK(t.logged("tool 'check' returned an error"));
 }
 
+TEST_CASE("checks built from JSON specs run together and report every finding") {
+  Harness h;
+  const auto t = h.run(
+      call(1, "record_ranking", seed_ranking) +
+      call(2, "record_domain", {{"name", "campaigns"}, {"members", {"north", "harbour", "delta"}}, {"tool", "crm.list"}}) +
+      call(3, "check",
+           {{"facts", {"campaign_ctr", "campaigns"}},
+            {"checks", ojson::parse(R"([{"check": "superlative", "fact": "campaign_ctr"},
+                                        {"check": "ranking_prefix", "fact": "campaign_ctr", "k": 2},
+                                        {"check": "entities_recorded", "facts": ["campaigns"], "fields": ["winner", "top"]}])")},
+            {"output", {{"winner", "harbour"}, {"top", {"harbour", "nort"}}}}}));
+  const auto& sc = t.reply_to(3)["result"]["structuredContent"];
+  CHECK(t.reply_to(3)["result"]["isError"] == false);
+  CHECK(sc["ok"] == false);
+  std::vector<std::string> checks;
+  for (const auto& f : sc["findings"]) checks.push_back(f["check"]);
+  // 'nort' is both out of the computed order and a name nobody recorded.
+  CHECK(checks == std::vector<std::string>{"ranking_prefix", "entities_recorded"});
+  CHECK(sc["findings"][1]["message"].get<std::string>().find("'north'") != std::string::npos);  // the closest name
+}
+
+TEST_CASE("a check spec that describes no check is a tool error with the builder's message") {
+  Harness h;
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
+                       call(2, "check", check_args({{"winner", "north"}}, ojson::parse(R"([{"check": "superlativ", "fact": "campaign_ctr"}])"))) +
+                       call(3, "check", check_args({{"winner", "north"}}, ojson::parse(R"([{"check": "superlative", "fact": "campaign_ctr", "pick": "biggest"}])"))));
+  for (int id : {2, 3}) {
+    INFO("id " << id);
+    CHECK(t.reply_to(id)["result"]["isError"] == true);
+    CHECK(text_of(t.reply_to(id)).rfind("check_from_json: ", 0) == 0);
+  }
+  CHECK(text_of(t.reply_to(2)).find("unknown check 'superlativ'") != std::string::npos);
+}
+
 TEST_CASE("a check naming a fact nobody recorded is a tool error and the recorded facts are untouched") {
   Harness h;
   const auto t = h.run(call(1, "record_ranking", seed_ranking) +
@@ -571,6 +605,46 @@ TEST_CASE("recorded facts survive every bad request in one session") {
   CHECK(t.reply_to(8)["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
   CHECK(h.server.registry().names() == std::vector<std::string>{"campaign_ctr"});
   CHECK(h.server.registry().get<gp::Ranking>("campaign_ctr").order().front() == "harbour");
+}
+
+TEST_CASE("thousands of mutated requests never crash the server or corrupt a recorded fact") {
+  Harness h;
+  const std::vector<std::string> valid = {
+      call(0, "check", check_args({{"winner", "north"}, {"score", 0.0412}})),
+      call(0, "record_table", {{"name", "t"}, {"rows", ojson::parse(R"([{"a": 1, "b": "x"}])")}, {"key_column", "a"},
+                               {"total_rows", 4}, {"tool", "q"}, {"args", {{"k", "v"}}}}),
+      call(0, "record_ranking", seed_ranking),
+      request(0, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", ojson::object()}}),
+      call(0, "list_facts", ojson::object()),
+  };
+  std::string input = call(1, "record_ranking", seed_ranking);
+  std::uint32_t x = 2463534242u;
+  const auto next = [&x] {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+  };
+  for (int i = 0; i < 3000; ++i) {
+    std::string line = valid[next() % valid.size()];
+    line.pop_back();  // the newline
+    const int edits = 1 + static_cast<int>(next() % 4);
+    for (int e = 0; e < edits && !line.empty(); ++e) {
+      const std::size_t at = next() % line.size();
+      switch (next() % 3) {
+        case 0: line[at] = static_cast<char>(next() & 0xFF); break;
+        case 1: line.erase(at, 1 + next() % 8); break;
+        default: line.insert(at, 1, "{}[]\":,0\\"[next() % 10]); break;
+      }
+    }
+    input += line + "\n";
+  }
+  input += call(2, "check", check_args({{"winner", "north"}}));
+  const auto t = h.run(input);  // every stdout line is checked to be JSON-RPC
+  CHECK(t.replies.size() > 1000);
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
+  CHECK(h.server.registry().get<gp::Ranking>("campaign_ctr").order() ==
+        std::vector<std::string>{"harbour", "north", "delta"});
 }
 
 TEST_CASE("with a session the agent tools are served and a gated order is refused as a normal result") {

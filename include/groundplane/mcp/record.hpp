@@ -18,6 +18,11 @@
 // arguments with their key order kept (nlohmann::ordered_json). A refused record changes
 // nothing in the registry.
 //
+// The option structs are written with designated initializers, so their member order is
+// part of the API: first what the registry's own options say (a ranking's key and
+// direction, a table's key_column and total_rows, mirroring RankingOptions and
+// TableOptions), then where in the payload the data is.
+//
 // Where the option structs name a place in the payload (`at`, `rows`, `members`,
 // `total_rows_at`), "" is the payload itself, a name without a leading '/' is a
 // top-level key, and a name starting with '/' is a JSON Pointer (RFC 6901) — the same

@@ -36,8 +36,10 @@
 // rather than re-ask the model about.
 //
 // stdout carries JSON-RPC only; every log line goes to ServerOptions::log (stderr by
-// default). Requests are served one at a time, in order. Facts recorded stay recorded
-// whatever a later request does.
+// default). Requests are served one at a time, in order; one Server serves one
+// connection and is not to be driven from two threads at once. Requests that arrive
+// before initialize are served anyway: nothing a request does depends on it. Facts
+// recorded stay recorded whatever a later request does.
 #pragma once
 
 #include <array>
@@ -59,9 +61,10 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/agent_port.hpp"
+#include "groundplane/any_check.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
-#include "groundplane/checks/superlative.hpp"
+#include "groundplane/check_from_json.hpp"
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
@@ -87,6 +90,7 @@ inline constexpr int invalid_params = -32602;
 inline constexpr int internal_error = -32603;
 }  // namespace error_code
 
+// Member order is API (designated initializers): identity, then limits, then logging.
 struct ServerOptions {
   std::string name = "groundplane-mcp";         // serverInfo.name
   std::string version = version_string;         // serverInfo.version
@@ -255,32 +259,6 @@ inline std::size_t size_of(const Fact&) { return 1; }
 inline std::size_t size_of(const Ranking& r) { return r.size(); }
 inline std::size_t size_of(const Table& t) { return t.row_count(); }
 inline std::size_t size_of(const Domain& d) { return d.members().size(); }
-
-// Until the runtime check builder lands: superlative specs only.
-struct SpecChecks {
-  std::vector<superlative> checks;
-  std::vector<std::string> leans_on() const {
-    std::vector<std::string> out;
-    for (const auto& c : checks) out.push_back(c.fact);
-    return out;
-  }
-  void validate(const FactRegistry& reg) const {
-    for (const auto& c : checks) c.validate(reg);
-  }
-  void verify(const FactRegistry& reg, const nlohmann::json& output, std::vector<Finding>& findings) const {
-    for (const auto& c : checks) c.verify(reg, output, findings);
-  }
-};
-
-inline superlative superlative_from_json(const nlohmann::json& spec) {
-  if (!spec.is_object() || spec.value("check", "") != "superlative")
-    throw ConfigurationError("check spec must be {\"check\": \"superlative\", ...}");
-  superlative s;
-  s.fact = spec.value("fact", "");
-  s.field = spec.value("field", s.field);
-  s.score_field = spec.value("score_field", s.score_field);
-  return s;
-}
 
 }  // namespace detail
 
@@ -696,8 +674,8 @@ class Server {
       detail::Arguments::fail("check needs \"output\" (the model's answer: a JSON object of named fields)");
     const nlohmann::json output = output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr);
 
-    detail::SpecChecks checks;
-    for (const auto& spec : specs) checks.checks.push_back(detail::superlative_from_json(nlohmann::json(spec)));
+    CheckList checks;
+    for (const auto& spec : specs) checks.push_back(check_from_json(nlohmann::json(spec)));
     Boundary boundary(registry_, std::move(facts), std::move(checks));
     const Verdict verdict = boundary.try_submit(output);
 
