@@ -1,5 +1,5 @@
 # Drives one consumer test (cmake -P): MODE is install, find_package, too_new_version,
-# add_subdirectory, fetchcontent or pkg_config; SETTINGS is the file tests/consumers
+# add_subdirectory, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
 cmake_minimum_required(VERSION 3.25)
@@ -64,7 +64,7 @@ if(NOT IS_MULTI_CONFIG)
   list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${CONFIG}")
 endif()
 set(prefix_path ${OUTER_PREFIX_PATH})
-if(MODE MATCHES "^(find_package|too_new_version)$")
+if(MODE MATCHES "^(find_package|too_new_version|conan_test_package)$")
   list(PREPEND prefix_path "${PREFIX}")
 endif()
 string(REPLACE ";" "\\;" prefix_path_arg "${prefix_path}")
@@ -78,12 +78,16 @@ if(NLOHMANN_JSON_SOURCE_DIR)
 endif()
 
 function(build_and_run project_dir)
-  run(COMMAND "${CMAKE_COMMAND}" -S "${project_dir}" -B "${work}/build" ${configure_args} ${ARGN})
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "PROGRAM" "")
+  if(NOT arg_PROGRAM)
+    set(arg_PROGRAM consumer)
+  endif()
+  run(COMMAND "${CMAKE_COMMAND}" -S "${project_dir}" -B "${work}/build" ${configure_args} ${arg_UNPARSED_ARGUMENTS})
   run(COMMAND "${CMAKE_COMMAND}" --build "${work}/build" ${config_args})
   if(IS_MULTI_CONFIG)
-    set(program "${work}/build/${CONFIG}/consumer")
+    set(program "${work}/build/${CONFIG}/${arg_PROGRAM}")
   else()
-    set(program "${work}/build/consumer")
+    set(program "${work}/build/${arg_PROGRAM}")
   endif()
   run(COMMAND "${program}" OUTPUT out)
   if(NOT out MATCHES "UnsupportedClaim: unsupported claim in field 'winner'")
@@ -93,6 +97,11 @@ endfunction()
 
 if(MODE STREQUAL "find_package")
   build_and_run("${CONSUMERS_DIR}/find_package" -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
+
+elseif(MODE STREQUAL "conan_test_package")
+  # The Conan recipe's test_package, built against the same names the recipe declares
+  # for CMakeDeps (find_package(groundplane), groundplane::groundplane).
+  build_and_run("${SOURCE_DIR}/test_package" -DFETCHCONTENT_FULLY_DISCONNECTED=ON PROGRAM test_package)
 
 elseif(MODE STREQUAL "too_new_version")
   run(EXPECT_FAILURE OUTPUT out

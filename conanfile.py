@@ -1,0 +1,64 @@
+# groundplane as a Conan 2 package: `conan create .` in this checkout, then require
+# "groundplane/<version>" (see the README). Header-only, so one package serves every
+# settings combination.
+import os
+import re
+
+from conan import ConanFile
+from conan.tools.build import check_min_cppstd
+from conan.tools.files import copy, load
+from conan.tools.layout import basic_layout
+
+required_conan_version = ">=2.0"
+
+
+class GroundplaneConan(ConanFile):
+    name = "groundplane"
+    description = ("Header-only C++20 library that checks a language model's structured claims "
+                   "against recorded tool results")
+    license = "MIT"
+    url = "https://github.com/groundplane/groundplane"
+    homepage = "https://github.com/groundplane/groundplane"
+    topics = ("llm", "validation", "header-only", "json")
+    package_type = "header-library"
+    settings = "os", "arch", "compiler", "build_type"
+    exports_sources = "include/*", "LICENSE"
+    exports = "CMakeLists.txt"
+    no_copy_source = True
+
+    def set_version(self):
+        # One source of truth: project(groundplane VERSION x.y.z) in CMakeLists.txt.
+        cmake = load(self, os.path.join(self.recipe_folder, "CMakeLists.txt"))
+        match = re.search(r"project\(groundplane\s+VERSION\s+(\d+\.\d+\.\d+)", cmake)
+        if not match:
+            raise ValueError("no project(groundplane VERSION ...) in CMakeLists.txt")
+        self.version = match.group(1)
+
+    def layout(self):
+        basic_layout(self, src_folder=".")
+
+    def requirements(self):
+        # Its types appear in groundplane's headers, so consumers see its headers too.
+        self.requires("nlohmann_json/3.11.3", transitive_headers=True)
+
+    def validate(self):
+        if self.settings.get_safe("compiler.cppstd"):
+            check_min_cppstd(self, 20)
+
+    def package_id(self):
+        # Header-only: the same package whatever the settings.
+        self.info.clear()
+
+    def package(self):
+        copy(self, "LICENSE", src=self.source_folder, dst=os.path.join(self.package_folder, "licenses"))
+        copy(self, "*.hpp", src=os.path.join(self.source_folder, "include"),
+             dst=os.path.join(self.package_folder, "include"))
+
+    def package_info(self):
+        # The names CMake users write: find_package(groundplane) and groundplane::groundplane.
+        self.cpp_info.set_property("cmake_file_name", "groundplane")
+        self.cpp_info.set_property("cmake_target_name", "groundplane::groundplane")
+        self.cpp_info.set_property("pkg_config_name", "groundplane")
+        self.cpp_info.requires = ["nlohmann_json::nlohmann_json"]
+        self.cpp_info.bindirs = []
+        self.cpp_info.libdirs = []
