@@ -19,7 +19,11 @@ class Verdict {
 
   bool ok() const noexcept { return findings_.empty(); }
   explicit operator bool() const noexcept { return ok(); }
-  const std::vector<Finding>& findings() const noexcept { return findings_; }
+  const std::vector<Finding>& findings() const& noexcept { return findings_; }
+  // On a temporary (`for (const auto& f : b.try_submit(out).findings())`) the findings
+  // are moved out by value: a reference would dangle once the Verdict is destroyed,
+  // before the loop body runs.
+  std::vector<Finding> findings() && noexcept { return std::move(findings_); }
 
   // Longest correction() returns, in bytes, however many claims failed: ten retries
   // must not balloon a model's context.
