@@ -7,9 +7,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,7 +24,9 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/column.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/float_decimal.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
 
@@ -191,13 +195,25 @@ class Ranking {
   }
   // How many entities share the score at order() position `pos` (the tie block's size),
   // and where that block starts.
+  // O(log n): order() is sorted by score, so the block is found by bisection.
   std::pair<std::size_t, std::size_t> tie_block_at(std::size_t pos) const {
     const Decimal& s = score_at(pos);
-    std::size_t first = pos;
-    while (first > 0 && score_at(first - 1) == s) --first;
-    std::size_t last = pos;
-    while (last + 1 < order_.size() && score_at(last + 1) == s) ++last;
-    return {first, last - first + 1};
+    const std::size_t first = first_not_better_than(s, 0, pos);
+    std::size_t lo = pos + 1, hi = order_.size();  // first position scoring worse than s
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (better(s, score_at(mid))) hi = mid;
+      else lo = mid + 1;
+    }
+    return {first, lo - first};
+  }
+  // The first position of order() other than `except` whose score equals `score`;
+  // std::nullopt when no other entity has it. O(log n).
+  std::optional<std::size_t> other_with_score(const Decimal& score, std::size_t except) const {
+    std::size_t pos = first_not_better_than(score, 0, order_.size());
+    if (pos == except) ++pos;
+    if (pos < order_.size() && score_at(pos) == score) return pos;
+    return std::nullopt;
   }
   // a ranks strictly ahead of b by this ranking's direction.
   bool better(const Decimal& a, const Decimal& b) const {
@@ -205,6 +221,16 @@ class Ranking {
   }
 
  private:
+  // The first position in [lo, hi) whose score is not better than s.
+  std::size_t first_not_better_than(const Decimal& s, std::size_t lo, std::size_t hi) const {
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (better(score_at(mid), s)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   std::string name_;
   std::string key_;
   Direction direction_;
@@ -217,7 +243,11 @@ class Ranking {
   std::vector<std::size_t> rank_;     // recorded position -> competition rank
 };
 
-// Rows of named columns, stored by column, with a hash index on the key column.
+// What a table cell holds.
+enum class CellKind { null, number, string, boolean, other };  // other: an array or an object
+
+// Rows of named columns, stored by column (see detail/column.hpp: numbers packed as
+// decimals, strings interned per column), with a hash index on the key column.
 class Table {
  public:
   // Rows as nlohmann::json (object keys sorted) or nlohmann::ordered_json (the source's
@@ -235,21 +265,32 @@ class Table {
       detail::refuse(name_, "a table's rows must be a JSON array of objects, got " +
                                 std::string(detail::type_name(rows)));
     row_count_ = rows.size();
-    for (std::size_t r = 0; r < row_count_; ++r) {
-      const auto& row = rows[r];
+    if (row_count_ > detail::StringPool::max_size)
+      detail::refuse(name_, "a table holds at most " + std::to_string(detail::StringPool::max_size) + " rows");
+    // Rows usually repeat one key order, so the k-th key is first compared with the
+    // column the previous row's k-th key named; the hash lookup is the exception.
+    std::vector<std::size_t> column_at;
+    std::size_t r = 0;
+    for (const auto& row : rows) {
       if (!row.is_object())
         detail::refuse(name_, "row " + std::to_string(r) + " must be a JSON object, got " +
                                   std::string(detail::type_name(row)));
-      for (auto it = row.begin(); it != row.end(); ++it) {
-        auto [pos, added] = column_index_.emplace(it.key(), columns_.size());
-        if (added) {
-          columns_.push_back(it.key());
-          cells_.emplace_back(row_count_, nlohmann::json());  // null: absent in earlier rows
+      std::size_t k = 0;
+      for (auto it = row.begin(); it != row.end(); ++it, ++k) {
+        const auto& key = it.key();
+        std::size_t c = 0;
+        if (k < column_at.size() && columns_[column_at[k]] == key) {
+          c = column_at[k];
+        } else {
+          c = column_for(key);
+          if (k < column_at.size()) column_at[k] = c;
+          else column_at.push_back(c);
         }
-        if (it.value().is_number_float()) check_finite(it.value().template get<double>(), r, it.key());
-        cells_[pos->second][r] = nlohmann::json(it.value());
+        store(data_[c], r, it.value(), key);
       }
+      ++r;
     }
+    for (auto& column : data_) column.finish();
     if (total_rows_ && *total_rows_ < row_count_)
       detail::refuse(name_, "total_rows is " + std::to_string(*total_rows_) + " but " +
                                 std::to_string(row_count_) + " rows were given");
@@ -266,7 +307,7 @@ class Table {
   nlohmann::json value(std::size_t row, std::string_view column) const {
     if (row >= row_count_) throw std::out_of_range("row " + std::to_string(row) + " of " + std::to_string(row_count_));
     const auto c = column_of(column);
-    return c ? cells_[*c][row] : nlohmann::json();
+    return c ? data_[*c].json(row) : nlohmann::json();
   }
   const std::optional<std::string>& key_column() const noexcept { return key_column_; }
   // How many rows the source had, when the caller said.
@@ -280,20 +321,61 @@ class Table {
     if (it == column_index_.end()) return std::nullopt;
     return it->second;
   }
-  // One cell by column position (null where absent).
-  const nlohmann::json& cell(std::size_t row, std::size_t column) const { return cells_[column][row]; }
+
+  // Typed reads of one cell by column position (row < row_count(), column <
+  // columns().size(); unchecked). None of them builds a JSON value.
+  CellKind kind(std::size_t row, std::size_t column) const noexcept {
+    switch (data_[column].tags[row]) {
+      case detail::CellTag::null: return CellKind::null;
+      case detail::CellTag::string: return CellKind::string;
+      case detail::CellTag::boolean_false:
+      case detail::CellTag::boolean_true: return CellKind::boolean;
+      case detail::CellTag::other: return CellKind::other;
+      default: return CellKind::number;
+    }
+  }
+  bool is_null(std::size_t row, std::size_t column) const noexcept {
+    return data_[column].tags[row] == detail::CellTag::null;
+  }
+  // The number, exactly as Decimal::from_json reads the recorded value; nullopt for
+  // any other kind of cell.
+  std::optional<Decimal> number(std::size_t row, std::size_t column) const {
+    const auto& c = data_[column];
+    if (!detail::is_number(c.tags[row])) return std::nullopt;
+    return c.number(row);
+  }
+  // The string; nullopt for any other kind of cell. Valid as long as the table.
+  std::optional<std::string_view> text(std::size_t row, std::size_t column) const noexcept {
+    const auto& c = data_[column];
+    if (c.tags[row] != detail::CellTag::string) return std::nullopt;
+    return c.strings.at(static_cast<detail::StringPool::Id>(c.words[row]));
+  }
+  // One cell as JSON (null where absent), as it was recorded.
+  nlohmann::json cell(std::size_t row, std::size_t column) const { return data_[column].json(row); }
+  // The column's storage, for scans that read it directly (aggregates, lookups).
+  const detail::Column& column_data(std::size_t column) const noexcept { return data_[column]; }
+
   // The row whose key-column value equals `key` (numbers by value: 7 and 7.0 match);
   // std::nullopt when no row has it or the table has no key column.
   std::optional<std::size_t> row_of(const nlohmann::json& key) const {
+    if (key.is_string()) return row_of_text(key.get_ref<const std::string&>());
+    if (!key_col_) return std::nullopt;
     const auto k = key_string(key);
     if (!k) return std::nullopt;
     const auto it = key_index_.find(*k);
     if (it == key_index_.end()) return std::nullopt;
     return it->second;
   }
+  // The same for a string key, without building a JSON value.
+  std::optional<std::size_t> row_of_text(std::string_view key) const {
+    if (!key_col_) return std::nullopt;
+    const auto id = data_[*key_col_].strings.find(key);
+    if (!id) return std::nullopt;
+    return key_row_by_id_[*id];
+  }
 
  private:
-  // Scalars only, type-tagged, numbers in Decimal form so that 7 and 7.0 are one key.
+  // Non-string keys, type-tagged, numbers in Decimal form so that 7 and 7.0 are one key.
   static std::optional<std::string> key_string(const nlohmann::json& v) {
     if (v.is_string()) return "s" + v.get<std::string>();
     if (v.is_boolean()) return v.get<bool>() ? std::string("btrue") : std::string("bfalse");
@@ -302,6 +384,73 @@ class Table {
       if (d) return "n" + d->to_string();
     }
     return std::nullopt;
+  }
+
+  std::size_t column_for(const std::string& key) {
+    if (const auto it = column_index_.find(std::string_view(key)); it != column_index_.end()) return it->second;
+    column_index_.emplace(key, columns_.size());
+    columns_.push_back(key);
+    data_.emplace_back(row_count_);  // null: absent in earlier rows
+    return columns_.size() - 1;
+  }
+
+  template <class BasicJson>
+  void store(detail::Column& c, std::size_t r, const BasicJson& v, const std::string& key) {
+    using detail::CellTag;
+    using value_t = nlohmann::detail::value_t;
+    switch (v.type()) {
+      case value_t::null: return;
+      case value_t::boolean:
+        c.tags[r] = v.template get<bool>() ? CellTag::boolean_true : CellTag::boolean_false;
+        ++c.booleans;
+        return;
+      case value_t::number_integer:
+        c.tags[r] = CellTag::integer;
+        c.words[r] = static_cast<std::int64_t>(v.template get<typename BasicJson::number_integer_t>());
+        ++c.numbers;
+        return;
+      case value_t::number_unsigned: {
+        const auto u = static_cast<std::uint64_t>(v.template get<typename BasicJson::number_unsigned_t>());
+        ++c.numbers;
+        if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+          c.tags[r] = CellTag::unsigned_int;
+          c.words[r] = static_cast<std::int64_t>(u);
+        } else {
+          c.tags[r] = CellTag::big;
+          c.words[r] = static_cast<std::int64_t>(c.side.size());
+          c.side.emplace_back(u);
+          ++c.bigs;
+        }
+        return;
+      }
+      case value_t::number_float: {
+        const auto d = static_cast<double>(v.template get<typename BasicJson::number_float_t>());
+        check_finite(d, r, key);
+        ++c.numbers;
+        if (d == 0 && std::signbit(d)) {
+          c.tags[r] = CellTag::negative_zero;
+          return;
+        }
+        const auto parts = detail::shortest_decimal(d, c.decimals_hint);
+        c.tags[r] = CellTag::floating;
+        c.words[r] = parts.coefficient;
+        c.exps[r] = static_cast<std::int16_t>(parts.exponent);  // a double's lies within +/-400
+        return;
+      }
+      case value_t::string: {
+        bool added = false;
+        c.tags[r] = CellTag::string;
+        c.words[r] = c.strings.intern(v.template get_ref<const typename BasicJson::string_t&>(), added);
+        ++c.texts;
+        return;
+      }
+      default:
+        c.tags[r] = CellTag::other;
+        c.words[r] = static_cast<std::int64_t>(c.side.size());
+        c.side.emplace_back(v);
+        ++c.others;
+        return;
+    }
   }
 
   void check_finite(double d, std::size_t row, const std::string& column) const {
@@ -315,28 +464,45 @@ class Table {
     const auto c = column_of(*key_column_);
     if (!c && row_count_ > 0)
       detail::refuse(name_, "key column " + detail::quote(*key_column_) + " is missing from every row");
-    key_index_.reserve(row_count_);
+    if (!c) return;
+    const detail::Column& col = data_[*c];
+    constexpr auto unset = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> by_id(col.strings.size(), unset);
     for (std::size_t r = 0; r < row_count_; ++r) {
-      const auto& v = cells_[*c][r];
+      const detail::CellTag tag = col.tags[r];
+      if (tag == detail::CellTag::string) {
+        std::size_t& first = by_id[static_cast<std::size_t>(col.words[r])];
+        if (first != unset) duplicate_key(col.json(r), first, r);
+        first = r;
+        continue;
+      }
+      const auto v = col.json(r);
       const auto k = key_string(v);
       if (!k)
         detail::refuse(name_, "row " + std::to_string(r) + " has no usable value in key column " +
                                   detail::quote(*key_column_) + " (" + std::string(detail::type_name(v)) + ")");
       const auto [it, added] = key_index_.emplace(*k, r);
-      if (!added)
-        detail::refuse(name_, "key column " + detail::quote(*key_column_) + " holds " + detail::render(v) +
-                                  " in rows " + std::to_string(it->second) + " and " + std::to_string(r));
+      if (!added) duplicate_key(v, it->second, r);
     }
+    key_row_by_id_ = std::move(by_id);
+    key_col_ = c;
+  }
+
+  [[noreturn]] void duplicate_key(const nlohmann::json& v, std::size_t first, std::size_t second) const {
+    detail::refuse(name_, "key column " + detail::quote(*key_column_) + " holds " + detail::render(v) + " in rows " +
+                              std::to_string(first) + " and " + std::to_string(second));
   }
 
   std::string name_;
   std::vector<std::string> columns_;
   detail::StringIndex column_index_;
-  std::vector<std::vector<nlohmann::json>> cells_;  // [column][row]
+  std::vector<detail::Column> data_;  // one per column, in columns_ order
   std::size_t row_count_ = 0;
   std::optional<std::string> key_column_;
   std::optional<std::size_t> total_rows_;
-  detail::StringIndex key_index_;  // key_string -> row
+  std::optional<std::size_t> key_col_;         // the key column's position, once indexed
+  std::vector<std::size_t> key_row_by_id_;     // string key: pool id -> row
+  detail::StringIndex key_index_;              // other keys: key_string -> row
   Provenance provenance_;
 };
 
@@ -377,6 +543,13 @@ inline constexpr FactKind fact_kind_of = std::is_same_v<T, Fact>      ? FactKind
 
 namespace detail {
 
+// The entities in the tie block at order() position `pos`.
+inline std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos) {
+  const auto [first, count] = r.tie_block_at(pos);
+  return {r.order().begin() + static_cast<std::ptrdiff_t>(first),
+          r.order().begin() + static_cast<std::ptrdiff_t>(first + count)};
+}
+
 // The view of a fact handed to the model (Boundary::facts(), the MCP list_facts tool):
 // kind, provenance and the values — for a Ranking the order computed in code.
 inline nlohmann::json provenance_view(const Provenance& p) {
@@ -405,7 +578,7 @@ inline nlohmann::json fact_view(const Table& t) {
   for (std::size_t r = 0; r < t.row_count(); ++r) {
     nlohmann::json row = nlohmann::json::object();
     for (std::size_t c = 0; c < t.columns().size(); ++c)
-      if (!t.cell(r, c).is_null()) row[t.columns()[c]] = t.cell(r, c);
+      if (!t.is_null(r, c)) row[t.columns()[c]] = t.cell(r, c);
     rows.push_back(std::move(row));
   }
   nlohmann::json view = {{"kind", "table"},

@@ -32,6 +32,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,7 +75,7 @@ inline std::string_view to_string(Aggregate op) noexcept {
 struct aggregate_reconciles {
   std::string fact;            // a Table
   std::string field;           // where the stated number is
-  Aggregate op;
+  Aggregate op{};  // API.md gives no default: name it. Value-initialised (sum), never indeterminate.
   std::string column = "";     // unused for count
   nlohmann::json where = nlohmann::json::object();  // equality filter {column: value}
   Tolerance tolerance{};
@@ -135,8 +137,8 @@ struct aggregate_reconciles {
       f.detail = "cannot recompute the " + std::string(to_string(op)) + " of " + detail::quote(column) + ": " +
                  detail::group_thousands(sel.non_numeric) + " of the " + rows_phrase(sel.matched) +
                  (sel.non_numeric == 1 ? " holds" : " hold") + " a non-number in it (first: " +
-                 detail::render(*sel.first_non_numeric) + ", " +
-                 std::string(detail::type_name(*sel.first_non_numeric)) +
+                 detail::render(sel.first_non_numeric) + ", " +
+                 std::string(detail::type_name(sel.first_non_numeric)) +
                  "); the recorded data must be fixed before this claim can be checked";
       findings.push_back(std::move(f));
       return;
@@ -182,9 +184,83 @@ struct aggregate_reconciles {
     std::size_t matched = 0;       // rows passing `where`
     std::size_t missing = 0;       // of those, rows with no value in the column
     std::size_t non_numeric = 0;   // of those, rows holding something other than a number
-    const nlohmann::json* first_non_numeric = nullptr;
-    std::vector<Decimal> values;   // the numbers, in row order
+    nlohmann::json first_non_numeric;
+    std::size_t numbers = 0;       // of those, the numbers
+    // The numbers: as Decimals in row order, or (`scaled`) as the column's scaled
+    // words, summarised as the operation needs.
+    std::vector<Decimal> values;
+    bool scaled = false;
+    std::int32_t scale = 0;
+    Decimal sum;
+    std::int64_t lowest = 0, highest = 0;
+    std::vector<std::int64_t> words;  // a median's
   };
+
+  // One `where` condition, compiled against the table's storage.
+  struct Condition {
+    enum class Test { never, always, tag, text, word, number, json };
+    const detail::Column* column = nullptr;
+    Test test = Test::never;
+    detail::CellTag tag = detail::CellTag::null;
+    std::int64_t word = 0;
+    std::optional<Decimal> number;
+    const nlohmann::json* want = nullptr;
+
+    bool operator()(std::size_t row) const {
+      switch (test) {
+        case Test::never: return false;
+        case Test::always: return true;
+        case Test::tag: return column->tags[row] == tag;
+        case Test::text: return column->tags[row] == detail::CellTag::string && column->words[row] == word;
+        case Test::word: {
+          const detail::CellTag t = column->tags[row];
+          if (detail::is_inline_number(t)) return column->words[row] == word;
+          return t == detail::CellTag::big && column->number(row) == *number;
+        }
+        case Test::number:
+          return detail::is_number(column->tags[row]) && column->number(row) == *number;
+        case Test::json: return column->json(row) == *want;
+      }
+      return false;
+    }
+  };
+
+  // A cell equals a `where` value: numbers by value, everything else by type and value
+  // (a column the table lacks holds only nulls).
+  static Condition compile(const Table& table, const std::string& name, const nlohmann::json& want) {
+    using Test = Condition::Test;
+    Condition c;
+    c.want = &want;
+    const auto at = table.column_of(name);
+    if (want.is_number()) c.number = Decimal::from_json(want);
+    if (!at) {
+      c.test = want.is_null() ? Test::always : Test::never;
+      return c;
+    }
+    const detail::Column& col = table.column_data(*at);
+    c.column = &col;
+    if (c.number) {
+      c.test = Test::number;
+      if (col.scaled)
+        if (const auto w = col.scaled_word(*c.number)) {
+          c.test = Test::word;
+          c.word = *w;
+        }
+    } else if (want.is_null()) {
+      c.test = Test::tag;
+      c.tag = detail::CellTag::null;
+    } else if (want.is_boolean()) {
+      c.test = Test::tag;
+      c.tag = want.get<bool>() ? detail::CellTag::boolean_true : detail::CellTag::boolean_false;
+    } else if (want.is_string()) {
+      const auto id = col.strings.find(want.get_ref<const std::string&>());
+      c.test = id ? Test::text : Test::never;  // a string the column never holds matches no row
+      c.word = id ? static_cast<std::int64_t>(*id) : 0;
+    } else {
+      c.test = Test::json;  // a non-finite number or a composite: never equal to a recorded cell
+    }
+    return c;
+  }
 
   struct Truth {
     detail::Rational value;
@@ -215,77 +291,170 @@ struct aggregate_reconciles {
     return std::string(to_string(op)) + " of '" + column + "' over the recorded rows" + where_phrase();
   }
 
-  // A cell equals a `where` value: numbers by value, everything else by type and value.
-  static bool cell_matches(const nlohmann::json& cell, const nlohmann::json& want,
-                           const std::optional<Decimal>& want_number) {
-    if (want_number) {
-      if (!cell.is_number()) return false;
-      const auto d = Decimal::from_json(cell);
-      return d && *d == *want_number;
-    }
-    return cell == want;  // strings, bools, null: nlohmann's equality is by type and value
-  }
-
   Selection select(const Table& table) const {
-    struct Condition {
-      std::optional<std::size_t> column;
-      const nlohmann::json* want;
-      std::optional<Decimal> number;
-    };
     std::vector<Condition> conditions;
     if (where.is_object())
-      for (auto it = where.begin(); it != where.end(); ++it)
-        conditions.push_back({table.column_of(it.key()), &it.value(),
-                              it.value().is_number() ? Decimal::from_json(it.value()) : std::nullopt});
-    const std::optional<std::size_t> col = column.empty() ? std::nullopt : table.column_of(column);
-    static const nlohmann::json absent;  // the value of a column the table does not have
-
-    Selection sel;
-    for (std::size_t row = 0; row < table.row_count(); ++row) {
-      const bool match = std::all_of(conditions.begin(), conditions.end(), [&](const Condition& c) {
-        return cell_matches(c.column ? table.cell(row, *c.column) : absent, *c.want, c.number);
-      });
-      if (!match) continue;
-      ++sel.matched;
-      if (column.empty()) continue;
-      const nlohmann::json& cell = col ? table.cell(row, *col) : absent;
-      if (cell.is_null()) {
-        ++sel.missing;
-        continue;
-      }
-      if (op == Aggregate::count) continue;
-      auto d = Decimal::from_json(cell);
-      if (!d) {
-        if (sel.non_numeric++ == 0) sel.first_non_numeric = &cell;
-        continue;
-      }
-      sel.values.push_back(std::move(*d));
+      for (auto it = where.begin(); it != where.end(); ++it) conditions.push_back(compile(table, it.key(), it.value()));
+    // A string condition is a tag and a word; split so each test reads one array.
+    std::vector<std::pair<const detail::Column*, std::int64_t>> texts;
+    std::vector<Condition> rest;
+    bool never = false;
+    for (const auto& c : conditions) {
+      if (c.test == Condition::Test::text) texts.emplace_back(c.column, c.word);
+      else if (c.test == Condition::Test::never) never = true;
+      else if (c.test != Condition::Test::always) rest.push_back(c);
     }
+    const auto matches = [&](std::size_t row) {
+      for (const auto& [col, id] : texts)
+        if (col->words[row] != id || col->tags[row] != detail::CellTag::string) return false;
+      for (const auto& c : rest)
+        if (!c(row)) return false;
+      return true;
+    };
+
+    const std::optional<std::size_t> at = column.empty() ? std::nullopt : table.column_of(column);
+    const detail::Column* col = at ? &table.column_data(*at) : nullptr;
+    const std::size_t n = table.row_count();
+    Selection sel;
+    if (never) return sel;
+
+    if (col == nullptr || op == Aggregate::count) {
+      // Counting: rows, or rows with a value in the column.
+      for (std::size_t row = 0; row < n; ++row) {
+        if (!matches(row)) continue;
+        ++sel.matched;
+        if (!column.empty() && (col == nullptr || col->tags[row] == detail::CellTag::null)) ++sel.missing;
+      }
+      return sel;
+    }
+
+    if (!col->plain_numbers()) {
+      for (std::size_t row = 0; row < n; ++row) {
+        if (!matches(row)) continue;
+        ++sel.matched;
+        const detail::CellTag tag = col->tags[row];
+        if (tag == detail::CellTag::null) {
+          ++sel.missing;
+          continue;
+        }
+        if (!detail::is_number(tag)) {
+          if (sel.non_numeric++ == 0) sel.first_non_numeric = col->json(row);
+          continue;
+        }
+        sel.values.push_back(col->number(row));
+      }
+      sel.numbers = sel.values.size();
+      return sel;
+    }
+
+    // Every cell a number or null, every number a 64-bit word at one scale: integer
+    // sums (exact: flushed into a Decimal before they could overflow), minima and
+    // maxima over the word array.
+    sel.scaled = true;
+    sel.scale = col->scale;
+    const std::int64_t* w = col->words.data();
+    const detail::CellTag* tags = col->tags.data();
+    const std::uint64_t per_chunk =
+        col->max_magnitude == 0 ? n + 1
+                                : std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() / col->max_magnitude);
+    const auto flush = [&](std::int64_t partial) {
+      sel.sum += detail::DecimalAccess::from_inline(partial, col->scale);
+    };
+    const bool unfiltered = texts.empty() && rest.empty();
+    const bool no_nulls = col->nulls() == 0;
+    if (unfiltered) {
+      sel.matched = n;
+      sel.missing = col->nulls();
+      sel.numbers = col->numbers;
+      if (op == Aggregate::sum || op == Aggregate::mean) {
+        // Null cells hold word 0, so the whole array sums as it is.
+        for (std::size_t i = 0; i < n;) {
+          const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(n - i, per_chunk));
+          std::int64_t partial = 0;
+          for (std::size_t k = 0; k < len; ++k) partial += w[i + k];
+          flush(partial);
+          i += len;
+        }
+        return sel;
+      }
+    }
+    std::int64_t partial = 0;
+    std::uint64_t in_chunk = 0;
+    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+    std::int64_t highest = std::numeric_limits<std::int64_t>::min();
+    const bool want_sum = op == Aggregate::sum || op == Aggregate::mean;
+    const bool want_words = op == Aggregate::median;
+    if (want_words) sel.words.reserve(unfiltered ? col->numbers : 0);
+    for (std::size_t row = 0; row < n; ++row) {
+      if (!unfiltered) {
+        if (!matches(row)) continue;
+        ++sel.matched;
+        if (tags[row] == detail::CellTag::null) {
+          ++sel.missing;
+          continue;
+        }
+        ++sel.numbers;
+      } else if (!no_nulls && tags[row] == detail::CellTag::null) {
+        continue;
+      }
+      const std::int64_t x = w[row];
+      if (want_sum) {
+        partial += x;
+        if (++in_chunk == per_chunk) {
+          flush(partial);
+          partial = 0;
+          in_chunk = 0;
+        }
+      } else if (want_words) {
+        sel.words.push_back(x);
+      } else {
+        lowest = std::min(lowest, x);
+        highest = std::max(highest, x);
+      }
+    }
+    if (want_sum) flush(partial);
+    sel.lowest = lowest;
+    sel.highest = highest;
     return sel;
   }
 
   // The exact aggregate, or nullopt when it has no value (a mean of nothing).
-  std::optional<Truth> compute(Selection& sel) const {  // sorts sel.values for a median
+  std::optional<Truth> compute(Selection& sel) const {  // reorders sel.values / sel.words for a median
+    if (op == Aggregate::count) return Truth{detail::Rational(Decimal(sel.matched - sel.missing)), ""};
+    const auto at_scale = [&](std::int64_t w) { return detail::DecimalAccess::from_inline(w, sel.scale); };
     auto& v = sel.values;
-    if (op == Aggregate::count)
-      return Truth{detail::Rational(Decimal(sel.matched - sel.missing)), ""};
     Decimal sum;
-    for (const auto& x : v) sum += x;
+    if (sel.scaled) {
+      sum = sel.sum;
+    } else if (op == Aggregate::sum || op == Aggregate::mean) {
+      sum = detail::sum(v);
+    }
     if (op == Aggregate::sum) return Truth{detail::Rational(sum), ""};
-    if (v.empty()) return std::nullopt;
+    if (sel.numbers == 0) return std::nullopt;
     switch (op) {
       case Aggregate::mean:
-        return Truth{detail::Rational(sum, Decimal(v.size())),
-                     "(= " + detail::render(sum) + " / " + std::to_string(v.size()) + ")"};
-      case Aggregate::min: return Truth{detail::Rational(*std::min_element(v.begin(), v.end())), ""};
-      case Aggregate::max: return Truth{detail::Rational(*std::max_element(v.begin(), v.end())), ""};
+        return Truth{detail::Rational(sum, Decimal(sel.numbers)),
+                     "(= " + detail::render(sum) + " / " + std::to_string(sel.numbers) + ")"};
+      case Aggregate::min:
+        return Truth{detail::Rational(sel.scaled ? at_scale(sel.lowest) : *std::min_element(v.begin(), v.end())), ""};
+      case Aggregate::max:
+        return Truth{detail::Rational(sel.scaled ? at_scale(sel.highest) : *std::max_element(v.begin(), v.end())), ""};
       case Aggregate::median: {
-        std::sort(v.begin(), v.end());
-        const std::size_t mid = v.size() / 2;
-        if (v.size() % 2 == 1) return Truth{detail::Rational(v[mid]), ""};
-        return Truth{detail::Rational(v[mid - 1] + v[mid], Decimal(2)),
-                     "(the mean of the middle two, " + detail::render(v[mid - 1]) + " and " + detail::render(v[mid]) +
-                         ")"};
+        const std::size_t mid = sel.numbers / 2;
+        Decimal upper, lower;
+        if (sel.scaled) {
+          auto& w = sel.words;
+          std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid), w.end());
+          upper = at_scale(w[mid]);
+          if (sel.numbers % 2 == 0) lower = at_scale(*std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid)));
+        } else {
+          std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+          upper = v[mid];
+          if (sel.numbers % 2 == 0) lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+        }
+        if (sel.numbers % 2 == 1) return Truth{detail::Rational(upper), ""};
+        return Truth{detail::Rational(lower + upper, Decimal(2)),
+                     "(the mean of the middle two, " + detail::render(lower) + " and " + detail::render(upper) + ")"};
       }
       default: return std::nullopt;  // sum and count handled above
     }
@@ -309,7 +478,7 @@ struct aggregate_reconciles {
       return out;
     }
     out += std::string(to_string(op)) + " of " + detail::quote(column) + " over " +
-           rows_phrase(sel.values.size()) + " is " + shown;
+           rows_phrase(sel.numbers) + " is " + shown;
     if (!how.empty()) out += " " + how;
     if (sel.missing > 0)
       out += "; " + detail::count_of(sel.missing, "row has", "rows have") + " no " + detail::quote(column);

@@ -37,7 +37,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/check.hpp"
-#include "groundplane/checks/superlative.hpp"  // detail::render_alternatives, detail::tie_block_names
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
@@ -274,12 +273,8 @@ struct ranking_prefix {
     const auto match = detail::match_number(*value, detail::Rational(recorded), tolerance, rounding);
     if (match.ok) return;
     f.detail = place(i) + ": " + whose;
-    for (std::size_t other = 0; other < ranking.size(); ++other) {
-      if (other != pos && ranking.score_at(other) == *value) {
-        f.detail += "; " + f.said + " is " + detail::quote(ranking.order()[other]) + "'s";
-        break;
-      }
-    }
+    if (const auto other = ranking.other_with_score(*value, pos))
+      f.detail += "; " + f.said + " is " + detail::quote(ranking.order()[*other]) + "'s";
     if (!match.hint.empty()) f.detail += "; " + match.hint;
     report(std::move(f), i);
   }

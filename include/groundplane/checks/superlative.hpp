@@ -20,6 +20,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/registry.hpp"
@@ -31,29 +32,6 @@ namespace groundplane {
 
 enum class Pick { best, worst };
 enum class Ties { reject, accept_any };
-
-namespace detail {
-
-// 'a', 'a' or 'b', 'a', 'b' or 'c'; past `shown` names: 'a', 'b', 'c' or 4 others.
-inline std::string render_alternatives(const std::vector<std::string>& names, std::size_t shown = 4) {
-  std::string out;
-  const std::size_t listed = names.size() <= shown + 1 ? names.size() : shown;
-  for (std::size_t i = 0; i < listed; ++i) {
-    if (i > 0) out += (i + 1 == listed && listed == names.size()) ? " or " : ", ";
-    out += quote(names[i]);
-  }
-  if (listed < names.size()) out += " or " + std::to_string(names.size() - listed) + " others";
-  return out;
-}
-
-// The entities in the tie block at order() position `pos`.
-inline std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos) {
-  const auto [first, count] = r.tie_block_at(pos);
-  return {r.order().begin() + static_cast<std::ptrdiff_t>(first),
-          r.order().begin() + static_cast<std::ptrdiff_t>(first + count)};
-}
-
-}  // namespace detail
 
 struct superlative {
   std::string fact;                    // a Ranking
@@ -152,12 +130,8 @@ struct superlative {
     if (match.ok) return;
     f.detail = detail::quote(name) + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
     // Whose score was quoted instead, when it is another entity's exactly.
-    for (std::size_t other = 0; other < ranking.size(); ++other) {
-      if (other != pos && ranking.score_at(other) == *value) {
-        f.detail += "; " + f.said + " is " + detail::quote(ranking.order()[other]) + "'s";
-        break;
-      }
-    }
+    if (const auto other = ranking.other_with_score(*value, pos))
+      f.detail += "; " + f.said + " is " + detail::quote(ranking.order()[*other]) + "'s";
     if (!match.hint.empty()) f.detail += "; " + match.hint;
     findings.push_back(std::move(f));
   }

@@ -28,16 +28,29 @@ inline std::string count_of(std::size_t n, std::string_view singular, std::strin
   return group_thousands(n) + " " + std::string(n == 1 ? singular : plural);
 }
 
-// 'a'; 'a' and 'b'; 'a', 'b' and 'c'; past `shown` names: 'a', 'b', 'c', 'd' and 6 others.
-inline std::string render_all_of(const std::vector<std::string>& names, std::size_t shown = 4) {
+// 'a'; 'a' and 'b'; 'a', 'b' and 'c'; past `shown` names: 'a', 'b', 'c', 'd' and 6 others
+// (with "or" in place of "and" for alternatives).
+inline std::string render_list(const std::vector<std::string>& names, std::string_view conjunction,
+                               std::size_t shown = 4) {
   std::string out;
   const std::size_t listed = names.size() <= shown + 1 ? names.size() : shown;
+  const std::string joiner = " " + std::string(conjunction) + " ";
   for (std::size_t i = 0; i < listed; ++i) {
-    if (i > 0) out += (i + 1 == listed && listed == names.size()) ? " and " : ", ";
+    if (i > 0) out += (i + 1 == listed && listed == names.size()) ? joiner : std::string(", ");
     out += quote(names[i]);
   }
-  if (listed < names.size()) out += " and " + std::to_string(names.size() - listed) + " others";
+  if (listed < names.size()) out += joiner + std::to_string(names.size() - listed) + " others";
   return out;
+}
+
+// All of them: 'a', 'b' and 'c'.
+inline std::string render_all_of(const std::vector<std::string>& names, std::size_t shown = 4) {
+  return render_list(names, "and", shown);
+}
+
+// Any one of them: 'a', 'b' or 'c'.
+inline std::string render_alternatives(const std::vector<std::string>& names, std::size_t shown = 4) {
+  return render_list(names, "or", shown);
 }
 
 }  // namespace groundplane::detail
