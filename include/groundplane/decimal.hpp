@@ -19,7 +19,10 @@
 // make us allocate without bound: at most max_parse_digits (4096) coefficient digits
 // (leading zeros excluded, trailing zeros included) and an exponent of at most
 // max_parse_exponent (6144) in magnitude, where "exponent" is that of the coefficient
-// as written: "1.5e-3" is 15 × 10^-4. Beyond either, parse throws gp::InvalidNumber.
+// as written: "1.5e-3" is 15 × 10^-4; and, since to_string() drops trailing zeros, the
+// last nonzero digit may not lie above 10^6144 either ("1200e6144" is refused), so that
+// every parsed value prints back as text parse accepts. Beyond either, parse throws
+// gp::InvalidNumber.
 // Arithmetic results may go further, up to |exponent| <= max_exponent (100000);
 // past that an operation throws gp::InvalidNumber rather than compute for minutes.
 //
@@ -596,6 +599,12 @@ inline Decimal Decimal::parse(std::string_view text) {
   const std::int64_t exponent = written_exp - static_cast<std::int64_t>(frac_digits.size());
   if (exponent > max_parse_exponent || exponent < -max_parse_exponent)
     fail("is out of range: the exponent of its last digit must lie within +/-" +
+         std::to_string(max_parse_exponent));
+  std::int64_t trailing_zeros = 0;
+  for (std::size_t k = int_digits.size() + frac_digits.size(); k > skip; --k, ++trailing_zeros)
+    if ((k - 1 < int_digits.size() ? int_digits[k - 1] : frac_digits[k - 1 - int_digits.size()]) != '0') break;
+  if (significant > 0 && exponent + trailing_zeros > max_parse_exponent)
+    fail("is out of range: the exponent of its last nonzero digit must not exceed " +
          std::to_string(max_parse_exponent));
 
   if (significant <= static_cast<std::size_t>(detail::dec_pow10_max)) {

@@ -126,6 +126,14 @@ struct Payload {
   std::string problem;  // "" when value is the data
 };
 
+// A content block of type "text". A "type" that is not a string names no block kind we
+// know (basic_json::value would throw for it).
+inline bool is_text_block(const nlohmann::ordered_json& block) {
+  if (!block.is_object()) return false;
+  const auto type = block.find("type");
+  return type != block.end() && type->is_string() && type->get_ref<const std::string&>() == "text";
+}
+
 inline Payload payload_of(const nlohmann::ordered_json& result) {
   if (!result.is_object())
     return {{}, "the result is " + std::string(type_name(result)) + ", not a CallToolResult object"};
@@ -136,8 +144,7 @@ inline Payload payload_of(const nlohmann::ordered_json& result) {
       std::string why = "the tool reported an error (isError: true)";
       if (const auto c = result.find("content"); c != result.end() && c->is_array())
         for (const auto& block : *c)
-          if (block.is_object() && block.value("type", "") == "text" && block.contains("text") &&
-              block["text"].is_string()) {
+          if (is_text_block(block) && block.contains("text") && block["text"].is_string()) {
             why += ": " + quote(block["text"].get_ref<const std::string&>());
             break;
           }
@@ -151,7 +158,7 @@ inline Payload payload_of(const nlohmann::ordered_json& result) {
     return {{}, "no usable payload: the result has no structuredContent and no content array"};
   std::vector<const nlohmann::ordered_json*> texts;
   for (const auto& block : *content)
-    if (block.is_object() && block.value("type", "") == "text") texts.push_back(&block);
+    if (is_text_block(block)) texts.push_back(&block);
   if (texts.empty())
     return {{}, "no usable payload: no structuredContent and no text block (" + std::to_string(content->size()) +
                     " content block(s) of other types)"};
