@@ -386,9 +386,10 @@ class Session {
     auto& c = *core_;
     auto& L = c.ledger;
     const auto refuse = [&](Refusal r, std::optional<std::string> does) {
+      FireResult out{false, std::string(to_string(r)), ""};  // before the row: nothing can fail after it
       L.gaps.push_back(GapRow{L.version, std::string(id), std::move(does), options.source, r,
                               std::move(options.payload), std::move(options.ask_id), L.node});
-      return FireResult{false, std::string(to_string(r)), ""};
+      return out;
     };
 
     const auto it = c.actions.find(id);
@@ -410,33 +411,41 @@ class Session {
       spend = ai->second;
     }
 
-    // Recorded: the row takes the current version, then the version bumps.
+    // Recorded: the row takes the current version, then the version bumps. A fire is
+    // recorded whole or not at all: what can fail (allocation) happens before the ledger
+    // changes, or is undone, so running out of memory leaves no half-recorded row.
     const std::size_t idx = L.transitions.size();
     std::string tid = "t-" + std::to_string(idx + 1);
     auto handler = spec.handler;  // copies: the action may be unmounted while it runs
     auto verify = spec.verify;
     const bool has_writes = !spec.writes.empty();
+    const nlohmann::json payload = handler ? options.payload : nlohmann::json();  // the handler's copy
+    std::string spent_by = spend ? tid : std::string();
     L.transitions.push_back(Transition{
         tid, L.version,
         Cause{std::string(id), spec.does, options.source, std::move(options.payload), std::move(options.ask_id)},
-        L.node, Outcome::pending, ""});
-    c.transition_index.emplace(tid, idx);
+        L.node, handler ? Outcome::pending : Outcome::not_materialized, ""});
+    try {
+      c.transition_index.emplace(tid, idx);
+      if (handler && has_writes) {
+        c.unsettled.emplace(idx, detail::Unsettled{spec.writes, verify});
+        L.awaiting_report.insert(idx);
+      }
+    } catch (...) {
+      L.awaiting_report.erase(idx);
+      c.unsettled.erase(idx);
+      c.transition_index.erase(tid);
+      L.transitions.pop_back();
+      throw;
+    }
     ++L.version;
     if (spend) {
       AskStatus& a = L.asks[*spend];
       a.state = AskState::spent;
-      a.spent_by = tid;
+      a.spent_by = std::move(spent_by);
       L.answered_asks.erase(*spend);
     }
-    if (!handler) {
-      L.transitions[idx].outcome = Outcome::not_materialized;
-      return FireResult{true, "", tid};
-    }
-    if (has_writes) {
-      c.unsettled.emplace(idx, detail::Unsettled{spec.writes, verify});
-      L.awaiting_report.insert(idx);
-    }
-    const nlohmann::json payload = L.transitions[idx].cause.payload;
+    if (!handler) return FireResult{true, "", tid};
 
     lock.release();  // the handler may call report_state, begin_work, fire ...
     HandlerResult result;
