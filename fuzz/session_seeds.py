@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seeds of the session harness (fuzz/corpus/session/).
+
+The harness decodes bytes into Session operations (see Harness::step in session.cpp);
+this spells a few meaningful journeys in that encoding so the fuzzer starts from real
+flows: approvals granted, spent, declined and mismatched; settlement by report; handler
+failures; unmount and re-declare; cursors and caps on the block. Run it after changing
+the encoding:  python3 fuzz/session_seeds.py
+"""
+import os
+
+# Indices into the harness's pools.
+IDS = ["cart.add", "cart.clear", "checkout.place-order", "profile.set-name", "forge", "tour.next"]
+NO_HANDLER, NO_WRITES, ENABLED_WHEN, GUARD, VERIFY, HIGH_EFFECT = 1, 2, 4, 8, 16, 32
+MODES = {"ok": 0, "fail": 1, "boom": 2, "reports": 3}
+AGENT, USER, SYSTEM = 0, 1, 2
+PAYLOADS = {"null": 0, "sku": 1, "sku_qty": 2, "marked": 3, "forged_line": 4, "array": 5, "sku_qty_float": 6}
+DELTAS = {"cart": 0, "order_id": 1, "profile": 2, "close": 3, "open": 4, "block": 5, "unblock": 6,
+          "break": 7, "unbreak": 8, "clear": 9, "both": 10, "empty": 11}
+
+
+def op(n):
+    return [n]
+
+
+def declare(id_, flags=0, mode="ok"):
+    return op(0) + [IDS.index(id_), flags, MODES[mode]]
+
+
+def undeclare(id_):
+    return op(2) + [IDS.index(id_)]
+
+
+def undeclare_handle(i):
+    return op(3) + [i]
+
+
+def any_id(id_):
+    if id_.startswith("ghost"):
+        return [0, int(id_[5:] or 0)]
+    return [1, IDS.index(id_)]
+
+
+def ask(which):
+    if which is None:
+        return [0]
+    if which == "bogus":
+        return [2]
+    if which == "marked":
+        return [3]
+    return [1, which]  # index into the asks minted so far
+
+
+def fire(id_, source=AGENT, payload="null", ask_id=None):
+    return op(4) + any_id(id_) + [source, PAYLOADS[payload]] + ask(ask_id)
+
+
+def report(delta, tid=None):
+    if tid is None:
+        return op(7) + [DELTAS[delta], 0]
+    if tid == "bogus":
+        return op(7) + [DELTAS[delta], 2]
+    return op(7) + [DELTAS[delta], 1, tid]  # index into transitions
+
+
+def confirm(id_, payload="null"):
+    return op(8) + any_id(id_) + [PAYLOADS[payload]]
+
+
+def approve(which):
+    return op(9) + ask(which)
+
+
+def decline(which):
+    return op(10) + ask(which)
+
+
+def work(tid=None):
+    return op(11) + ([0] if tid is None else [1, tid])
+
+
+def end_work(i, done=True):
+    return op(12) + [i, 1 if done else 0]
+
+
+def stale(on=True):
+    return op(13) + [1 if on else 0]
+
+
+def move(node, focus=False):
+    return op(14) + [node, 1 if focus else 0]
+
+
+def whats_here():
+    return op(15) + [0]
+
+
+def do_action(id_, payload="null", ask_id=None):
+    return op(15) + [1] + any_id(id_) + [PAYLOADS[payload]] + ask(ask_id)
+
+
+def render(since_mode=0, max_attempts=7):
+    """since_mode: 0 none, 1 zero, 2 now, 3 one before now (only once a fire recorded)."""
+    return op(16) + [since_mode] + ([0] if since_mode == 3 else []) + [1, max_attempts]
+
+
+def bridge(ghost=0):
+    return op(17) + [ghost]
+
+
+SEEDS = {
+    # The seed's checkout: a refused forgery, a person's approval, one fire per yes.
+    "approval_journey": [1] + declare("cart.add") + declare("checkout.place-order", HIGH_EFFECT)
+    + fire("cart.add", payload="sku") + report("cart")
+    + fire("checkout.place-order", payload="sku") + confirm("checkout.place-order", "sku")
+    + approve(0) + render() + fire("checkout.place-order", payload="sku_qty", ask_id=0)
+    + fire("checkout.place-order", payload="sku", ask_id=0) + fire("checkout.place-order", payload="sku", ask_id=0)
+    + report("order_id") + render(1, 2) + bridge(),
+    # Decline after approve, a bogus ask id, a user fire that is not gated.
+    "declined_and_user": [1] + declare("checkout.place-order", HIGH_EFFECT) + confirm("checkout.place-order", "sku")
+    + approve(0) + decline(0) + fire("checkout.place-order", payload="sku", ask_id=0)
+    + fire("checkout.place-order", ask_id="bogus") + fire("checkout.place-order", USER) + approve(0)
+    + render(),
+    # Handler failures, a throwing handler, verify failing at settlement.
+    "handlers_fail": [0] + declare("cart.add", VERIFY, "fail") + declare("cart.clear", 0, "boom")
+    + declare("profile.set-name", VERIFY, "reports") + fire("cart.add") + fire("cart.clear")
+    + report("break") + fire("profile.set-name") + report("unbreak") + render(),
+    # Unmount, re-declare, a stale handle, ghost ids and forged lines.
+    "unmount_redeclare": [2] + declare("forge") + fire("forge") + undeclare("forge") + fire("forge")
+    + fire("ghost0") + fire("ghost1") + declare("forge", NO_HANDLER) + undeclare_handle(0) + fire("forge")
+    + move(2, True) + stale() + render() + whats_here() + do_action("ghost1") + do_action("forge"),
+    # Pending reports, attributed and inferred settlement, open work, disabled tools.
+    "settlement_and_work": [0] + declare("cart.add") + declare("checkout.place-order")
+    + declare("tour.next", ENABLED_WHEN | GUARD) + fire("cart.add") + fire("checkout.place-order")
+    + work(1) + work() + report("order_id", 1) + report("cart") + report("both") + report("close")
+    + fire("tour.next") + do_action("tour.next") + report("open") + report("block") + fire("tour.next")
+    + report("cart", "bogus") + end_work(0) + end_work(0, False) + render(2, 0) + render(3, 3),
+    # Many attempts under a small cap, and many awaiting asks.
+    "caps": [1] + declare("checkout.place-order", HIGH_EFFECT) + sum(
+        (fire("checkout.place-order", payload=p) + confirm("checkout.place-order", p)
+         for p in ["null", "sku", "sku_qty", "marked", "forged_line", "array", "sku_qty_float"]), [])
+    + render(0, 2) + render(1, 1) + approve(2) + approve(5) + render(),
+}
+
+
+def main():
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "session")
+    os.makedirs(out, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(bytes(data))
+
+
+if __name__ == "__main__":
+    main()
