@@ -110,14 +110,14 @@ const std::string seed_message =
     "| provenance=warehouse.query(table='campaign_daily', window='7d')\n"
     "| computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412";
 
-const std::string& text_of(const ojson& reply) { return reply["result"]["content"][0]["text"].get_ref<const std::string&>(); }
+const std::string& text_of(const ojson& reply) {
+  return reply["result"]["content"][0]["text"].get_ref<const std::string&>();
+}
 
 // A stream buffer that yields `size` bytes of 'x' and then "\n" + tail, without holding them.
 class Flood : public std::streambuf {
  public:
-  Flood(std::size_t size, std::string tail) : left_(size), tail_(std::move(tail)) {
-    chunk_.assign(64 * 1024, 'x');
-  }
+  Flood(std::size_t size, std::string tail) : left_(size), tail_(std::move(tail)) { chunk_.assign(64 * 1024, 'x'); }
 
  protected:
   int_type underflow() override {
@@ -164,7 +164,8 @@ TEST_CASE("initialize answers the client's protocol version when it is supported
 
 TEST_CASE("initialize offers the newest supported version when the client's is unknown") {
   Harness h;
-  const auto t = h.run(request(7, "initialize", {{"protocolVersion", "2099-01-01"}, {"capabilities", ojson::object()}}));
+  const auto t =
+      h.run(request(7, "initialize", {{"protocolVersion", "2099-01-01"}, {"capabilities", ojson::object()}}));
   CHECK(t.reply_to(7)["result"]["protocolVersion"] == "2025-06-18");
   CHECK(t.logged("offering 2025-06-18"));
 }
@@ -201,8 +202,8 @@ TEST_CASE("tools/list gives every checker tool with an input schema and an outpu
     CHECK(tool["outputSchema"]["type"] == "object");
     CHECK_FALSE(tool["description"].get<std::string>().empty());
   }
-  CHECK(names ==
-        std::vector<std::string>{"record_fact", "record_ranking", "record_table", "record_domain", "list_facts", "check"});
+  CHECK(names == std::vector<std::string>{"record_fact", "record_ranking", "record_table", "record_domain",
+                                          "list_facts", "check"});
 }
 
 TEST_CASE("the seed's wrong winner comes back as a normal result with the four-line message and a correction") {
@@ -210,8 +211,7 @@ TEST_CASE("the seed's wrong winner comes back as a normal result with the four-l
   const auto t = h.run(call(1, "record_ranking", seed_ranking) + call(2, "check", check_args({{"winner", "north"}})));
   const auto& recorded = t.reply_to(1)["result"];
   CHECK(recorded["isError"] == false);
-  CHECK(recorded["structuredContent"] ==
-        ojson::parse(R"({"recorded": "campaign_ctr", "kind": "ranking",
+  CHECK(recorded["structuredContent"] == ojson::parse(R"({"recorded": "campaign_ctr", "kind": "ranking",
                          "provenance": {"tool": "warehouse.query", "args": {"table": "campaign_daily", "window": "7d"}},
                          "size": 3})"));
 
@@ -255,16 +255,16 @@ TEST_CASE("prose handed to check is an unsupported claim and not an error") {
 
 TEST_CASE("a misconfigured check is a tool error carrying the configuration error's message") {
   Harness h;
-  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
-                       call(2, "record_fact", {{"name", "rows"}, {"value", 3}, {"tool", "warehouse.count"}}) +
-                       // a superlative over a scalar fact: a developer's bug, not the model's
-                       call(3, "check",
-                            {{"facts", {"rows"}},
-                             {"checks", {{{"check", "superlative"}, {"fact", "rows"}}}},
-                             {"output", {{"winner", "north"}}}}) +
-                       // a check leaning on a fact the call did not name
-                       call(4, "check",
-                            {{"facts", ojson::array()}, {"checks", {seed_check}}, {"output", {{"winner", "north"}}}}));
+  const auto t =
+      h.run(call(1, "record_ranking", seed_ranking) +
+            call(2, "record_fact", {{"name", "rows"}, {"value", 3}, {"tool", "warehouse.count"}}) +
+            // a superlative over a scalar fact: a developer's bug, not the model's
+            call(3, "check",
+                 {{"facts", {"rows"}},
+                  {"checks", {{{"check", "superlative"}, {"fact", "rows"}}}},
+                  {"output", {{"winner", "north"}}}}) +
+            // a check leaning on a fact the call did not name
+            call(4, "check", {{"facts", ojson::array()}, {"checks", {seed_check}}, {"output", {{"winner", "north"}}}}));
   for (int id : {3, 4}) {
     const auto& r = t.reply_to(id)["result"];
     CHECK(r["isError"] == true);
@@ -277,15 +277,15 @@ TEST_CASE("a misconfigured check is a tool error carrying the configuration erro
 
 TEST_CASE("checks built from JSON specs run together and report every finding") {
   Harness h;
-  const auto t = h.run(
-      call(1, "record_ranking", seed_ranking) +
-      call(2, "record_domain", {{"name", "campaigns"}, {"members", {"north", "harbour", "delta"}}, {"tool", "crm.list"}}) +
-      call(3, "check",
-           {{"facts", {"campaign_ctr", "campaigns"}},
-            {"checks", ojson::parse(R"([{"check": "superlative", "fact": "campaign_ctr"},
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
+                       call(2, "record_domain",
+                            {{"name", "campaigns"}, {"members", {"north", "harbour", "delta"}}, {"tool", "crm.list"}}) +
+                       call(3, "check",
+                            {{"facts", {"campaign_ctr", "campaigns"}},
+                             {"checks", ojson::parse(R"([{"check": "superlative", "fact": "campaign_ctr"},
                                         {"check": "ranking_prefix", "fact": "campaign_ctr", "k": 2},
                                         {"check": "entities_recorded", "facts": ["campaigns"], "fields": ["winner", "top"]}])")},
-            {"output", {{"winner", "harbour"}, {"top", {"harbour", "nort"}}}}}));
+                             {"output", {{"winner", "harbour"}, {"top", {"harbour", "nort"}}}}}));
   const auto& sc = t.reply_to(3)["result"]["structuredContent"];
   CHECK(t.reply_to(3)["result"]["isError"] == false);
   CHECK(sc["ok"] == false);
@@ -298,9 +298,13 @@ TEST_CASE("checks built from JSON specs run together and report every finding") 
 
 TEST_CASE("a check spec that describes no check is a tool error with the builder's message") {
   Harness h;
-  const auto t = h.run(call(1, "record_ranking", seed_ranking) +
-                       call(2, "check", check_args({{"winner", "north"}}, ojson::parse(R"([{"check": "superlativ", "fact": "campaign_ctr"}])"))) +
-                       call(3, "check", check_args({{"winner", "north"}}, ojson::parse(R"([{"check": "superlative", "fact": "campaign_ctr", "pick": "biggest"}])"))));
+  const auto t = h.run(
+      call(1, "record_ranking", seed_ranking) +
+      call(2, "check",
+           check_args({{"winner", "north"}}, ojson::parse(R"([{"check": "superlativ", "fact": "campaign_ctr"}])"))) +
+      call(3, "check",
+           check_args({{"winner", "north"}},
+                      ojson::parse(R"([{"check": "superlative", "fact": "campaign_ctr", "pick": "biggest"}])"))));
   for (int id : {2, 3}) {
     INFO("id " << id);
     CHECK(t.reply_to(id)["result"]["isError"] == true);
@@ -361,9 +365,14 @@ TEST_CASE("each record tool records its kind and list_facts shows all of them in
             {"total_rows", 40},
             {"tool", "warehouse.query"},
             {"args", {{"limit", 2}}}}) +
-      call(4, "record_domain", {{"name", "campaigns"}, {"members", {"north", "harbour", "delta"}}, {"tool", "crm.list"}}) +
-      call(5, "record_ranking", {{"name", "cpa"}, {"scores", {{"a", 3}, {"b", 2}}}, {"key", "cpa"},
-                                 {"direction", "lower_is_better"}, {"tool", "t"}}) +
+      call(4, "record_domain",
+           {{"name", "campaigns"}, {"members", {"north", "harbour", "delta"}}, {"tool", "crm.list"}}) +
+      call(5, "record_ranking",
+           {{"name", "cpa"},
+            {"scores", {{"a", 3}, {"b", 2}}},
+            {"key", "cpa"},
+            {"direction", "lower_is_better"},
+            {"tool", "t"}}) +
       call(6, "list_facts", ojson::object()));
   for (int id = 1; id <= 5; ++id) CHECK(t.reply_to(id)["result"]["isError"] == false);
   CHECK(t.reply_to(3)["result"]["structuredContent"]["size"] == 2);
@@ -402,18 +411,20 @@ TEST_CASE("tool arguments of the wrong shape are tool errors that say which argu
   typo["directon"] = "lower_is_better";
   ojson bad_direction = seed_ranking;
   bad_direction["direction"] = "lower";
-  const auto t = h.run(call(1, "record_ranking", scores_array) + call(2, "record_ranking", bad_score) +
-                       call(3, "record_ranking", typo) + call(4, "record_ranking", bad_direction) +
-                       call(5, "record_table", {{"name", "t"}, {"rows", ojson::array()}, {"total_rows", -3}, {"tool", "x"}}) +
-                       call(6, "record_fact", {{"name", "f"}, {"value", {{"a", 1}}}, {"tool", "x"}}) +
-                       call(7, "check", {{"facts", {"x"}}, {"checks", ojson::array()}, {"output", ojson::object()}}) +
-                       call(8, "record_fact", {{"name", "f"}, {"tool", "x"}}));
+  const auto t =
+      h.run(call(1, "record_ranking", scores_array) + call(2, "record_ranking", bad_score) +
+            call(3, "record_ranking", typo) + call(4, "record_ranking", bad_direction) +
+            call(5, "record_table", {{"name", "t"}, {"rows", ojson::array()}, {"total_rows", -3}, {"tool", "x"}}) +
+            call(6, "record_fact", {{"name", "f"}, {"value", {{"a", 1}}}, {"tool", "x"}}) +
+            call(7, "check", {{"facts", {"x"}}, {"checks", ojson::array()}, {"output", ojson::object()}}) +
+            call(8, "record_fact", {{"name", "f"}, {"tool", "x"}}));
   const std::vector<std::string> expected = {
       "invalid arguments: record_ranking: 'scores' must be an object {entity: number}, got an array",
       "invalid arguments: record_ranking: the score of 'north' must be a number, got a string",
       "invalid arguments: record_ranking has no argument 'directon'; its arguments are name, scores, key, direction, "
       "tool, args",
-      "invalid arguments: record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got 'lower'",
+      "invalid arguments: record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got "
+      "'lower'",
       "invalid arguments: record_table: 'total_rows' must be a non-negative integer, got a number",
       "cannot record fact 'f': a fact's value must be a number, string or bool, got an object",
       "invalid arguments: check: \"checks\" is empty; a check that checks nothing would accept anything",
@@ -437,9 +448,10 @@ TEST_CASE("a malformed JSON line is a parse error with a null id and the next li
 
 TEST_CASE("a request without an id is a notification: never answered and never run") {
   Harness h;
-  const auto t = h.run(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":1,"tool":"t"}}})"
-                       "\n" +
-                       request(2, "ping"));
+  const auto t = h.run(
+      R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":1,"tool":"t"}}})"
+      "\n" +
+      request(2, "ping"));
   REQUIRE(t.replies.size() == 1);
   CHECK(t.replies[0]["id"] == 2);
   CHECK(t.logged("'tools/call' sent without an id"));
@@ -448,7 +460,8 @@ TEST_CASE("a request without an id is a notification: never answered and never r
 
 TEST_CASE("an unknown method is method not found with the request's id") {
   Harness h;
-  const auto t = h.run(request(5, "resources/list") + R"({"jsonrpc":"2.0","id":"s-1","method":"tools/destroy"})" "\n");
+  const auto t = h.run(request(5, "resources/list") + R"({"jsonrpc":"2.0","id":"s-1","method":"tools/destroy"})"
+                                                      "\n");
   CHECK(t.reply_to(5)["error"]["code"] == -32601);
   CHECK(t.reply_to("s-1")["error"]["code"] == -32601);
   CHECK(t.reply_to("s-1")["error"]["message"] == "Method not found: 'tools/destroy'");
@@ -456,11 +469,16 @@ TEST_CASE("an unknown method is method not found with the request's id") {
 
 TEST_CASE("params of the wrong type are invalid params") {
   Harness h;
-  const auto t = h.run(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":["check"]})" "\n"
-                       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":42}})" "\n"
-                       R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check","arguments":"all"}})" "\n"
-                       R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":7}})" "\n"
-                       R"({"jsonrpc":"2.0","id":5,"method":"tools/call"})" "\n");
+  const auto t = h.run(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":["check"]})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":42}})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check","arguments":"all"}})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":7}})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","id":5,"method":"tools/call"})"
+                       "\n");
   for (int id = 1; id <= 5; ++id) {
     INFO("id " << id);
     CHECK(t.reply_to(id)["error"]["code"] == -32602);
@@ -478,23 +496,33 @@ TEST_CASE("tools/call for an unknown tool is invalid params naming the tool") {
 
 TEST_CASE("a notification method sent with an id is an invalid request") {
   Harness h;
-  const auto t = h.run(R"({"jsonrpc":"2.0","id":3,"method":"notifications/initialized"})" "\n");
+  const auto t = h.run(R"({"jsonrpc":"2.0","id":3,"method":"notifications/initialized"})"
+                       "\n");
   CHECK(t.reply_to(3)["error"]["code"] == -32600);
   CHECK_FALSE(h.server.initialized());
 }
 
 TEST_CASE("messages that are not JSON-RPC 2.0 requests are invalid requests") {
   Harness h;
-  const auto t = h.run(R"({"id":1,"method":"ping"})" "\n"                       // no jsonrpc
-                       R"({"jsonrpc":"1.0","id":2,"method":"ping"})" "\n"       // wrong version
-                       R"({"jsonrpc":"2.0","id":3})" "\n"                       // no method
-                       R"({"jsonrpc":"2.0","id":4,"method":7})" "\n"            // method not a string
-                       R"({"jsonrpc":"2.0","id":null,"method":"ping"})" "\n"    // null id
-                       R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})" "\n"     // fractional id
-                       R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})" "\n" // structured id
-                       R"([{"jsonrpc":"2.0","id":8,"method":"ping"}])" "\n"     // a batch
+  const auto t = h.run(R"({"id":1,"method":"ping"})"
+                       "\n"  // no jsonrpc
+                       R"({"jsonrpc":"1.0","id":2,"method":"ping"})"
+                       "\n"  // wrong version
+                       R"({"jsonrpc":"2.0","id":3})"
+                       "\n"  // no method
+                       R"({"jsonrpc":"2.0","id":4,"method":7})"
+                       "\n"  // method not a string
+                       R"({"jsonrpc":"2.0","id":null,"method":"ping"})"
+                       "\n"  // null id
+                       R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})"
+                       "\n"  // fractional id
+                       R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})"
+                       "\n"  // structured id
+                       R"([{"jsonrpc":"2.0","id":8,"method":"ping"}])"
+                       "\n"  // a batch
                        "42\n"
-                       R"({"jsonrpc":"2.0","id":10,"result":{}})" "\n");        // a response: ignored
+                       R"({"jsonrpc":"2.0","id":10,"result":{}})"
+                       "\n");  // a response: ignored
   REQUIRE(t.replies.size() == 9);
   for (const auto& r : t.replies) CHECK(r["error"]["code"] == -32600);
   CHECK(t.reply_to(2)["error"]["code"] == -32600);
@@ -512,7 +540,8 @@ TEST_CASE("binary garbage gets parse errors and never anything but JSON-RPC on s
   }
   garbage += "\n\xFF\xFE\x00\x01{\"jsonrpc\":\"2.0\"\n";
   garbage += "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xC3\x28\"}\n";  // invalid UTF-8 in a string
-  const auto t = h.run(call(100, "record_ranking", seed_ranking) + garbage + call(101, "check", check_args({{"winner", "north"}})));
+  const auto t = h.run(call(100, "record_ranking", seed_ranking) + garbage +
+                       call(101, "check", check_args({{"winner", "north"}})));
   REQUIRE(t.replies.size() >= 4);
   std::size_t parse_errors = 0;
   for (const auto& r : t.replies)
@@ -526,10 +555,12 @@ TEST_CASE("binary garbage gets parse errors and never anything but JSON-RPC on s
 
 TEST_CASE("a 10 MB line is answered with an error and skipped and the server carries on") {
   Harness h;
-  std::string big = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"big","tool":"t","value":")";
+  std::string big =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"big","tool":"t","value":")";
   big.append(10 * 1024 * 1024, 'a');
   big += "\"}}}\n";
-  const auto t = h.run(call(0, "record_ranking", seed_ranking) + big + call(2, "check", check_args({{"winner", "harbour"}})));
+  const auto t =
+      h.run(call(0, "record_ranking", seed_ranking) + big + call(2, "check", check_args({{"winner", "harbour"}})));
   REQUIRE(t.replies.size() == 3);
   CHECK(t.replies[1]["id"].is_null());
   CHECK(t.replies[1]["error"]["code"] == -32600);
@@ -591,14 +622,20 @@ TEST_CASE("recorded facts survive every bad request in one session") {
   Harness h;
   std::string input = call(1, "record_ranking", seed_ranking);
   input += "not json at all\n";
-  input += R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"campaign_ctr","value":1,"tool":"t"}}})" "\n";
+  input +=
+      R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"campaign_ctr","value":1,"tool":"t"}}})"
+      "\n";
   input += request(2, "no/such/method");
-  input += R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":{"x":1}}})" "\n";
+  input += R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":{"x":1}}})"
+           "\n";
   input += std::string(9 * 1024 * 1024, '{') + "\n";
   input += "\x01\x02\xFF\xFE\n";
-  input += R"({"jsonrpc":"2.0","id":4,"method":"notifications/initialized"})" "\n";
+  input += R"({"jsonrpc":"2.0","id":4,"method":"notifications/initialized"})"
+           "\n";
   input += call(5, "no_such_tool", ojson::object());
-  input += call(6, "check", {{"facts", {"nope"}}, {"checks", {{{"check", "superlative"}, {"fact", "nope"}}}}, {"output", ojson::object()}});
+  input += call(
+      6, "check",
+      {{"facts", {"nope"}}, {"checks", {{{"check", "superlative"}, {"fact", "nope"}}}}, {"output", ojson::object()}});
   input += call(7, "record_ranking", seed_ranking);  // write-once: refused
   input += call(8, "check", check_args({{"winner", "north"}}));
   const auto t = h.run(input);
@@ -611,8 +648,13 @@ TEST_CASE("thousands of mutated requests never crash the server or corrupt a rec
   Harness h;
   const std::vector<std::string> valid = {
       call(0, "check", check_args({{"winner", "north"}, {"score", 0.0412}})),
-      call(0, "record_table", {{"name", "t"}, {"rows", ojson::parse(R"([{"a": 1, "b": "x"}])")}, {"key_column", "a"},
-                               {"total_rows", 4}, {"tool", "q"}, {"args", {{"k", "v"}}}}),
+      call(0, "record_table",
+           {{"name", "t"},
+            {"rows", ojson::parse(R"([{"a": 1, "b": "x"}])")},
+            {"key_column", "a"},
+            {"total_rows", 4},
+            {"tool", "q"},
+            {"args", {{"k", "v"}}}}),
       call(0, "record_ranking", seed_ranking),
       request(0, "initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", ojson::object()}}),
       call(0, "list_facts", ojson::object()),
@@ -632,9 +674,15 @@ TEST_CASE("thousands of mutated requests never crash the server or corrupt a rec
     for (int e = 0; e < edits && !line.empty(); ++e) {
       const std::size_t at = next() % line.size();
       switch (next() % 3) {
-        case 0: line[at] = static_cast<char>(next() & 0xFF); break;
-        case 1: line.erase(at, 1 + next() % 8); break;
-        default: line.insert(at, 1, "{}[]\":,0\\"[next() % 10]); break;
+        case 0:
+          line[at] = static_cast<char>(next() & 0xFF);
+          break;
+        case 1:
+          line.erase(at, 1 + next() % 8);
+          break;
+        default:
+          line.insert(at, 1, "{}[]\":,0\\"[next() % 10]);
+          break;
       }
     }
     input += line + "\n";
@@ -651,10 +699,11 @@ TEST_CASE("with a session the agent tools are served and a gated order is refuse
   gp::Session app({.node = "checkout", .require_human_approval = true});
   app.declare("checkout.place-order", {.does = "Place the order.",
                                        .writes = {"order_id"},
-                                       .handler = [&app](const nlohmann::json&) {
-                                         app.report_state({{"order_id", "A-1"}});
-                                         return gp::HandlerResult{};
-                                       },
+                                       .handler =
+                                           [&app](const nlohmann::json&) {
+                                             app.report_state({{"order_id", "A-1"}});
+                                             return gp::HandlerResult{};
+                                           },
                                        .high_effect = true});
   Harness h(app);
   const auto t = h.run(request(1, "tools/list") + call(2, "whats_here", ojson::object()) +
@@ -677,7 +726,8 @@ TEST_CASE("with a session the agent tools are served and a gated order is refuse
   CHECK(placed["structuredContent"]["reason"] == "APPROVAL_REQUIRED");
   CHECK(placed["structuredContent"].contains("ask_id"));
   CHECK(placed["structuredContent"]["facts"].get<std::string>().find(
-            "did NOT happen — agent's fire of checkout.place-order was refused: APPROVAL_REQUIRED") != std::string::npos);
+            "did NOT happen — agent's fire of checkout.place-order was refused: APPROVAL_REQUIRED") !=
+        std::string::npos);
 
   const auto& invented = t.reply_to(4)["result"]["structuredContent"];
   CHECK(invented["reason"] == "UNKNOWN_ACTION");

@@ -39,18 +39,18 @@ constexpr std::string_view usage =
 
 // The demo app behind --session: a checkout whose order placement is gated on a human.
 void declare_demo_app(gp::Session& app) {
-  app.declare("cart.add", {.does = "Add an item to the cart.",
-                           .writes = {"cart"},
-                           .handler = [&app](const nlohmann::json& item) {
-                             app.report_state({{"cart", nlohmann::json::array({item})}});
-                             return gp::HandlerResult{};
-                           }});
+  app.declare("cart.add",
+              {.does = "Add an item to the cart.", .writes = {"cart"}, .handler = [&app](const nlohmann::json& item) {
+                 app.report_state({{"cart", nlohmann::json::array({item})}});
+                 return gp::HandlerResult{};
+               }});
   app.declare("checkout.place-order", {.does = "Place the order and charge the card on file.",
                                        .writes = {"order_id"},
-                                       .handler = [&app](const nlohmann::json&) {
-                                         app.report_state({{"order_id", "A-1001"}});
-                                         return gp::HandlerResult{};
-                                       },
+                                       .handler =
+                                           [&app](const nlohmann::json&) {
+                                             app.report_state({{"order_id", "A-1001"}});
+                                             return gp::HandlerResult{};
+                                           },
                                        .high_effect = true});
 }
 

@@ -73,9 +73,7 @@ struct ToolCall {
   }
 
   // tool = name; args = arguments (a call made without arguments has {}).
-  Provenance provenance() const {
-    return {name, arguments.is_null() ? nlohmann::ordered_json::object() : arguments};
-  }
+  Provenance provenance() const { return {name, arguments.is_null() ? nlohmann::ordered_json::object() : arguments}; }
 };
 
 // record_fact: one scalar (number, string or bool).
@@ -86,7 +84,7 @@ struct FactResultOptions {
 // record_ranking: entity -> score, from rows ([{entity column, score column}, ..]) or from
 // an object {entity: score} (recorded order = the payload's order, which breaks ties).
 struct RankingResultOptions {
-  std::string key;                                    // the measured quantity, e.g. "ctr"
+  std::string key;  // the measured quantity, e.g. "ctr"
   Direction direction = Direction::higher_is_better;
   std::string rows = "";    // the rows array or the {entity: score} object; "" = the payload
   std::string entity = "";  // rows only: the column naming each row's entity (required for rows)
@@ -97,9 +95,9 @@ struct RankingResultOptions {
 struct TableResultOptions {
   std::optional<std::string> key_column = std::nullopt;
   std::optional<std::size_t> total_rows = std::nullopt;  // how many rows the source had
-  std::string rows = "";           // the rows array; "" = the payload
-  std::string total_rows_at = "";  // or read total_rows from the payload (a count the tool
-                                   // reported, e.g. "total"); "" = not from the payload
+  std::string rows = "";                                 // the rows array; "" = the payload
+  std::string total_rows_at = "";                        // or read total_rows from the payload (a count the tool
+                                                         // reported, e.g. "total"); "" = not from the payload
 };
 
 // record_domain: a set of entity names.
@@ -120,10 +118,16 @@ using groundplane::detail::type_name;
                     std::string(why));
 }
 
-// The data in a CallToolResult, or why there is none (the payload is left null).
+// The data in a CallToolResult, or why there is none. structuredContent is borrowed
+// from the result rather than copied: besides the copy, destroying a JSON object
+// allocates (nlohmann/json#4653), which a recording should not do when it need not.
 struct Payload {
-  nlohmann::ordered_json value;
-  std::string problem;  // "" when value is the data
+  const nlohmann::ordered_json* borrowed = nullptr;  // into the result
+  std::optional<nlohmann::ordered_json> parsed;      // a text block's JSON
+  std::string problem;                               // "" when there is data
+
+  static Payload refused(std::string why) { return {nullptr, std::nullopt, std::move(why)}; }
+  const nlohmann::ordered_json& get() const { return parsed ? *parsed : *borrowed; }
 };
 
 // A content block of type "text". A "type" that is not a string names no block kind we
@@ -136,10 +140,10 @@ inline bool is_text_block(const nlohmann::ordered_json& block) {
 
 inline Payload payload_of(const nlohmann::ordered_json& result) {
   if (!result.is_object())
-    return {{}, "the result is " + std::string(type_name(result)) + ", not a CallToolResult object"};
+    return Payload::refused("the result is " + std::string(type_name(result)) + ", not a CallToolResult object");
   if (const auto err = result.find("isError"); err != result.end() && !err->is_null()) {
     if (!err->is_boolean())
-      return {{}, "the result's isError is " + std::string(type_name(*err)) + ", not a boolean"};
+      return Payload::refused("the result's isError is " + std::string(type_name(*err)) + ", not a boolean");
     if (err->get<bool>()) {
       std::string why = "the tool reported an error (isError: true)";
       if (const auto c = result.find("content"); c != result.end() && c->is_array())
@@ -148,33 +152,34 @@ inline Payload payload_of(const nlohmann::ordered_json& result) {
             why += ": " + quote(block["text"].get_ref<const std::string&>());
             break;
           }
-      return {{}, why + "; an error result is not a fact"};
+      return Payload::refused(why + "; an error result is not a fact");
     }
   }
-  if (const auto sc = result.find("structuredContent"); sc != result.end() && !sc->is_null()) return {*sc, ""};
+  if (const auto sc = result.find("structuredContent"); sc != result.end() && !sc->is_null())
+    return {&*sc, std::nullopt, ""};
 
   const auto content = result.find("content");
   if (content == result.end() || !content->is_array())
-    return {{}, "no usable payload: the result has no structuredContent and no content array"};
+    return Payload::refused("no usable payload: the result has no structuredContent and no content array");
   std::vector<const nlohmann::ordered_json*> texts;
   for (const auto& block : *content)
     if (is_text_block(block)) texts.push_back(&block);
   if (texts.empty())
-    return {{}, "no usable payload: no structuredContent and no text block (" + std::to_string(content->size()) +
-                    " content block(s) of other types)"};
+    return Payload::refused("no usable payload: no structuredContent and no text block (" +
+                            std::to_string(content->size()) + " content block(s) of other types)");
   if (texts.size() > 1)
-    return {{}, "no structuredContent and " + std::to_string(texts.size()) +
-                    " text blocks: which one is the data is ambiguous; have the tool return structuredContent"};
+    return Payload::refused("no structuredContent and " + std::to_string(texts.size()) +
+                            " text blocks: which one is the data is ambiguous; have the tool return structuredContent");
   const auto text = texts.front()->find("text");
   if (text == texts.front()->end() || !text->is_string())
-    return {{}, "no usable payload: the only text block has no text string"};
+    return Payload::refused("no usable payload: the only text block has no text string");
   auto parsed = nlohmann::ordered_json::parse(text->get_ref<const std::string&>(), nullptr, false);
   if (parsed.is_discarded())
-    return {{}, "no structuredContent, and the only text block is not JSON (" +
-                    quote(text->get_ref<const std::string&>()) +
-                    "); text is a rendering of the data and reading it would be parsing prose: have the tool "
-                    "return structuredContent"};
-  return {std::move(parsed), ""};
+    return Payload::refused("no structuredContent, and the only text block is not JSON (" +
+                            quote(text->get_ref<const std::string&>()) +
+                            "); text is a rendering of the data and reading it would be parsing prose: have the tool "
+                            "return structuredContent");
+  return {nullptr, std::move(parsed), ""};
 }
 
 // The value at `where` in the payload ("" = the payload), or a refusal naming what the
@@ -183,8 +188,9 @@ inline const nlohmann::ordered_json& select(const nlohmann::ordered_json& payloa
                                             std::string_view member, std::string_view fact, const ToolCall& call) {
   if (where.empty()) return payload;
   if (where[0] == '/' && !groundplane::detail::pointer_tokens(where))
-    refuse(fact, call, std::string(member) + " " + quote(where) +
-                           " is not a valid JSON Pointer (a '~' must be followed by 0 or 1)");
+    refuse(
+        fact, call,
+        std::string(member) + " " + quote(where) + " is not a valid JSON Pointer (a '~' must be followed by 0 or 1)");
   if (const auto* found = groundplane::detail::find_field(payload, where)) return *found;
   std::string why = "the payload has nothing at " + quote(where) + " (named by " + std::string(member) + ")";
   if (payload.is_object()) {
@@ -199,11 +205,10 @@ inline const nlohmann::ordered_json& select(const nlohmann::ordered_json& payloa
   refuse(fact, call, why);
 }
 
-inline nlohmann::ordered_json payload_for(std::string_view fact, const ToolCall& call,
-                                          const nlohmann::ordered_json& result) {
+inline Payload payload_for(std::string_view fact, const ToolCall& call, const nlohmann::ordered_json& result) {
   Payload p = payload_of(result);
   if (!p.problem.empty()) refuse(fact, call, p.problem);
-  return std::move(p.value);
+  return p;
 }
 
 }  // namespace detail
@@ -212,12 +217,13 @@ inline nlohmann::ordered_json payload_for(std::string_view fact, const ToolCall&
 inline nlohmann::ordered_json payload(const nlohmann::ordered_json& result) {
   detail::Payload p = detail::payload_of(result);
   if (!p.problem.empty()) throw InvalidFact(p.problem);
-  return std::move(p.value);
+  return p.get();
 }
 
 inline const Fact& record_fact(FactRegistry& registry, std::string name, const ToolCall& call,
                                const nlohmann::ordered_json& result, FactResultOptions options = {}) {
-  const auto data = detail::payload_for(name, call, result);
+  const detail::Payload payload = detail::payload_for(name, call, result);
+  const nlohmann::ordered_json& data = payload.get();
   const auto& value = detail::select(data, options.at, "at", name, call);
   if (!(value.is_number() || value.is_string() || value.is_boolean()))
     detail::refuse(name, call,
@@ -232,7 +238,8 @@ inline const Fact& record_fact(FactRegistry& registry, std::string name, const T
 
 inline const Ranking& record_ranking(FactRegistry& registry, std::string name, const ToolCall& call,
                                      const nlohmann::ordered_json& result, RankingResultOptions options) {
-  const auto data = detail::payload_for(name, call, result);
+  const detail::Payload payload = detail::payload_for(name, call, result);
+  const nlohmann::ordered_json& data = payload.get();
   const auto& source = detail::select(data, options.rows, "rows", name, call);
   Scores scores;
   if (source.is_object()) {
@@ -244,13 +251,15 @@ inline const Ranking& record_ranking(FactRegistry& registry, std::string name, c
     for (auto it = source.begin(); it != source.end(); ++it) {
       const auto score = Decimal::from_json(it.value());
       if (!score)
-        detail::refuse(name, call, "the score of " + detail::quote(it.key()) + " is " +
-                                       std::string(detail::type_name(it.value())) + ", not a finite number");
+        detail::refuse(name, call,
+                       "the score of " + detail::quote(it.key()) + " is " + std::string(detail::type_name(it.value())) +
+                           ", not a finite number");
       scores.emplace_back(it.key(), *score);
     }
   } else if (source.is_array()) {
     if (options.entity.empty())
-      detail::refuse(name, call, "the ranking's source is an array of rows; set .entity to the column naming each row's entity");
+      detail::refuse(name, call,
+                     "the ranking's source is an array of rows; set .entity to the column naming each row's entity");
     const std::string& score_column = options.score.empty() ? options.key : options.score;
     if (score_column.empty())
       detail::refuse(name, call, "a ranking needs the measured quantity as its key; key is empty");
@@ -261,23 +270,25 @@ inline const Ranking& record_ranking(FactRegistry& registry, std::string name, c
       if (!row.is_object())
         detail::refuse(name, call, where + " is " + std::string(detail::type_name(row)) + ", not an object");
       const auto e = row.find(options.entity);
-      if (e == row.end())
-        detail::refuse(name, call, where + " has no entity column " + detail::quote(options.entity));
+      if (e == row.end()) detail::refuse(name, call, where + " has no entity column " + detail::quote(options.entity));
       if (!e->is_string())
-        detail::refuse(name, call, where + "'s " + detail::quote(options.entity) + " is " +
-                                       std::string(detail::type_name(*e)) + ", not an entity name (a string)");
+        detail::refuse(name, call,
+                       where + "'s " + detail::quote(options.entity) + " is " + std::string(detail::type_name(*e)) +
+                           ", not an entity name (a string)");
       const auto s = row.find(score_column);
       if (s == row.end()) detail::refuse(name, call, where + " has no score column " + detail::quote(score_column));
       const auto score = Decimal::from_json(*s);
       if (!score)
-        detail::refuse(name, call, where + "'s " + detail::quote(score_column) + " is " +
-                                       std::string(detail::type_name(*s)) + ", not a finite number");
+        detail::refuse(name, call,
+                       where + "'s " + detail::quote(score_column) + " is " + std::string(detail::type_name(*s)) +
+                           ", not a finite number");
       scores.emplace_back(e->get<std::string>(), *score);
     }
   } else {
-    detail::refuse(name, call, "a ranking is read from an array of rows or an object {entity: score}, and the " +
-                                   std::string(options.rows.empty() ? "payload" : "value at " + detail::quote(options.rows)) +
-                                   " is " + std::string(detail::type_name(source)));
+    detail::refuse(name, call,
+                   "a ranking is read from an array of rows or an object {entity: score}, and the " +
+                       std::string(options.rows.empty() ? "payload" : "value at " + detail::quote(options.rows)) +
+                       " is " + std::string(detail::type_name(source)));
   }
   auto p = call.provenance();
   return registry.record_ranking(std::move(name), std::move(scores),
@@ -289,22 +300,24 @@ inline const Ranking& record_ranking(FactRegistry& registry, std::string name, c
 
 inline const Table& record_table(FactRegistry& registry, std::string name, const ToolCall& call,
                                  const nlohmann::ordered_json& result, TableResultOptions options = {}) {
-  const auto data = detail::payload_for(name, call, result);
+  const detail::Payload payload = detail::payload_for(name, call, result);
+  const nlohmann::ordered_json& data = payload.get();
   const auto& rows = detail::select(data, options.rows, "rows", name, call);
   if (!rows.is_array())
-    detail::refuse(name, call, "a table is read from an array of rows, and the " +
-                                   std::string(options.rows.empty() ? "payload" : "value at " + detail::quote(options.rows)) +
-                                   " is " + std::string(detail::type_name(rows)) +
-                                   (options.rows.empty() && rows.is_object() ? "; set .rows to where the rows are" : ""));
+    detail::refuse(name, call,
+                   "a table is read from an array of rows, and the " +
+                       std::string(options.rows.empty() ? "payload" : "value at " + detail::quote(options.rows)) +
+                       " is " + std::string(detail::type_name(rows)) +
+                       (options.rows.empty() && rows.is_object() ? "; set .rows to where the rows are" : ""));
   std::optional<std::size_t> total = options.total_rows;
   if (!options.total_rows_at.empty()) {
-    if (total)
-      detail::refuse(name, call, "set .total_rows or .total_rows_at, not both: which count is the source's?");
+    if (total) detail::refuse(name, call, "set .total_rows or .total_rows_at, not both: which count is the source's?");
     const auto& t = detail::select(data, options.total_rows_at, "total_rows_at", name, call);
     if (!t.is_number_unsigned() && !(t.is_number_integer() && t.get<long long>() >= 0))
-      detail::refuse(name, call, "the row count at " + detail::quote(options.total_rows_at) + " is " +
-                                     (t.is_number() ? detail::render(t) : std::string(detail::type_name(t))) +
-                                     ", not a non-negative integer");
+      detail::refuse(name, call,
+                     "the row count at " + detail::quote(options.total_rows_at) + " is " +
+                         (t.is_number() ? detail::render(t) : std::string(detail::type_name(t))) +
+                         ", not a non-negative integer");
     total = static_cast<std::size_t>(t.get<unsigned long long>());
   }
   auto p = call.provenance();
@@ -318,13 +331,15 @@ inline const Table& record_table(FactRegistry& registry, std::string name, const
 
 inline const Domain& record_domain(FactRegistry& registry, std::string name, const ToolCall& call,
                                    const nlohmann::ordered_json& result, DomainResultOptions options = {}) {
-  const auto data = detail::payload_for(name, call, result);
+  const detail::Payload payload = detail::payload_for(name, call, result);
+  const nlohmann::ordered_json& data = payload.get();
   const auto& list = detail::select(data, options.members, "members", name, call);
   if (!list.is_array())
-    detail::refuse(name, call, "a domain is read from an array of names, and the " +
-                                   std::string(options.members.empty() ? "payload" : "value at " + detail::quote(options.members)) +
-                                   " is " + std::string(detail::type_name(list)) +
-                                   (options.members.empty() && list.is_object() ? "; set .members to where the names are" : ""));
+    detail::refuse(name, call,
+                   "a domain is read from an array of names, and the " +
+                       std::string(options.members.empty() ? "payload" : "value at " + detail::quote(options.members)) +
+                       " is " + std::string(detail::type_name(list)) +
+                       (options.members.empty() && list.is_object() ? "; set .members to where the names are" : ""));
   std::vector<std::string> members;
   members.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -332,21 +347,24 @@ inline const Domain& record_domain(FactRegistry& registry, std::string name, con
     const nlohmann::ordered_json* v = &item;
     if (!options.column.empty()) {
       if (!item.is_object())
-        detail::refuse(name, call, "item " + std::to_string(i) + " is " + std::string(detail::type_name(item)) +
-                                       ", not a row with column " + detail::quote(options.column));
+        detail::refuse(name, call,
+                       "item " + std::to_string(i) + " is " + std::string(detail::type_name(item)) +
+                           ", not a row with column " + detail::quote(options.column));
       const auto it = item.find(options.column);
       if (it == item.end())
         detail::refuse(name, call, "item " + std::to_string(i) + " has no column " + detail::quote(options.column));
       v = &*it;
     }
     if (!v->is_string())
-      detail::refuse(name, call, "item " + std::to_string(i) + " is " + std::string(detail::type_name(*v)) +
-                                     ", not a name (a string)" +
-                                     (options.column.empty() && v->is_object() ? "; set .column to the column naming each member" : ""));
+      detail::refuse(
+          name, call,
+          "item " + std::to_string(i) + " is " + std::string(detail::type_name(*v)) + ", not a name (a string)" +
+              (options.column.empty() && v->is_object() ? "; set .column to the column naming each member" : ""));
     members.push_back(v->get<std::string>());
   }
   auto p = call.provenance();
-  return registry.record_domain(std::move(name), std::move(members), {.tool = std::move(p.tool), .args = std::move(p.args)});
+  return registry.record_domain(std::move(name), std::move(members),
+                                {.tool = std::move(p.tool), .args = std::move(p.args)});
 }
 
 }  // namespace groundplane::mcp

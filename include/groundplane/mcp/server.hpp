@@ -92,10 +92,10 @@ inline constexpr int internal_error = -32603;
 
 // Member order is API (designated initializers): identity, then limits, then logging.
 struct ServerOptions {
-  std::string name = "groundplane-mcp";         // serverInfo.name
-  std::string version = version_string;         // serverInfo.version
-  std::size_t max_line_bytes = 8u * 1024 * 1024;  // a longer line is answered -32600 and skipped
-  std::size_t max_depth = 256;                  // deeper JSON nesting is answered -32600
+  std::string name = "groundplane-mcp";                 // serverInfo.name
+  std::string version = version_string;                 // serverInfo.version
+  std::size_t max_line_bytes = 8u * 1024 * 1024;        // a longer line is answered -32600 and skipped
+  std::size_t max_depth = 256;                          // deeper JSON nesting is answered -32600
   std::function<void(std::string_view)> log = nullptr;  // one line per event; nullptr: std::cerr
 };
 
@@ -205,9 +205,7 @@ class Arguments {
   const nlohmann::ordered_json& args_;
 };
 
-inline nlohmann::ordered_json text_block(std::string text) {
-  return {{"type", "text"}, {"text", std::move(text)}};
-}
+inline nlohmann::ordered_json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
 
 inline std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -285,8 +283,8 @@ class Server {
       if (r.end == detail::LineEnd::eof) break;
       std::optional<std::string> reply;
       if (r.too_long) {
-        log("skipped a " + std::to_string(r.bytes) + "-byte line: over the " +
-            std::to_string(options_.max_line_bytes) + "-byte limit");
+        log("skipped a " + std::to_string(r.bytes) + "-byte line: over the " + std::to_string(options_.max_line_bytes) +
+            "-byte limit");
         reply = detail::dump(error_response(nullptr, error_code::invalid_request,
                                             "Invalid Request: the message is " + std::to_string(r.bytes) +
                                                 " bytes, over this server's limit of " +
@@ -332,12 +330,13 @@ class Server {
                                            "Parse error: the input ended in the middle of a message" + where));
       }
       log("parse error" + where);
-      return detail::dump(error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON" + where));
+      return detail::dump(
+          error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON" + where));
     } catch (const TooDeep&) {
       log("refused a message nested deeper than " + std::to_string(options_.max_depth) + " levels");
-      return detail::dump(error_response(nullptr, error_code::invalid_request,
-                                         "Invalid Request: JSON nested deeper than " +
-                                             std::to_string(options_.max_depth) + " levels"));
+      return detail::dump(
+          error_response(nullptr, error_code::invalid_request,
+                         "Invalid Request: JSON nested deeper than " + std::to_string(options_.max_depth) + " levels"));
     }
     auto reply = handle(message);
     if (!reply) return std::nullopt;
@@ -351,9 +350,9 @@ class Server {
                             "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); "
                             "send one message per line");
     if (!message.is_object())
-      return error_response(nullptr, error_code::invalid_request,
-                            "Invalid Request: a JSON-RPC message is an object, got " +
-                                std::string(detail::type_name(message)));
+      return error_response(
+          nullptr, error_code::invalid_request,
+          "Invalid Request: a JSON-RPC message is an object, got " + std::string(detail::type_name(message)));
 
     const auto id_it = message.find("id");
     const bool has_id = id_it != message.end();
@@ -373,13 +372,13 @@ class Server {
       return error_response(id, error_code::invalid_request, "Invalid Request: no \"method\"");
     }
     if (!method_it->is_string())
-      return error_response(id, error_code::invalid_request,
-                            "Invalid Request: \"method\" must be a string, got " +
-                                std::string(detail::type_name(*method_it)));
+      return error_response(
+          id, error_code::invalid_request,
+          "Invalid Request: \"method\" must be a string, got " + std::string(detail::type_name(*method_it)));
     if (has_id && !id_ok)
-      return error_response(nullptr, error_code::invalid_request,
-                            "Invalid Request: \"id\" must be a string or an integer, got " +
-                                std::string(detail::type_name(*id_it)));
+      return error_response(
+          nullptr, error_code::invalid_request,
+          "Invalid Request: \"id\" must be a string or an integer, got " + std::string(detail::type_name(*id_it)));
     const std::string& method = method_it->get_ref<const std::string&>();
     const bool notification_method = method.rfind("notifications/", 0) == 0;
 
@@ -389,23 +388,24 @@ class Server {
       } else if (notification_method) {
         log("ignored notification " + detail::quote(method));
       } else {
-        log("ignored " + detail::quote(method) + " sent without an id: a notification is never answered, so it "
+        log("ignored " + detail::quote(method) +
+            " sent without an id: a notification is never answered, so it "
             "was not run");
       }
       return std::nullopt;
     }
     if (notification_method)
-      return error_response(id, error_code::invalid_request,
-                            "Invalid Request: " + detail::quote(method) +
-                                " is a notification and must not carry an id");
+      return error_response(
+          id, error_code::invalid_request,
+          "Invalid Request: " + detail::quote(method) + " is a notification and must not carry an id");
 
     const auto params_it = message.find("params");
     static const nlohmann::ordered_json no_params = nlohmann::ordered_json::object();
     const bool has_params = params_it != message.end() && !params_it->is_null();
     if (has_params && !params_it->is_object())
-      return error_response(id, error_code::invalid_params,
-                            "Invalid params: params must be an object, got " +
-                                std::string(detail::type_name(*params_it)));
+      return error_response(
+          id, error_code::invalid_params,
+          "Invalid params: params must be an object, got " + std::string(detail::type_name(*params_it)));
     const nlohmann::ordered_json& params = has_params ? *params_it : no_params;
 
     try {
@@ -540,17 +540,16 @@ class Server {
       return error_response(id, error_code::invalid_params,
                             "Invalid params: tools/call needs the tool's \"name\" as a string");
     const std::string& tool = name->get_ref<const std::string&>();
-    if (!has_tool(tool))
-      return error_response(id, error_code::invalid_params, "Unknown tool: " + detail::quote(tool));
+    if (!has_tool(tool)) return error_response(id, error_code::invalid_params, "Unknown tool: " + detail::quote(tool));
     const auto args = params.find("arguments");
     if (args != params.end() && !args->is_null() && !args->is_object())
-      return error_response(id, error_code::invalid_params,
-                            "Invalid params: tools/call \"arguments\" must be an object, got " +
-                                std::string(detail::type_name(*args)));
+      return error_response(
+          id, error_code::invalid_params,
+          "Invalid params: tools/call \"arguments\" must be an object, got " + std::string(detail::type_name(*args)));
     auto result = call_tool(tool, args == params.end() ? empty_object() : *args);
     if (result["isError"] == true)
-      log("tool " + detail::quote(tool) + " returned an error: " +
-          detail::escape(result["content"][0]["text"].get<std::string>(), 300));
+      log("tool " + detail::quote(tool) +
+          " returned an error: " + detail::escape(result["content"][0]["text"].get<std::string>(), 300));
     return success(id, std::move(result));
   }
 
@@ -593,10 +592,12 @@ class Server {
     auto key = args.string("key");
     Direction direction = Direction::higher_is_better;
     if (const auto d = args.optional_string("direction")) {
-      if (*d == "lower_is_better") direction = Direction::lower_is_better;
+      if (*d == "lower_is_better")
+        direction = Direction::lower_is_better;
       else if (*d != "higher_is_better")
-        detail::Arguments::fail("record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got " +
-                                detail::quote(*d));
+        detail::Arguments::fail(
+            "record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got " +
+            detail::quote(*d));
     }
     auto tool = args.string("tool");
     return recorded(registry_.record_ranking(
@@ -618,11 +619,9 @@ class Server {
     auto key_column = args.optional_string("key_column");
     auto tool = args.string("tool");
     // rows stay ordered_json: the table's columns come in the caller's order
-    return recorded(registry_.record_table(std::move(name), rows,
-                                           {.key_column = std::move(key_column),
-                                            .total_rows = total,
-                                            .tool = std::move(tool),
-                                            .args = args.call_args()}));
+    return recorded(registry_.record_table(
+        std::move(name), rows,
+        {.key_column = std::move(key_column), .total_rows = total, .tool = std::move(tool), .args = args.call_args()}));
   }
 
   nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a) {
