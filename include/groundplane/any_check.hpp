@@ -20,7 +20,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -61,13 +60,12 @@ class AnyCheck {
 
   // The held check's `check_name` ("superlative"), or "custom check" when it has none.
   std::string_view name() const noexcept { return self_->name(); }
-  const std::type_info& type() const noexcept { return self_->type(); }
 
-  // The held check when it is a C, else nullptr (like std::function::target).
+  // The held check when it is a C, else nullptr (like std::function::target). Needs no
+  // RTTI: each type has its own tag.
   template <class C>
   const C* target() const noexcept {
-    const auto* model = dynamic_cast<const Model<C>*>(self_.get());
-    return model ? &model->check : nullptr;
+    return static_cast<const C*>(self_->target(tag<C>()));
   }
 
  private:
@@ -78,8 +76,14 @@ class AnyCheck {
     virtual void verify(const FactRegistry&, const nlohmann::json&, std::vector<Finding>&) const = 0;
     virtual void describe(const FactRegistry&, SchemaBuilder&) const = 0;
     virtual std::string_view name() const noexcept = 0;
-    virtual const std::type_info& type() const noexcept = 0;
+    virtual const void* target(const void* tag) const noexcept = 0;
   };
+
+  template <class C>
+  static const void* tag() noexcept {
+    static constexpr char unique = 0;
+    return &unique;
+  }
 
   template <class C>
   struct Model final : Concept {
@@ -98,7 +102,7 @@ class AnyCheck {
       if constexpr (detail::has_check_name<C>) return C::check_name;
       else return "custom check";
     }
-    const std::type_info& type() const noexcept override { return typeid(C); }
+    const void* target(const void* t) const noexcept override { return t == tag<C>() ? &check : nullptr; }
     C check;
   };
 
