@@ -695,6 +695,24 @@ TEST_CASE("thousands of mutated requests never crash the server or corrupt a rec
         std::vector<std::string>{"harbour", "north", "delta"});
 }
 
+TEST_CASE("an exception escaping the handling of one line is answered as an internal error and serving goes on") {
+  int calls = 0;
+  gp::mcp::Server server({.log = [&calls](std::string_view) {
+    if (++calls == 1) throw std::runtime_error("log sink unavailable");  // thrown from the parse-error path
+  }});
+  std::istringstream in("not json\n" + request(2, "ping"));
+  std::ostringstream out;
+  server.serve(in, out);
+  std::istringstream lines(out.str());
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  const auto a = ojson::parse(first);
+  CHECK(a["error"]["code"] == -32603);
+  CHECK(a["error"]["message"] == "Internal error: log sink unavailable");
+  CHECK(ojson::parse(second)["id"] == 2);
+}
+
 TEST_CASE("with a session the agent tools are served and a gated order is refused as a normal result") {
   gp::Session app({.node = "checkout", .require_human_approval = true});
   app.declare("checkout.place-order", {.does = "Place the order.",

@@ -290,7 +290,13 @@ class Server {
                                                 " bytes, over this server's limit of " +
                                                 std::to_string(options_.max_line_bytes) + "; it was skipped"));
       } else {
-        reply = handle_line(line, r.end == detail::LineEnd::eof_after_text);
+        try {
+          reply = handle_line(line, r.end == detail::LineEnd::eof_after_text);
+        } catch (const std::exception& e) {  // out of memory while parsing, say: answer, carry on
+          log("internal error: " + detail::escape(e.what(), 300));
+          reply = detail::dump(error_response(nullptr, error_code::internal_error,
+                                              "Internal error: " + detail::escape(e.what(), 300)));
+        }
       }
       if (reply) {
         out << *reply << '\n';
