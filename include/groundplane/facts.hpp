@@ -27,6 +27,7 @@
 #include "groundplane/detail/column.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/float_decimal.hpp"
+#include "groundplane/detail/string_index.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
 
@@ -90,6 +91,16 @@ struct StringHash {
 };
 using StringIndex = std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>>;
 
+// The strings a NameIndex over a Domain's members / a Ranking's entities reads.
+struct MemberAt {
+  const std::vector<std::string>* names;
+  std::string_view operator()(NameIndex::Id i) const noexcept { return (*names)[i]; }
+};
+struct EntityAt {
+  const std::vector<std::pair<std::string, Decimal>>* scores;
+  std::string_view operator()(NameIndex::Id i) const noexcept { return (*scores)[i].first; }
+};
+
 [[noreturn]] inline void refuse(std::string_view name, std::string_view what) {
   throw InvalidFact("cannot record fact " + quote(name) + ": " + std::string(what));
 }
@@ -139,11 +150,13 @@ class Ranking {
     detail::validate_header(name_, provenance_);
     if (key_.empty()) detail::refuse(name_, "a ranking needs the measured quantity as its key; key is empty");
     if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
+    if (scores_.size() > detail::NameIndex::max_size)
+      detail::refuse(name_, "a ranking holds at most " + std::to_string(detail::NameIndex::max_size) + " entities");
     index_.reserve(scores_.size());
     for (std::size_t i = 0; i < scores_.size(); ++i) {
       const auto& entity = scores_[i].first;
       if (entity.empty()) detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
-      if (!index_.emplace(entity, i).second)
+      if (index_.insert(static_cast<detail::NameIndex::Id>(i), entity_at()))
         detail::refuse(name_, "entity " + detail::quote(entity) + " appears more than once");
     }
     // Best first; a stable sort keeps recorded order inside a tie.
@@ -173,25 +186,25 @@ class Ranking {
   std::size_t size() const noexcept { return scores_.size(); }
   // Entity names, best first; ties keep recorded order.
   const std::vector<std::string>& order() const noexcept { return order_; }
-  bool contains(std::string_view entity) const { return index_.find(entity) != index_.end(); }
+  bool contains(std::string_view entity) const { return index_.find(entity, entity_at()).has_value(); }
   // 1-based competition rank ("1224"); 0 when the entity was not ranked.
   std::size_t rank_of(std::string_view entity) const {
-    const auto it = index_.find(entity);
-    return it == index_.end() ? 0 : rank_[it->second];
+    const auto i = index_.find(entity, entity_at());
+    return i ? rank_[*i] : 0;
   }
   // The recorded score; std::nullopt when the entity was not ranked.
   std::optional<Decimal> score_of(std::string_view entity) const {
-    const auto it = index_.find(entity);
-    if (it == index_.end()) return std::nullopt;
-    return scores_[it->second].second;
+    const auto i = index_.find(entity, entity_at());
+    if (!i) return std::nullopt;
+    return scores_[*i].second;
   }
   // The score at 0-based position `pos` of order().
   const Decimal& score_at(std::size_t pos) const { return scores_[by_rank_.at(pos)].second; }
   // 0-based position of the entity in order(); std::nullopt when not ranked.
   std::optional<std::size_t> position_of(std::string_view entity) const {
-    const auto it = index_.find(entity);
-    if (it == index_.end()) return std::nullopt;
-    return position_[it->second];
+    const auto i = index_.find(entity, entity_at());
+    if (!i) return std::nullopt;
+    return position_[*i];
   }
   // How many entities share the score at order() position `pos` (the tie block's size),
   // and where that block starts.
@@ -221,6 +234,8 @@ class Ranking {
   }
 
  private:
+  detail::EntityAt entity_at() const noexcept { return {&scores_}; }
+
   // The first position in [lo, hi) whose score is not better than s.
   std::size_t first_not_better_than(const Decimal& s, std::size_t lo, std::size_t hi) const {
     while (lo < hi) {
@@ -236,7 +251,7 @@ class Ranking {
   Direction direction_;
   Scores scores_;
   Provenance provenance_;
-  detail::StringIndex index_;         // entity -> recorded position
+  detail::NameIndex index_;           // entity -> recorded position
   std::vector<std::string> order_;    // best first
   std::vector<std::size_t> by_rank_;  // position in order_ -> recorded position
   std::vector<std::size_t> position_; // recorded position -> position in order_
@@ -512,22 +527,26 @@ class Domain {
   Domain(std::string name, std::vector<std::string> members, Provenance provenance)
       : name_(std::move(name)), members_(std::move(members)), provenance_(std::move(provenance)) {
     detail::validate_header(name_, provenance_);
+    if (members_.size() > detail::NameIndex::max_size)
+      detail::refuse(name_, "a domain holds at most " + std::to_string(detail::NameIndex::max_size) + " members");
     index_.reserve(members_.size());
     for (std::size_t i = 0; i < members_.size(); ++i)
-      if (!index_.emplace(members_[i], i).second)
+      if (index_.insert(static_cast<detail::NameIndex::Id>(i), member_at()))
         detail::refuse(name_, "member " + detail::quote(members_[i]) + " appears more than once");
   }
   const std::string& name() const noexcept { return name_; }
   const Provenance& provenance() const noexcept { return provenance_; }
   // Members in recorded order.
   const std::vector<std::string>& members() const noexcept { return members_; }
-  bool contains(std::string_view member) const { return index_.find(member) != index_.end(); }
+  bool contains(std::string_view member) const { return index_.find(member, member_at()).has_value(); }
 
  private:
+  detail::MemberAt member_at() const noexcept { return {&members_}; }
+
   std::string name_;
   std::vector<std::string> members_;
   Provenance provenance_;
-  detail::StringIndex index_;
+  detail::NameIndex index_;
 };
 
 template <class T>

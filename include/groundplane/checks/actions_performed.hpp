@@ -94,11 +94,12 @@ struct actions_performed {
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
     const Table& t = registry.get<Table>(fact);
     std::vector<std::string> did;
-    for (std::size_t r = 0; r < t.row_count(); ++r) {
-      const auto action = t.value(r, "action");
-      if (action.is_string() && happened(t.value(r, "outcome")) &&
-          std::find(did.begin(), did.end(), action.get<std::string>()) == did.end())
-        did.push_back(action.get<std::string>());
+    const auto action_col = t.column_of("action");
+    const auto outcome_col = t.column_of("outcome");
+    for (std::size_t r = 0; action_col && outcome_col && r < t.row_count(); ++r) {
+      const auto action = t.text(r, *action_col);
+      if (action && happened(t.text(r, *outcome_col)) && std::find(did.begin(), did.end(), *action) == did.end())
+        did.emplace_back(*action);
     }
     schema.add(field,
                nlohmann::json{{"type", "array"},
@@ -131,8 +132,8 @@ struct actions_performed {
   }
 
  private:
-  static bool happened(const nlohmann::json& outcome) {
-    return outcome.is_string() && outcome.get_ref<const std::string&>().rfind("DID happen", 0) == 0;
+  static bool happened(const std::optional<std::string_view>& outcome) {
+    return outcome && outcome->substr(0, 10) == "DID happen";
   }
 
   static std::string escape_token(const std::string& key) {
@@ -157,13 +158,15 @@ struct actions_performed {
     const auto& id = claim.get_ref<const std::string&>();
     std::size_t attempts = 0;
     std::string latest;
-    for (std::size_t r = 0; r < t.row_count(); ++r) {
-      const auto action = t.value(r, "action");
-      if (!action.is_string() || action.get_ref<const std::string&>() != id) continue;
-      const auto outcome = t.value(r, "outcome");
+    const auto action_col = t.column_of("action");
+    const auto outcome_col = t.column_of("outcome");
+    for (std::size_t r = 0; action_col && r < t.row_count(); ++r) {
+      const auto action = t.text(r, *action_col);
+      if (!action || *action != id) continue;
+      const auto outcome = outcome_col ? t.text(r, *outcome_col) : std::nullopt;
       if (happened(outcome)) return;  // one attempt that DID happen supports the claim
       ++attempts;
-      latest = outcome.is_string() ? outcome.get<std::string>() : std::string();
+      latest = outcome ? std::string(*outcome) : std::string();
     }
     if (attempts == 0) {
       // Not "no attempt": a fire of a name the app did not have is in the ledger under

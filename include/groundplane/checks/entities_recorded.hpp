@@ -340,7 +340,7 @@ struct entities_recorded {
       for (const auto& s : list) {
         if (s.domain && s.domain->contains(name)) return true;
         if (s.ranking && s.ranking->contains(name)) return true;
-        if (s.table && s.key && s.table->row_of(nlohmann::json(name))) return true;
+        if (s.table && s.key && s.table->row_of_text(name)) return true;
       }
       return false;
     }
@@ -358,8 +358,8 @@ struct entities_recorded {
             if (!f(std::string_view(entity))) return;
         } else if (s.table && s.key) {
           for (std::size_t r = 0; r < s.table->row_count(); ++r) {
-            const auto& cell = s.table->cell(r, *s.key);
-            if (cell.is_string() && !f(std::string_view(cell.get_ref<const std::string&>()))) return;
+            const auto text = s.table->text(r, *s.key);
+            if (text && !f(*text)) return;
           }
         }
       }

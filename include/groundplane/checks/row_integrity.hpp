@@ -87,9 +87,12 @@ inline std::string field_at(const std::string& base, const std::string& field) {
 inline std::optional<std::string> column_type(const Table& t, std::size_t column) {
   std::optional<std::string> type;
   for (std::size_t r = 0; r < t.row_count(); ++r) {
-    const auto& v = t.cell(r, column);
-    if (v.is_null()) continue;
-    const char* here = v.is_number() ? "number" : v.is_string() ? "string" : v.is_boolean() ? "boolean" : nullptr;
+    const CellKind kind = t.kind(r, column);
+    if (kind == CellKind::null) continue;
+    const char* here = kind == CellKind::number    ? "number"
+                       : kind == CellKind::string  ? "string"
+                       : kind == CellKind::boolean ? "boolean"
+                                                   : nullptr;
     if (here == nullptr || (type && *type != here)) return std::nullopt;
     type = here;
   }
@@ -169,7 +172,7 @@ struct row_integrity {
       const auto type = detail::column_type(t, *c);
       if (type == "string") {
         std::vector<std::string_view> keys;
-        for (std::size_t r = 0; r < t.row_count(); ++r) keys.emplace_back(t.cell(r, *c).get_ref<const std::string&>());
+        for (std::size_t r = 0; r < t.row_count(); ++r) keys.push_back(*t.text(r, *c));
         key_schema = SchemaBuilder::name_schema(keys, detail::quote(kc) + " keys of " + detail::quote(fact));
       } else if (type) {
         key_schema = {{"type", *type}, {"description", "a " + detail::quote(kc) + " key of " + detail::quote(fact)}};
@@ -224,12 +227,13 @@ struct row_integrity {
 
  private:
   // Finds rows by the configured key column: the table's own index, or one built per
-  // call for another column.
+  // call for another column (strings by their pool id, other keys by row_key).
   struct Resolver {
     const Table& table;
     std::string column_name;
     std::optional<std::size_t> column;
     bool own_index;
+    std::vector<std::size_t> by_id;  // another column's string keys: pool id -> first row
     std::unordered_map<std::string, std::size_t> index;
 
     Resolver(const Table& t, const std::string& key_column)
@@ -237,19 +241,34 @@ struct row_integrity {
       column = t.column_of(column_name);
       own_index = t.key_column() == column_name;
       if (own_index || !column) return;
-      index.reserve(t.row_count());
-      for (std::size_t r = 0; r < t.row_count(); ++r)
-        if (const auto k = detail::row_key(t.cell(r, *column))) index.emplace(*k, r);
+      const detail::Column& col = t.column_data(*column);
+      by_id.assign(col.strings.size(), unset);
+      for (std::size_t r = 0; r < t.row_count(); ++r) {
+        if (col.tags[r] == detail::CellTag::string) {
+          std::size_t& first = by_id[static_cast<std::size_t>(col.words[r])];
+          if (first == unset) first = r;
+        } else if (const auto k = detail::row_key(col.json(r))) {
+          index.emplace(*k, r);
+        }
+      }
     }
 
     std::optional<std::size_t> find(const nlohmann::json& key) const {
       if (own_index) return table.row_of(key);
+      if (key.is_string()) {
+        if (!column) return std::nullopt;
+        const auto id = table.column_data(*column).strings.find(key.get_ref<const std::string&>());
+        if (!id || by_id[*id] == unset) return std::nullopt;
+        return by_id[*id];
+      }
       const auto k = detail::row_key(key);
       if (!k) return std::nullopt;
       const auto it = index.find(*k);
       if (it == index.end()) return std::nullopt;
       return it->second;
     }
+
+    static constexpr std::size_t unset = static_cast<std::size_t>(-1);
 
     // The row's key as a message shows it: 'north', 7.
     std::string label(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
@@ -351,13 +370,9 @@ struct row_integrity {
     const std::string value = detail::render(said);
     const std::string who = rows.label(row);
     std::string out;
-    for (std::size_t r = 0; r < t.row_count(); ++r) {
-      if (r != row && detail::same_value(t.cell(r, column), said)) {
-        out += "; " + value + " is " + rows.label(r) + "'s " + detail::quote(t.columns()[column]) + ", not " + who +
-               "'s";
-        break;
-      }
-    }
+    if (const auto r = t.column_data(column).find_equal(said, row))
+      out += "; " + value + " is " + rows.label(*r) + "'s " + detail::quote(t.columns()[column]) + ", not " + who +
+             "'s";
     for (std::size_t c = 0; c < t.columns().size(); ++c) {
       if (c != column && detail::same_value(t.cell(row, c), said)) {
         out += "; " + value + " is " + who + "'s " + detail::quote(t.columns()[c]) + ", not its " +

@@ -1,0 +1,197 @@
+// Hash tables for strings without a node per entry: open addressing with linear
+// probing, each slot a 32-bit slice of the hash beside a 32-bit index, so a lookup
+// touches one cache line of slots and compares strings only when the slice matches.
+//
+// StringPool owns its strings (the distinct values of a table column); NameIndex
+// indexes strings held elsewhere (a Domain's members, a Ranking's entities).
+//
+// (std::unordered_map with a transparent hash would do, but libstdc++ then stops
+// caching hash codes and re-hashes every key it walks past: five times slower on a
+// million names.)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace groundplane::detail {
+
+// A fast, well-mixed 64-bit hash of bytes (8 at a time).
+inline std::uint64_t hash_bytes(std::string_view s) noexcept {
+  constexpr std::uint64_t k = 0x9e3779b97f4a7c15ull;
+  std::uint64_t h = 0x27d4eb2f165667c5ull ^ (static_cast<std::uint64_t>(s.size()) * k);
+  const char* p = s.data();
+  std::size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * k;
+    h ^= h >> 29;
+  }
+  if (n > 0) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * k;
+    h ^= h >> 29;
+  }
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return h;
+}
+
+// Distinct strings, each stored once, numbered in first-seen order.
+class StringPool {
+ public:
+  using Id = std::uint32_t;
+  static constexpr std::size_t max_size = std::numeric_limits<Id>::max() - 1;
+
+  // The id of s, adding it when new (`added` says which).
+  Id intern(std::string_view s, bool& added) {
+    if ((ends_.size() + 1) * 2 > slots_.size()) grow();
+    const std::uint64_t h = hash_bytes(s);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (slot.id1 == 0) {
+        const auto id = static_cast<Id>(ends_.size());
+        chars_.append(s);
+        ends_.push_back(chars_.size());
+        slot = {tag, id + 1};
+        added = true;
+        return id;
+      }
+      if (slot.tag == tag && at(slot.id1 - 1) == s) {
+        added = false;
+        return slot.id1 - 1;
+      }
+    }
+  }
+
+  std::optional<Id> find(std::string_view s) const {
+    if (slots_.empty()) return std::nullopt;
+    const std::uint64_t h = hash_bytes(s);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.id1 == 0) return std::nullopt;
+      if (slot.tag == tag && at(slot.id1 - 1) == s) return slot.id1 - 1;
+    }
+  }
+
+  std::string_view at(Id id) const noexcept {
+    const std::size_t begin = id == 0 ? 0 : ends_[id - 1];
+    return {chars_.data() + begin, ends_[id] - begin};
+  }
+  std::size_t size() const noexcept { return ends_.size(); }
+
+  // Drops spare capacity once the column is complete.
+  void shrink() {
+    chars_.shrink_to_fit();
+    ends_.shrink_to_fit();
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t tag = 0;  // high half of the hash
+    Id id1 = 0;             // id + 1; 0 when empty
+  };
+
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    for (const Slot& slot : old) {
+      if (slot.id1 == 0) continue;
+      const std::uint64_t h = hash_bytes(at(slot.id1 - 1));
+      std::size_t i = static_cast<std::size_t>(h) & mask_;
+      while (slots_[i].id1 != 0) i = (i + 1) & mask_;
+      slots_[i] = slot;
+    }
+  }
+
+  std::string chars_;               // every string, back to back
+  std::vector<std::size_t> ends_;   // ends_[id]: one past the id's last character
+  std::vector<Slot> slots_;         // open addressing, linear probing, at most half full
+  std::size_t mask_ = 0;
+};
+
+// An index over strings stored elsewhere: key_of(i) gives the i-th string, and must
+// keep giving the same one while the index is used.
+class NameIndex {
+ public:
+  using Id = std::uint32_t;
+  static constexpr std::size_t max_size = std::numeric_limits<Id>::max() - 1;
+
+  void reserve(std::size_t n) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * n) capacity *= 2;
+    if (capacity > slots_.size()) {
+      slots_.assign(capacity, Slot{});
+      mask_ = capacity - 1;
+      size_ = 0;
+    }
+  }
+
+  // Indexes string `id`; when an equal string is already indexed, returns its id and
+  // indexes nothing.
+  template <class KeyOf>
+  std::optional<Id> insert(Id id, KeyOf&& key_of) {
+    if ((size_ + 1) * 2 > slots_.size()) grow(key_of);
+    const std::string_view s = key_of(id);
+    const std::uint64_t h = hash_bytes(s);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (slot.id1 == 0) {
+        slot = {tag, id + 1};
+        ++size_;
+        return std::nullopt;
+      }
+      if (slot.tag == tag && key_of(slot.id1 - 1) == s) return slot.id1 - 1;
+    }
+  }
+
+  template <class KeyOf>
+  std::optional<Id> find(std::string_view s, KeyOf&& key_of) const {
+    if (slots_.empty()) return std::nullopt;
+    const std::uint64_t h = hash_bytes(s);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+      const Slot& slot = slots_[i];
+      if (slot.id1 == 0) return std::nullopt;
+      if (slot.tag == tag && key_of(slot.id1 - 1) == s) return slot.id1 - 1;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t tag = 0;
+    Id id1 = 0;  // id + 1; 0 when empty
+  };
+
+  template <class KeyOf>
+  void grow(KeyOf& key_of) {
+    std::vector<Slot> old = std::move(slots_);
+    const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    for (const Slot& slot : old) {
+      if (slot.id1 == 0) continue;
+      std::size_t i = static_cast<std::size_t>(hash_bytes(key_of(slot.id1 - 1))) & mask_;
+      while (slots_[i].id1 != 0) i = (i + 1) & mask_;
+      slots_[i] = slot;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace groundplane::detail
