@@ -1,6 +1,6 @@
 // Fuzz gp::mcp::Server with arbitrary byte streams on its input, serving the checker
-// tools and a small app's agent tools (one action's handler throws; one needs a person's
-// approval). Beyond "no crash":
+// tools and a small app's agent tools (two actions' handlers throw, one of them something
+// that is not a std::exception; one needs a person's approval). Beyond "no crash":
 //   * stdout is always valid JSON-RPC: every line parses, is an object with
 //     "jsonrpc": "2.0", and carries an id (string, integer or null) with exactly one of
 //     result / error — or is a notification (the server sends none, so any is a bug);
@@ -36,6 +36,8 @@ void declare_app(gp::Session& s) {
   s.declare("app.crash", {.does = "An action whose handler throws.", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
                             throw std::runtime_error("handler exploded\n\x1b[31mwith hostile text");
                           }});
+  s.declare("app.crash-odd", {.does = "An action whose handler throws something that is not a std::exception.",
+                              .handler = [](const nlohmann::json&) -> gp::HandlerResult { throw 42; }});
   s.declare("tour.next", {.does = "A step nothing performs."});
   s.declare("gated.off", {.does = "Disabled here.", .handler = ok,
                           .enabled_when = [](const nlohmann::json& st) { return st.contains("never"); }});

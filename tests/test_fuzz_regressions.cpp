@@ -1,7 +1,9 @@
 // Regressions for bugs the fuzz harnesses (fuzz/) found. Each case names the behaviour
 // that failed; the input that found it is also kept in that harness's corpus as
 // fuzz/corpus/<harness>/regress_*.
+#include <sstream>
 #include <string>
+#include <string_view>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -9,7 +11,9 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/mcp/record.hpp"
+#include "groundplane/mcp/server.hpp"
 #include "groundplane/registry.hpp"
+#include "groundplane/session.hpp"
 
 namespace gp = groundplane;
 
@@ -50,4 +54,35 @@ TEST_CASE("a content block whose type is not a string is refused as InvalidFact 
   // A well-typed text block beside a malformed one is still the data.
   const auto mixed = nlohmann::ordered_json::parse(R"({"content": [{"type": 7}, {"type": "text", "text": "42"}]})");
   CHECK(gp::mcp::payload(mixed) == 42);
+}
+
+// Found while extending fuzz/mcp_server.cpp (its app now has a handler that does this): a
+// handler that threw something other than a std::exception (throw 42;) escaped the
+// server's agent_call, which caught only std::exception, and terminated the server
+// mid-conversation.
+TEST_CASE("a handler throwing a non-standard exception is a tool error and the MCP server keeps serving") {
+  gp::Session app;
+  app.declare("legacy.call", {.does = "Call the legacy system.", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
+                                throw 42;
+                              }});
+  gp::mcp::Server server(app, {.log = [](std::string_view) {}});
+  std::istringstream in(
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"do_action","arguments":{"action":"legacy.call"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"ping"})"
+      "\n");
+  std::ostringstream out;
+  server.serve(in, out);
+  std::istringstream lines(out.str());
+  std::string first, second;
+  REQUIRE(std::getline(lines, first));
+  REQUIRE(std::getline(lines, second));
+  const auto call = nlohmann::json::parse(first);
+  CHECK(call["id"] == 1);
+  CHECK(call["result"]["isError"] == true);
+  CHECK(call["result"]["content"][0]["text"] == "the app failed while serving do_action: a non-standard exception");
+  CHECK(nlohmann::json::parse(second) == nlohmann::json{{"jsonrpc", "2.0"}, {"id", 2}, {"result", nlohmann::json::object()}});
+  const auto v = app.view();
+  REQUIRE(v.transitions().size() == 1);
+  CHECK(v.transitions()[0].outcome == gp::Outcome::handler_failed);
 }

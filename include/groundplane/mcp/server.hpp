@@ -715,6 +715,9 @@ class Server {
       log("the app failed serving " + detail::quote(name) + ": " + detail::escape(e.what(), 300));
       return detail::tool_error("the app failed while serving " + std::string(name) + ": " +
                                 detail::escape(e.what(), 300));
+    } catch (...) {  // the same, for a handler that threw something else (throw 42;)
+      log("the app failed serving " + detail::quote(name) + ": a non-standard exception");
+      return detail::tool_error("the app failed while serving " + std::string(name) + ": a non-standard exception");
     }
   }
 
