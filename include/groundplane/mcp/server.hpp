@@ -296,6 +296,10 @@ class Server {
           log("internal error: " + detail::escape(e.what(), 300));
           reply = detail::dump(error_response(nullptr, error_code::internal_error,
                                               "Internal error: " + detail::escape(e.what(), 300)));
+        } catch (...) {
+          log("internal error: a non-standard exception");
+          reply = detail::dump(
+              error_response(nullptr, error_code::internal_error, "Internal error: a non-standard exception"));
         }
       }
       if (reply) {
