@@ -139,7 +139,7 @@ class FactRegistry {
 
   template <class T>
   const T& insert(T&& fact) {
-    auto owned = std::make_unique<Entry>(std::in_place_type<T>, std::move(fact));
+    auto owned = std::make_unique<Entry>(std::in_place_type<T>, std::forward<T>(fact));
     const T& ref = std::get<T>(*owned);
     std::unique_lock lock(mutex_);
     if (const auto it = index_.find(ref.name()); it != index_.end()) {

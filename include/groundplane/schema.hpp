@@ -20,12 +20,11 @@ class SchemaBuilder {
   // enums) and the property's description says so.
   static constexpr std::size_t max_enum = 200;
 
-  SchemaBuilder() {
-    root_ = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-             {"type", "object"},
-             {"properties", nlohmann::json::object()},
-             {"required", nlohmann::json::array()}};
-  }
+  SchemaBuilder()
+      : root_{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+              {"type", "object"},
+              {"properties", nlohmann::json::object()},
+              {"required", nlohmann::json::array()}} {}
 
   // Declares the schema of one output field (a top-level key or a JSON Pointer; numeric
   // pointer tokens address array items). A field declared twice keeps its first schema.
@@ -43,7 +42,10 @@ class SchemaBuilder {
       const bool last = i + 1 == tokens.size();
       if (detail::array_index(tokens[i]) && (*node)["type"] == "array") {
         node = &(*node)["items"];
-        if (last) merge(*node, std::move(schema));
+        if (last) {
+          merge(*node, std::move(schema));
+          return;
+        }
         continue;
       }
       if (!node->contains("properties")) {
@@ -58,7 +60,9 @@ class SchemaBuilder {
       auto& child = (*node)["properties"][tokens[i]];
       if (last) {
         merge(child, std::move(schema));
-      } else if (child.is_null()) {
+        return;
+      }
+      if (child.is_null()) {
         const bool next_is_index = detail::array_index(tokens[i + 1]).has_value();
         child = next_is_index ? nlohmann::json{{"type", "array"}, {"items", nlohmann::json::object()}}
                               : nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}};

@@ -497,6 +497,7 @@ class Session {
   // infers a user fire if exactly one declared action's writes are all in the delta.
   // A transition_id that names no transition is a ConfigurationError (nothing changes);
   // one that is already settled changes the state but never the history.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
   void report_state(const nlohmann::json& delta, std::string transition_id = "") {
     if (!delta.is_object())
       throw ConfigurationError("gp::Session::report_state: the delta must be a JSON object (a merge patch of "

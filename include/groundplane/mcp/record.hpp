@@ -221,7 +221,7 @@ inline nlohmann::ordered_json payload(const nlohmann::ordered_json& result) {
 }
 
 inline const Fact& record_fact(FactRegistry& registry, std::string name, const ToolCall& call,
-                               const nlohmann::ordered_json& result, FactResultOptions options = {}) {
+                               const nlohmann::ordered_json& result, const FactResultOptions& options = {}) {
   const detail::Payload payload = detail::payload_for(name, call, result);
   const nlohmann::ordered_json& data = payload.get();
   const auto& value = detail::select(data, options.at, "at", name, call);
@@ -330,7 +330,7 @@ inline const Table& record_table(FactRegistry& registry, std::string name, const
 }
 
 inline const Domain& record_domain(FactRegistry& registry, std::string name, const ToolCall& call,
-                                   const nlohmann::ordered_json& result, DomainResultOptions options = {}) {
+                                   const nlohmann::ordered_json& result, const DomainResultOptions& options = {}) {
   const detail::Payload payload = detail::payload_for(name, call, result);
   const nlohmann::ordered_json& data = payload.get();
   const auto& list = detail::select(data, options.members, "members", name, call);

@@ -94,7 +94,7 @@ inline constexpr int internal_error = -32603;
 struct ServerOptions {
   std::string name = "groundplane-mcp";                 // serverInfo.name
   std::string version = version_string;                 // serverInfo.version
-  std::size_t max_line_bytes = 8u * 1024 * 1024;        // a longer line is answered -32600 and skipped
+  std::size_t max_line_bytes = std::size_t{8} * 1024 * 1024;  // a longer line is answered -32600 and skipped
   std::size_t max_depth = 256;                          // deeper JSON nesting is answered -32600
   std::function<void(std::string_view)> log = nullptr;  // one line per event; nullptr: std::cerr
 };

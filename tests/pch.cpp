@@ -1,0 +1,1 @@
+// Owner of the precompiled header the test executables share (see tests/CMakeLists.txt).
