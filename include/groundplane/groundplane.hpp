@@ -2,10 +2,12 @@
 // conversation. The umbrella header: every part also has its own header.
 #pragma once
 
+#include "groundplane/agent_port.hpp"
 #include "groundplane/any_check.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
 #include "groundplane/check_from_json.hpp"
+#include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/checks/aggregate_reconciles.hpp"
 #include "groundplane/checks/comparison.hpp"
 #include "groundplane/checks/entities_recorded.hpp"
@@ -16,10 +18,13 @@
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
+#include "groundplane/ground_truth.hpp"
+#include "groundplane/ledger.hpp"
 #include "groundplane/reask.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
+#include "groundplane/session.hpp"
 #include "groundplane/tolerance.hpp"
 #include "groundplane/verdict.hpp"
 #include "groundplane/version.hpp"
