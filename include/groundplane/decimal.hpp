@@ -53,12 +53,14 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/bigint.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/float_decimal.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
@@ -520,6 +522,13 @@ void Decimal::assign_floating(Float v) {
       coeff_ = static_cast<dec_int>(i);
       return;
     }
+  }
+  if constexpr (std::is_same_v<Float, double>) {
+    // The same digits without text (detail/float_decimal.hpp; tested against to_chars).
+    const auto parts = detail::shortest_decimal(v);
+    coeff_ = static_cast<dec_int>(parts.coefficient);
+    exp_ = parts.exponent;
+    return;
   }
   // Shortest round-trip digits, always as d.ddde±XX so there is one shape to read.
   char buf[40];

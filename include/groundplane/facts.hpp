@@ -392,13 +392,19 @@ class Table {
  private:
   // Non-string keys, type-tagged, numbers in Decimal form so that 7 and 7.0 are one key.
   static std::optional<std::string> key_string(const nlohmann::json& v) {
-    if (v.is_string()) return "s" + v.get<std::string>();
-    if (v.is_boolean()) return v.get<bool>() ? std::string("btrue") : std::string("bfalse");
-    if (v.is_number()) {
-      const auto d = Decimal::from_json(v);
-      if (d) return "n" + d->to_string();
+    std::string key;  // appended, not "s" + ...: GCC 12 misreads that at -O3 (-Wrestrict)
+    if (v.is_string()) {
+      key = 's';
+      key += v.get_ref<const std::string&>();
+    } else if (v.is_boolean()) {
+      key = v.get<bool>() ? "btrue" : "bfalse";
+    } else if (const auto d = v.is_number() ? Decimal::from_json(v) : std::nullopt) {
+      key = 'n';
+      key += d->to_string();
+    } else {
+      return std::nullopt;
     }
-    return std::nullopt;
+    return key;
   }
 
   std::size_t column_for(const std::string& key) {

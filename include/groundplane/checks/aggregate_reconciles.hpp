@@ -291,48 +291,79 @@ struct aggregate_reconciles {
     return std::string(to_string(op)) + " of '" + column + "' over the recorded rows" + where_phrase();
   }
 
-  Selection select(const Table& table) const {
-    std::vector<Condition> conditions;
-    if (where.is_object())
-      for (auto it = where.begin(); it != where.end(); ++it) conditions.push_back(compile(table, it.key(), it.value()));
-    // A string condition is a tag and a word; split so each test reads one array.
-    std::vector<std::pair<const detail::Column*, std::int64_t>> texts;
-    std::vector<Condition> rest;
-    bool never = false;
-    for (const auto& c : conditions) {
-      if (c.test == Condition::Test::text) texts.emplace_back(c.column, c.word);
-      else if (c.test == Condition::Test::never) never = true;
-      else if (c.test != Condition::Test::always) rest.push_back(c);
+  // Narrows `mask` (one byte per row, 1 = still matching) to the rows this condition
+  // accepts. The common tests are branch-free passes over one or two arrays.
+  static void narrow(const Condition& c, std::vector<std::uint8_t>& mask) {
+    using Test = Condition::Test;
+    using detail::CellTag;
+    const std::size_t n = mask.size();
+    std::uint8_t* m = mask.data();
+    if (c.test == Test::never) {
+      std::fill(mask.begin(), mask.end(), std::uint8_t{0});
+      return;
     }
-    const auto matches = [&](std::size_t row) {
-      for (const auto& [col, id] : texts)
-        if (col->words[row] != id || col->tags[row] != detail::CellTag::string) return false;
-      for (const auto& c : rest)
-        if (!c(row)) return false;
-      return true;
+    if (c.test == Test::always) return;
+    const CellTag* tags = c.column->tags.data();
+    const std::int64_t* words = c.column->words.data();
+    if (c.test == Test::tag) {
+      for (std::size_t r = 0; r < n; ++r) m[r] &= static_cast<std::uint8_t>(tags[r] == c.tag);
+    } else if (c.test == Test::text) {
+      for (std::size_t r = 0; r < n; ++r)
+        m[r] &= static_cast<std::uint8_t>(tags[r] == CellTag::string) & static_cast<std::uint8_t>(words[r] == c.word);
+    } else if (c.test == Test::word && c.column->bigs == 0) {
+      for (std::size_t r = 0; r < n; ++r)
+        m[r] &= static_cast<std::uint8_t>(detail::is_inline_number(tags[r])) &
+                static_cast<std::uint8_t>(words[r] == c.word);
+    } else {
+      for (std::size_t r = 0; r < n; ++r)
+        if (m[r] != 0) m[r] = static_cast<std::uint8_t>(c(r));
+    }
+  }
+
+  Selection select(const Table& table) const {
+    const std::size_t n = table.row_count();
+    // Rows passing `where`, one byte each; empty when there is no condition to test.
+    std::vector<std::uint8_t> mask;
+    if (where.is_object())
+      for (auto it = where.begin(); it != where.end(); ++it) {
+        const Condition c = compile(table, it.key(), it.value());
+        if (c.test == Condition::Test::always) continue;
+        if (mask.empty()) mask.assign(n, 1);
+        narrow(c, mask);
+      }
+    const bool unfiltered = mask.empty();
+    const std::uint8_t* m = mask.data();
+    const auto count_matched = [&] {
+      std::size_t k = 0;
+      for (std::size_t r = 0; r < n; ++r) k += m[r];
+      return k;
     };
 
     const std::optional<std::size_t> at = column.empty() ? std::nullopt : table.column_of(column);
     const detail::Column* col = at ? &table.column_data(*at) : nullptr;
-    const std::size_t n = table.row_count();
+    const detail::CellTag* tags = col ? col->tags.data() : nullptr;
     Selection sel;
-    if (never) return sel;
 
     if (col == nullptr || op == Aggregate::count) {
       // Counting: rows, or rows with a value in the column.
-      for (std::size_t row = 0; row < n; ++row) {
-        if (!matches(row)) continue;
-        ++sel.matched;
-        if (!column.empty() && (col == nullptr || col->tags[row] == detail::CellTag::null)) ++sel.missing;
+      sel.matched = unfiltered ? n : count_matched();
+      if (column.empty()) return sel;
+      if (col == nullptr) {
+        sel.missing = sel.matched;
+      } else if (unfiltered) {
+        sel.missing = col->nulls();
+      } else {
+        for (std::size_t r = 0; r < n; ++r)
+          sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
       }
       return sel;
     }
 
     if (!col->plain_numbers()) {
       for (std::size_t row = 0; row < n; ++row) {
-        if (!matches(row)) continue;
+        if (!unfiltered && m[row] == 0) continue;
         ++sel.matched;
-        const detail::CellTag tag = col->tags[row];
+        const detail::CellTag tag = tags[row];
         if (tag == detail::CellTag::null) {
           ++sel.missing;
           continue;
@@ -347,72 +378,63 @@ struct aggregate_reconciles {
       return sel;
     }
 
-    // Every cell a number or null, every number a 64-bit word at one scale: integer
-    // sums (exact: flushed into a Decimal before they could overflow), minima and
-    // maxima over the word array.
+    // Every cell a number or null, every number a 64-bit word at one scale (a null's
+    // word is 0): integer sums, exact because each partial sum is flushed into a
+    // Decimal before it could overflow, and minima and maxima over the word array.
     sel.scaled = true;
     sel.scale = col->scale;
     const std::int64_t* w = col->words.data();
-    const detail::CellTag* tags = col->tags.data();
-    const std::uint64_t per_chunk =
-        col->max_magnitude == 0 ? n + 1
-                                : std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() / col->max_magnitude);
-    const auto flush = [&](std::int64_t partial) {
-      sel.sum += detail::DecimalAccess::from_inline(partial, col->scale);
-    };
-    const bool unfiltered = texts.empty() && rest.empty();
-    const bool no_nulls = col->nulls() == 0;
     if (unfiltered) {
       sel.matched = n;
       sel.missing = col->nulls();
-      sel.numbers = col->numbers;
-      if (op == Aggregate::sum || op == Aggregate::mean) {
-        // Null cells hold word 0, so the whole array sums as it is.
-        for (std::size_t i = 0; i < n;) {
-          const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(n - i, per_chunk));
-          std::int64_t partial = 0;
-          for (std::size_t k = 0; k < len; ++k) partial += w[i + k];
-          flush(partial);
-          i += len;
-        }
-        return sel;
-      }
+    } else {
+      sel.matched = count_matched();
+      for (std::size_t r = 0; r < n; ++r) sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
     }
-    std::int64_t partial = 0;
-    std::uint64_t in_chunk = 0;
+    sel.numbers = sel.matched - sel.missing;
+    const bool no_nulls = col->nulls() == 0;
+
+    if (op == Aggregate::sum || op == Aggregate::mean) {
+      // Each row adds at most max_magnitude, so per_chunk rows cannot overflow.
+      const std::size_t per_chunk = static_cast<std::size_t>(
+          col->max_magnitude == 0
+              ? n + 1
+              : std::min<std::uint64_t>(n + 1, std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() /
+                                                                              col->max_magnitude)));
+      for (std::size_t i = 0; i < n; i += per_chunk) {
+        const std::size_t end = std::min(n, i + per_chunk);
+        std::int64_t partial = 0;
+        if (unfiltered) {
+          for (std::size_t r = i; r < end; ++r) partial += w[r];
+        } else {
+          for (std::size_t r = i; r < end; ++r) partial += w[r] & -static_cast<std::int64_t>(m[r]);
+        }
+        sel.sum += detail::DecimalAccess::from_inline(partial, col->scale);
+      }
+      return sel;
+    }
+    // A row counts when it matches and holds a number.
+    const auto counts = [&](std::size_t r) {
+      const bool value = no_nulls || tags[r] != detail::CellTag::null;
+      return value && (unfiltered || m[r] != 0);
+    };
+    if (op == Aggregate::median) {
+      sel.words.resize(n);
+      std::size_t k = 0;
+      for (std::size_t r = 0; r < n; ++r) {
+        sel.words[k] = w[r];
+        k += counts(r) ? 1 : 0;
+      }
+      sel.words.resize(k);
+      return sel;
+    }
     std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
     std::int64_t highest = std::numeric_limits<std::int64_t>::min();
-    const bool want_sum = op == Aggregate::sum || op == Aggregate::mean;
-    const bool want_words = op == Aggregate::median;
-    if (want_words) sel.words.reserve(unfiltered ? col->numbers : 0);
-    for (std::size_t row = 0; row < n; ++row) {
-      if (!unfiltered) {
-        if (!matches(row)) continue;
-        ++sel.matched;
-        if (tags[row] == detail::CellTag::null) {
-          ++sel.missing;
-          continue;
-        }
-        ++sel.numbers;
-      } else if (!no_nulls && tags[row] == detail::CellTag::null) {
-        continue;
-      }
-      const std::int64_t x = w[row];
-      if (want_sum) {
-        partial += x;
-        if (++in_chunk == per_chunk) {
-          flush(partial);
-          partial = 0;
-          in_chunk = 0;
-        }
-      } else if (want_words) {
-        sel.words.push_back(x);
-      } else {
-        lowest = std::min(lowest, x);
-        highest = std::max(highest, x);
-      }
+    for (std::size_t r = 0; r < n; ++r) {
+      const bool in = counts(r);
+      lowest = in && w[r] < lowest ? w[r] : lowest;
+      highest = in && w[r] > highest ? w[r] : highest;
     }
-    if (want_sum) flush(partial);
     sel.lowest = lowest;
     sel.highest = highest;
     return sel;

@@ -285,6 +285,12 @@ struct entities_recorded {
       } else {
         for (std::size_t i = 0; i < said->size(); ++i) {
           const nlohmann::json& item = (*said)[i];
+          // A recorded name costs one lookup per fact and no strings.
+          const nlohmann::json* name = item.is_object() ? nullptr : &item;
+          if (item.is_object())
+            if (const auto it = item.find("name"); it != item.end()) name = &*it;
+          if (name != nullptr && name->is_string() && search.sources.contain(name->get_ref<const std::string&>()))
+            continue;
           const std::string at = detail::pointer_into(field, std::to_string(i));
           if (!item.is_object()) {
             check_one(search, at, item, findings);
@@ -336,7 +342,7 @@ struct entities_recorded {
     }
 
     // Exact, case-sensitive: one hash lookup per fact.
-    bool contain(const std::string& name) const {
+    bool contain(std::string_view name) const {
       for (const auto& s : list) {
         if (s.domain && s.domain->contains(name)) return true;
         if (s.ranking && s.ranking->contains(name)) return true;

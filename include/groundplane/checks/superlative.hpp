@@ -64,6 +64,17 @@ struct superlative {
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
     const auto& ranking = registry.get<Ranking>(fact);
     const std::size_t leader_pos = pick == Pick::best ? 0 : ranking.size() - 1;
+    // The common case first: the computed leader named (alone, or with ties accepted)
+    // costs two lookups and no strings.
+    if (const nlohmann::json* named = detail::find_field(output, field); named != nullptr && named->is_string()) {
+      const auto& name = named->get_ref<const std::string&>();
+      const auto pos = ranking.position_of(name);
+      if (pos && ranking.score_at(*pos) == ranking.score_at(leader_pos) &&
+          (ties == Ties::accept_any || ranking.tie_block_at(leader_pos).second == 1)) {
+        verify_score(ranking, name, *pos, output, findings);
+        return;
+      }
+    }
     const std::vector<std::string> leaders = detail::tie_block_names(ranking, leader_pos);
     const Decimal& leading_score = ranking.score_at(leader_pos);
     // argmax when the pick is the highest score, argmin when it is the lowest.
@@ -116,6 +127,7 @@ struct superlative {
     const nlohmann::json* said = detail::find_field(output, score_field);
     if (said == nullptr) return;  // a score not quoted is not a claim
     const Decimal& recorded = ranking.score_at(pos);
+    if (const auto quoted = Decimal::from_json(*said); quoted && *quoted == recorded) return;
     Finding f = detail::finding_about(check_name, score_field, ranking);
     f.said = detail::render(*said);
     f.supported = detail::render(recorded);

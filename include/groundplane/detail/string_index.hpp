@@ -1,6 +1,7 @@
 // Hash tables for strings without a node per entry: open addressing with linear
-// probing, each slot a 32-bit slice of the hash beside a 32-bit index, so a lookup
-// touches one cache line of slots and compares strings only when the slice matches.
+// probing, each slot 32 bits of the hash (which also place it, so growing the table
+// never re-reads a string) beside a 32-bit index; a lookup touches one cache line of
+// slots and compares strings only when those 32 bits match.
 //
 // StringPool owns its strings (the distinct values of a table column); NameIndex
 // indexes strings held elsewhere (a Domain's members, a Ranking's entities).
@@ -55,7 +56,7 @@ class StringPool {
     if ((ends_.size() + 1) * 2 > slots_.size()) grow();
     const std::uint64_t h = hash_bytes(s);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.id1 == 0) {
         const auto id = static_cast<Id>(ends_.size());
@@ -76,7 +77,7 @@ class StringPool {
     if (slots_.empty()) return std::nullopt;
     const std::uint64_t h = hash_bytes(s);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if (slot.id1 == 0) return std::nullopt;
       if (slot.tag == tag && at(slot.id1 - 1) == s) return slot.id1 - 1;
@@ -97,7 +98,7 @@ class StringPool {
 
  private:
   struct Slot {
-    std::uint32_t tag = 0;  // high half of the hash
+    std::uint32_t tag = 0;  // 32 bits of the hash; the low ones give the home slot
     Id id1 = 0;             // id + 1; 0 when empty
   };
 
@@ -108,8 +109,7 @@ class StringPool {
     mask_ = capacity - 1;
     for (const Slot& slot : old) {
       if (slot.id1 == 0) continue;
-      const std::uint64_t h = hash_bytes(at(slot.id1 - 1));
-      std::size_t i = static_cast<std::size_t>(h) & mask_;
+      std::size_t i = slot.tag & mask_;
       while (slots_[i].id1 != 0) i = (i + 1) & mask_;
       slots_[i] = slot;
     }
@@ -142,11 +142,11 @@ class NameIndex {
   // indexes nothing.
   template <class KeyOf>
   std::optional<Id> insert(Id id, KeyOf&& key_of) {
-    if ((size_ + 1) * 2 > slots_.size()) grow(key_of);
+    if ((size_ + 1) * 2 > slots_.size()) grow();
     const std::string_view s = key_of(id);
     const std::uint64_t h = hash_bytes(s);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
       if (slot.id1 == 0) {
         slot = {tag, id + 1};
@@ -162,7 +162,7 @@ class NameIndex {
     if (slots_.empty()) return std::nullopt;
     const std::uint64_t h = hash_bytes(s);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = static_cast<std::size_t>(h) & mask_;; i = (i + 1) & mask_) {
+    for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       const Slot& slot = slots_[i];
       if (slot.id1 == 0) return std::nullopt;
       if (slot.tag == tag && key_of(slot.id1 - 1) == s) return slot.id1 - 1;
@@ -175,15 +175,14 @@ class NameIndex {
     Id id1 = 0;  // id + 1; 0 when empty
   };
 
-  template <class KeyOf>
-  void grow(KeyOf& key_of) {
+  void grow() {
     std::vector<Slot> old = std::move(slots_);
     const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
     for (const Slot& slot : old) {
       if (slot.id1 == 0) continue;
-      std::size_t i = static_cast<std::size_t>(hash_bytes(key_of(slot.id1 - 1))) & mask_;
+      std::size_t i = slot.tag & mask_;
       while (slots_[i].id1 != 0) i = (i + 1) & mask_;
       slots_[i] = slot;
     }
