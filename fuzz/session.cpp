@@ -166,7 +166,22 @@ class Harness {
   // ---- the operations --------------------------------------------------------------------
 
   void step() {
-    switch (in_.pick(18)) {
+    const Rows before = rows();
+    const std::size_t op = in_.pick(18);
+    run_op(op);
+    const bool may_write = (op >= 4 && op <= 7) || op == 15;  // fire, report, the port
+    if (!may_write) {
+      const Rows after = rows();
+      FUZZ_CHECK(after.transitions == before.transitions && after.gaps == before.gaps &&
+                     after.version == before.version,
+                 "only fires (and reports, by inference) write rows or move the version; operation " +
+                     std::to_string(op) + " did",
+                 "");
+    }
+  }
+
+  void run_op(std::size_t op) {
+    switch (op) {
       case 0: case 1: declare(); break;
       case 2: undeclare_by_id(); break;
       case 3: undeclare_by_handle(); break;
