@@ -245,9 +245,10 @@ struct row_integrity {
     std::unordered_map<std::string, std::size_t> index;
 
     Resolver(const Table& t, const std::string& key_column)
-        : table(t), column_name(key_column.empty() ? *t.key_column() : key_column) {
-      column = t.column_of(column_name);
-      own_index = t.key_column() == column_name;
+        : table(t),
+          column_name(key_column.empty() ? *t.key_column() : key_column),
+          column(t.column_of(column_name)),
+          own_index(t.key_column() == column_name) {
       if (own_index || !column) return;
       const detail::Column& col = t.column_data(*column);
       by_id.assign(col.strings.size(), unset);
@@ -396,6 +397,7 @@ struct row_integrity {
              "'s";
     for (std::size_t c = 0; c < t.columns().size(); ++c) {
       if (c != column && detail::same_value(t.cell(row, c), said)) {
+        // NOLINTNEXTLINE(performance-inefficient-string-concatenation): built once, then break
         out += "; " + value + " is " + who + "'s " + detail::quote(t.columns()[c]) + ", not its " +
                detail::quote(t.columns()[column]);
         break;
