@@ -1,0 +1,706 @@
+// groundplane's costs beside the baseline a caller would otherwise pay, measured in the
+// same process on the same data. Run through bench/run, which builds Release, times
+// the compile-time row and prints the one table this binary assembles.
+//
+// Each row pairs a figure with its baseline; both are Google Benchmark benchmarks
+// named "<row>/groundplane" and "<row>/baseline", repeated, and the table shows the
+// fastest repetition of each (CPU time), so a busy machine skews both sides alike.
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <groundplane/groundplane.hpp>
+
+namespace gp = groundplane;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------
+// Live heap bytes, counted by a global operator new (usable sizes, so allocator
+// rounding is counted as held).
+
+namespace {
+std::atomic<std::int64_t> live_bytes{0};
+
+void* counted_alloc(std::size_t n) {
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) throw std::bad_alloc();
+  live_bytes.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  return p;
+}
+void counted_free(void* p) noexcept {
+  if (p == nullptr) return;
+  live_bytes.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  std::free(p);
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return counted_alloc(n); }
+void* operator new[](std::size_t n) { return counted_alloc(n); }
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+
+namespace {
+
+// ---------------------------------------------------------------------------------
+// Data, built once and shared by the benchmarks that read it.
+
+constexpr std::size_t big = 1'000'000;
+
+std::string number_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string padded(char prefix, std::size_t i) {
+  std::string s(1, prefix);
+  const std::string digits = std::to_string(i);
+  s.append(7 - std::min<std::size_t>(7, digits.size()), '0');
+  return s + digits;
+}
+
+// 1M rows × 3 columns as a warehouse tool returns them: a campaign key, a ctr with up
+// to six decimals and a spend with two.
+struct CampaignRows {
+  std::string text;
+  json rows;
+  std::vector<std::string> keys;
+  std::vector<double> ctr, spend;
+};
+
+const CampaignRows& campaign_rows() {
+  static const CampaignRows data = [] {
+    CampaignRows d;
+    std::mt19937_64 rng(1);
+    d.text.reserve(big * 64);
+    d.text += '[';
+    for (std::size_t i = 0; i < big; ++i) {
+      d.keys.push_back(padded('c', i));
+      d.ctr.push_back(static_cast<double>(rng() % 200'000) / 1e6);
+      d.spend.push_back(static_cast<double>(rng() % 10'000'000) / 100.0);
+      if (i > 0) d.text += ',';
+      d.text += R"({"campaign":")" + d.keys.back() + R"(","ctr":)" + number_text(d.ctr.back()) +
+                R"(,"spend":)" + number_text(d.spend.back()) + "}";
+    }
+    d.text += ']';
+    d.rows = json::parse(d.text);
+    return d;
+  }();
+  return data;
+}
+
+gp::FactRegistry& campaign_registry() {
+  static gp::FactRegistry reg;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    reg.record_table("campaign_daily", campaign_rows().rows,
+                     {.key_column = "campaign", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}}});
+  });
+  return reg;
+}
+
+// 1M orders: a region (four values) and an amount with two decimals.
+struct Orders {
+  json rows;
+  std::vector<std::string> region;
+  std::vector<double> amount;
+};
+
+const Orders& orders() {
+  static const Orders data = [] {
+    Orders d;
+    const char* regions[] = {"north", "south", "east", "west"};
+    std::mt19937_64 rng(2);
+    d.rows = json::array();
+    for (std::size_t i = 0; i < big; ++i) {
+      d.region.emplace_back(regions[rng() % 4]);
+      d.amount.push_back(static_cast<double>(rng() % 10'000'000) / 100.0);
+      d.rows.push_back({{"region", d.region.back()}, {"amount", d.amount.back()}});
+    }
+    return d;
+  }();
+  return data;
+}
+
+gp::FactRegistry& orders_registry() {
+  static gp::FactRegistry reg;
+  static std::once_flag once;
+  std::call_once(once, [] { reg.record_table("orders", orders().rows, {.tool = "warehouse.query"}); });
+  return reg;
+}
+
+// A ranking of n entities with distinct scores, in a registry of its own.
+gp::FactRegistry& ranking_registry(std::size_t n) {
+  static std::map<std::size_t, std::unique_ptr<gp::FactRegistry>> regs;
+  auto& slot = regs[n];
+  if (!slot) {
+    slot = std::make_unique<gp::FactRegistry>();
+    gp::Scores scores;
+    scores.reserve(n);
+    std::vector<std::size_t> perm(n);
+    for (std::size_t i = 0; i < n; ++i) perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), std::mt19937_64(3));
+    for (std::size_t i = 0; i < n; ++i)
+      scores.emplace_back(padded('e', i), gp::Decimal(static_cast<double>(perm[i]) / 10000.0));
+    slot->record_ranking("ctr", std::move(scores), {.key = "ctr", .tool = "warehouse.query"});
+  }
+  return *slot;
+}
+
+// ---------------------------------------------------------------------------------
+// record_table: 1M rows × 3 columns, against nlohmann's parse of the same rows' text.
+
+void record_table_groundplane(benchmark::State& state) {
+  const auto& data = campaign_rows();
+  for (auto _ : state) {
+    auto reg = std::make_unique<gp::FactRegistry>();
+    reg->record_table("campaign_daily", data.rows,
+                      {.key_column = "campaign", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}}});
+    state.PauseTiming();
+    reg.reset();
+    state.ResumeTiming();
+  }
+}
+
+void record_table_baseline(benchmark::State& state) {
+  const auto& data = campaign_rows();
+  for (auto _ : state) {
+    auto parsed = std::make_unique<json>(json::parse(data.text));
+    benchmark::DoNotOptimize(parsed.get());
+    state.PauseTiming();
+    parsed.reset();
+    state.ResumeTiming();
+  }
+}
+
+// Bytes the registry holds for the table, per cell: counted around record_table.
+void bytes_per_cell(benchmark::State& state, bool numeric_only) {
+  const auto& data = campaign_rows();
+  json numeric;
+  if (numeric_only) {
+    numeric = json::array();
+    for (std::size_t i = 0; i < big; ++i) numeric.push_back({{"ctr", data.ctr[i]}, {"spend", data.spend[i]}});
+  }
+  double per_cell = 0;
+  for (auto _ : state) {
+    const std::int64_t before = live_bytes.load();
+    auto reg = std::make_unique<gp::FactRegistry>();
+    if (numeric_only) reg->record_table("spend", numeric, {.tool = "warehouse.query"});
+    else reg->record_table("campaign_daily", data.rows, {.key_column = "campaign", .tool = "warehouse.query"});
+    const std::int64_t held = live_bytes.load() - before;
+    per_cell = static_cast<double>(held) / static_cast<double>(big * (numeric_only ? 2 : 3));
+  }
+  state.counters["bytes"] = per_cell;
+}
+void bytes_numeric(benchmark::State& state) { bytes_per_cell(state, true); }
+void bytes_table(benchmark::State& state) { bytes_per_cell(state, false); }
+
+// ---------------------------------------------------------------------------------
+// aggregate_reconciles over 1M rows, with and without where, against a loop over a
+// std::vector<double> (and, with where, a std::vector<std::string> of regions).
+
+json stated(const gp::aggregate_reconciles& check, gp::Tolerance& tolerance) {
+  // The exact value, as a model would state it (the first digits when it recurs).
+  std::vector<gp::Finding> findings;
+  check.verify(orders_registry(), {{check.field, "?"}}, findings);
+  std::string shown = findings.at(0).supported;
+  if (const auto cut = shown.find("\xE2\x80\xA6"); cut != std::string::npos) {
+    shown.erase(cut);
+    tolerance.relative = gp::Decimal::parse("0.000000001");
+  }
+  return json(gp::Decimal::parse(shown).to_double());
+}
+
+void aggregate_groundplane(benchmark::State& state, gp::Aggregate op, bool where) {
+  auto& reg = orders_registry();
+  gp::aggregate_reconciles check{.fact = "orders", .field = "v", .op = op, .column = "amount"};
+  if (where) check.where = {{"region", "north"}};
+  gp::Tolerance tolerance;
+  const json output = {{"v", stated(check, tolerance)}};
+  check.tolerance = tolerance;
+  check.validate(reg);
+  for (auto _ : state) {
+    std::vector<gp::Finding> findings;
+    check.verify(reg, output, findings);
+    if (!findings.empty()) state.SkipWithError(findings[0].message().c_str());
+    benchmark::DoNotOptimize(findings.data());
+  }
+}
+
+void aggregate_baseline(benchmark::State& state, gp::Aggregate op, bool where) {
+  const auto& d = orders();
+  for (auto _ : state) {
+    double result = 0;
+    if (op == gp::Aggregate::median) {
+      std::vector<double> v;
+      if (where) {
+        for (std::size_t i = 0; i < d.amount.size(); ++i)
+          if (d.region[i] == "north") v.push_back(d.amount[i]);
+      } else {
+        v = d.amount;
+      }
+      const std::size_t mid = v.size() / 2;
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+      result = v[mid];
+      if (v.size() % 2 == 0) result = (result + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
+    } else {
+      double sum = 0;
+      std::size_t n = 0;
+      if (where) {
+        for (std::size_t i = 0; i < d.amount.size(); ++i)
+          if (d.region[i] == "north") {
+            sum += d.amount[i];
+            ++n;
+          }
+      } else {
+        for (const double x : d.amount) sum += x;
+        n = d.amount.size();
+      }
+      result = op == gp::Aggregate::mean ? sum / static_cast<double>(n) : sum;
+    }
+    benchmark::DoNotOptimize(result);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// superlative and ranking_prefix (k = 10): 1M entities against 1k.
+
+void superlative_at(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  auto& reg = ranking_registry(n);
+  const auto& r = reg.get<gp::Ranking>("ctr");
+  const gp::superlative check{.fact = "ctr"};
+  const json output = {{"winner", r.order().front()}, {"score", gp::detail::to_json(r.score_at(0))}};
+  for (auto _ : state) {
+    std::vector<gp::Finding> findings;
+    check.verify(reg, output, findings);
+    if (!findings.empty()) state.SkipWithError("unexpected finding");
+    benchmark::DoNotOptimize(findings.data());
+  }
+}
+
+void ranking_prefix_at(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  auto& reg = ranking_registry(n);
+  const auto& r = reg.get<gp::Ranking>("ctr");
+  const gp::ranking_prefix check{.fact = "ctr", .k = 10};
+  json top = json::array();
+  for (std::size_t i = 0; i < 10; ++i) top.push_back(r.order()[i]);
+  const json output = {{"top", top}};
+  for (auto _ : state) {
+    std::vector<gp::Finding> findings;
+    check.verify(reg, output, findings);
+    if (!findings.empty()) state.SkipWithError("unexpected finding");
+    benchmark::DoNotOptimize(findings.data());
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// row_integrity: 1M-row table, an output of 1,000 row objects; against a hand-written
+// lookup of each key in a hash map and comparison of its two numbers.
+
+json rows_output() {
+  const auto& d = campaign_rows();
+  json rows = json::array();
+  for (std::size_t i = 0; i < 1000; ++i) {
+    const std::size_t r = (i * 7919) % big;
+    rows.push_back({{"campaign", d.keys[r]}, {"ctr", d.ctr[r]}, {"spend", d.spend[r]}});
+  }
+  return {{"rows", rows}};
+}
+
+void row_integrity_groundplane(benchmark::State& state) {
+  auto& reg = campaign_registry();
+  const gp::row_integrity check{.fact = "campaign_daily", .key_field = "campaign",
+                                .fields = {{"ctr", "ctr"}, {"spend", "spend"}}, .at = "/rows"};
+  check.validate(reg);
+  const json output = rows_output();
+  for (auto _ : state) {
+    std::vector<gp::Finding> findings;
+    check.verify(reg, output, findings);
+    if (!findings.empty()) state.SkipWithError(findings[0].message().c_str());
+    benchmark::DoNotOptimize(findings.data());
+  }
+}
+
+void row_integrity_baseline(benchmark::State& state) {
+  const auto& d = campaign_rows();
+  static const std::unordered_map<std::string, std::size_t> index = [&] {
+    std::unordered_map<std::string, std::size_t> m;
+    m.reserve(big);
+    for (std::size_t i = 0; i < big; ++i) m.emplace(d.keys[i], i);
+    return m;
+  }();
+  const json output = rows_output();
+  for (auto _ : state) {
+    std::size_t wrong = 0;
+    for (const auto& row : output["rows"]) {
+      const auto it = index.find(row["campaign"].get_ref<const std::string&>());
+      if (it == index.end() || row["ctr"].get<double>() != d.ctr[it->second] ||
+          row["spend"].get<double>() != d.spend[it->second])
+        ++wrong;
+    }
+    benchmark::DoNotOptimize(wrong);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// entities_recorded: a 1M-member domain, 10,000 names; against std::unordered_set.
+
+std::vector<std::string> members() {
+  std::vector<std::string> m;
+  m.reserve(big);
+  for (std::size_t i = 0; i < big; ++i) m.push_back(padded('m', i));
+  return m;
+}
+
+json names_output() {
+  json names = json::array();
+  for (std::size_t i = 0; i < 10'000; ++i) names.push_back(padded('m', (i * 104729) % big));
+  return {{"names", names}};
+}
+
+void entities_groundplane(benchmark::State& state) {
+  static gp::FactRegistry reg;
+  static std::once_flag once;
+  std::call_once(once, [] { reg.record_domain("members", members(), {.tool = "crm.list"}); });
+  const gp::entities_recorded check{.facts = {"members"}, .fields = {"names"}};
+  const json output = names_output();
+  for (auto _ : state) {
+    std::vector<gp::Finding> findings;
+    check.verify(reg, output, findings);
+    if (!findings.empty()) state.SkipWithError("unexpected finding");
+    benchmark::DoNotOptimize(findings.data());
+  }
+}
+
+void entities_baseline(benchmark::State& state) {
+  static const std::unordered_set<std::string> set = [] {
+    const auto m = members();
+    return std::unordered_set<std::string>(m.begin(), m.end());
+  }();
+  const json output = names_output();
+  for (auto _ : state) {
+    std::size_t unknown = 0;
+    for (const auto& name : output["names"])
+      if (!name.is_string() || set.find(name.get_ref<const std::string&>()) == set.end()) ++unknown;
+    benchmark::DoNotOptimize(unknown);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// The seed example end to end (construct the boundary, submit, destroy), accepted
+// and rejected; against parsing the model's answer, which the caller pays anyway.
+
+gp::FactRegistry& seed_registry() {
+  static gp::FactRegistry reg;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+                       {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  });
+  return reg;
+}
+
+void seed_accepted(benchmark::State& state) {
+  auto& reg = seed_registry();
+  const json answer = {{"winner", "harbour"}, {"score", 0.0455}};
+  for (auto _ : state) {
+    gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    b.submit(answer);
+  }
+}
+
+void seed_rejected(benchmark::State& state) {
+  auto& reg = seed_registry();
+  const json answer = {{"winner", "north"}, {"score", 0.0412}};
+  for (auto _ : state) {
+    gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    try {
+      b.submit(answer);
+    } catch (const gp::UnsupportedClaim& e) {
+      benchmark::DoNotOptimize(e.what());
+    }
+  }
+}
+
+void seed_baseline(benchmark::State& state) {
+  const std::string text = R"({"winner": "harbour", "score": 0.0455})";
+  for (auto _ : state) {
+    json answer = json::parse(text);
+    benchmark::DoNotOptimize(answer);
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Session::fire, against appending a row to a vector under a mutex; ground_truth()
+// with 20 attempts shown, over 1M-row ledgers against 1k-row ones.
+
+void fire_groundplane(benchmark::State& state) {
+  gp::Session s;
+  s.declare("cart.add", {.does = "adds the item to the cart", .handler = [](const json&) { return gp::HandlerResult{}; }});
+  for (auto _ : state) {
+    const auto r = s.fire("cart.add");
+    benchmark::DoNotOptimize(r.ok);
+  }
+  state.counters["fires_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void fire_baseline(benchmark::State& state) {
+  struct Row {
+    std::string id;
+    std::uint64_t version;
+    std::string action;
+  };
+  std::mutex m;
+  std::vector<Row> rows;
+  std::uint64_t version = 0;
+  for (auto _ : state) {
+    std::lock_guard lock(m);
+    rows.push_back(Row{"t-" + std::to_string(rows.size() + 1), version++, "cart.add"});
+    benchmark::DoNotOptimize(rows.back());
+  }
+}
+
+const gp::Session& ledger_of(std::size_t n) {
+  static std::map<std::size_t, std::unique_ptr<gp::Session>> sessions;
+  auto& slot = sessions[n];
+  if (!slot) {
+    slot = std::make_unique<gp::Session>(gp::SessionOptions{.node = "checkout"});
+    slot->declare("cart.add", {.does = "adds the item", .handler = [](const json&) { return gp::HandlerResult{}; }});
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 10 == 9) slot->fire("cart.remove");  // a refusal now and then: both ledgers
+      else slot->fire("cart.add");
+    }
+  }
+  return *slot;
+}
+
+void ground_truth_at(benchmark::State& state) {
+  const auto& s = ledger_of(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    const auto g = s.ground_truth();
+    benchmark::DoNotOptimize(g.text.data());
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// The table.
+
+struct Result {
+  double ns = 0;  // fastest repetition, CPU time per iteration
+  std::map<std::string, double> counters;
+};
+std::map<std::string, Result> results;
+
+class Collector : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      const std::string name =
+          run.run_name.function_name + (run.run_name.args.empty() ? "" : "/" + run.run_name.args);
+      if (run.error_occurred) {
+        std::fprintf(stderr, "  %s FAILED: %s\n", name.c_str(), run.error_message.c_str());
+        continue;
+      }
+      const double ns = run.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(run.time_unit);
+      auto [it, added] = results.try_emplace(name);
+      if (added || ns < it->second.ns) it->second.ns = ns;
+      for (const auto& [k, c] : run.counters) it->second.counters[k] = c.value;
+      std::fprintf(stderr, "  %-50s %14.0f ns\n", name.c_str(), ns);
+    }
+  }
+};
+
+std::string human_time(double ns) {
+  char buf[32];
+  if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.2f µs", ns / 1e3);
+  else if (ns < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
+  return buf;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+struct Row {
+  std::string what, figure, baseline, ratio, goal, met;
+};
+
+void print_table(const std::vector<Row>& rows) {
+  const char* head[] = {"measurement", "groundplane", "baseline", "ratio", "goal", "met"};
+  std::size_t w[6] = {};
+  const auto width = [](const std::string& s) {  // display columns: µ and … are one each
+    std::size_t n = 0;
+    for (const unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  for (int i = 0; i < 6; ++i) w[i] = width(head[i]);
+  for (const auto& r : rows) {
+    const std::string* f[] = {&r.what, &r.figure, &r.baseline, &r.ratio, &r.goal, &r.met};
+    for (int i = 0; i < 6; ++i) w[i] = std::max(w[i], width(*f[i]));
+  }
+  const auto line = [&](const std::string* f[6]) {
+    std::string out = "|";
+    for (int i = 0; i < 6; ++i) out += " " + *f[i] + std::string(w[i] - width(*f[i]), ' ') + " |";
+    std::printf("%s\n", out.c_str());
+  };
+  std::string h[6];
+  for (int i = 0; i < 6; ++i) h[i] = head[i];
+  const std::string* hp[] = {&h[0], &h[1], &h[2], &h[3], &h[4], &h[5]};
+  line(hp);
+  std::string sep = "|";
+  for (int i = 0; i < 6; ++i) sep += std::string(w[i] + 2, '-') + "|";
+  std::printf("%s\n", sep.c_str());
+  for (const auto& r : rows) {
+    const std::string* f[] = {&r.what, &r.figure, &r.baseline, &r.ratio, &r.goal, &r.met};
+    line(f);
+  }
+}
+
+// A timed row: figure over baseline, met when the ratio is at most `limit` (0: no goal).
+Row timed(const std::string& what, const std::string& figure, const std::string& baseline,
+          const std::string& baseline_label, double limit, const std::string& goal) {
+  const auto f = results.find(figure);
+  const auto b = results.find(baseline);
+  if (f == results.end() || b == results.end()) return {what, "n/a", "n/a", "", goal, "not run"};
+  const double ratio = f->second.ns / b->second.ns;
+  Row r{what, human_time(f->second.ns), human_time(b->second.ns) + " " + baseline_label, fixed(ratio, 2) + "×", goal,
+        ""};
+  if (limit > 0) r.met = ratio <= limit ? "yes" : "NO";
+  return r;
+}
+
+double env_seconds(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::atof(v) : 0;
+}
+
+void report() {
+  std::vector<Row> rows;
+  rows.push_back(timed("record_table 1M rows × 3 columns", "record_table/groundplane", "record_table/baseline",
+                       "(nlohmann parse)", 0.5, "≤ 0.5× nlohmann's parse"));
+  for (const char* which : {"numeric", "table"}) {
+    const auto it = results.find(std::string("bytes_") + which);
+    if (it == results.end()) continue;
+    const double bytes = it->second.counters["bytes"];
+    const bool numeric = std::string(which) == "numeric";
+    rows.push_back({numeric ? "bytes held per numeric cell (1M × 2 numbers)"
+                            : "bytes held per cell, whole table (1M × 3: key, 2 numbers)",
+                    fixed(bytes, 1) + " B", "8 B (a double)", fixed(bytes / 8, 2) + "×",
+                    numeric ? "≤ 32 B per numeric cell" : "", numeric ? (bytes <= 32 ? "yes" : "NO") : ""});
+  }
+  for (const char* op : {"sum", "mean", "median"})
+    for (const char* where : {"", "_where"}) {
+      const std::string id = std::string("aggregate_") + op + where;
+      const bool goal = std::string(op) == "sum" && std::string(where).empty();
+      rows.push_back(timed(std::string("aggregate_reconciles ") + op + " over 1M rows" +
+                               (std::string(where).empty() ? "" : " where region = 'north'"),
+                           id + "/groundplane", id + "/baseline",
+                           std::string(where).empty() ? "(loop over vector<double>)"
+                                                      : "(loop over vector<string> + vector<double>)",
+                           goal ? 3.0 : 0, goal ? "≤ 3× the double loop" : ""));
+    }
+  rows.push_back(timed("superlative on 1M entities", "superlative/1000000", "superlative/1000", "(1k entities)", 1.5,
+                       "≤ 1.5× the 1k time"));
+  rows.push_back(timed("ranking_prefix k=10 on 1M entities", "ranking_prefix/1000000", "ranking_prefix/1000",
+                       "(1k entities)", 1.5, "≤ 1.5× the 1k time"));
+  rows.push_back(timed("row_integrity 1M-row table, 1,000 output rows", "row_integrity/groundplane",
+                       "row_integrity/baseline", "(hash map + double compare)", 0, ""));
+  rows.push_back(timed("entities_recorded 1M members, 10,000 names", "entities_recorded/groundplane",
+                       "entities_recorded/baseline", "(unordered_set lookups)", 0, ""));
+  rows.push_back(timed("seed example end to end, accepted", "seed/accepted", "seed/baseline",
+                       "(parsing the answer)", 0, ""));
+  rows.push_back(timed("seed example end to end, rejected", "seed/rejected", "seed/baseline", "(parsing the answer)",
+                       0, ""));
+  {
+    Row r = timed("Session::fire", "fire/groundplane", "fire/baseline", "(vector append under a mutex)", 0,
+                  "≥ 1,000,000 fires/s");
+    if (const auto it = results.find("fire/groundplane"); it != results.end()) {
+      const double per_s = 1e9 / it->second.ns;
+      r.figure += " (" + fixed(per_s / 1e6, 2) + "M fires/s)";
+      r.met = per_s >= 1e6 ? "yes" : "NO";
+    }
+    rows.push_back(r);
+  }
+  rows.push_back(timed("ground_truth() 20 shown rows, 1M-row ledger", "ground_truth/1000000", "ground_truth/1000",
+                       "(1k-row ledger)", 2.0, "≤ 2× the 1k time"));
+  const double umbrella = env_seconds("GROUNDPLANE_BENCH_COMPILE_UMBRELLA");
+  const double plain = env_seconds("GROUNDPLANE_BENCH_COMPILE_NLOHMANN");
+  if (umbrella > 0 && plain > 0)
+    rows.push_back({"compile a TU including groundplane/groundplane.hpp (CPU)", human_time(umbrella * 1e9),
+                    human_time(plain * 1e9) + " (only nlohmann/json.hpp)", fixed(umbrella / plain, 2) + "×",
+                    "≤ 1.5× nlohmann alone", umbrella / plain <= 1.5 ? "yes" : "NO"});
+  print_table(rows);
+}
+
+}  // namespace
+
+// Repetitions: the fastest of several is the least disturbed by whatever else the
+// machine is doing.
+#define GP_BENCH(fn, name) BENCHMARK(fn)->Name(name)->Unit(benchmark::kNanosecond)->Repetitions(5)
+
+GP_BENCH(record_table_groundplane, "record_table/groundplane")->Iterations(1);
+GP_BENCH(record_table_baseline, "record_table/baseline")->Iterations(1);
+BENCHMARK(bytes_numeric)->Name("bytes_numeric")->Iterations(1);
+BENCHMARK(bytes_table)->Name("bytes_table")->Iterations(1);
+
+#define GP_AGGREGATE(op, tag)                                                                           \
+  BENCHMARK_CAPTURE(aggregate_groundplane, tag, gp::Aggregate::op, false)                               \
+      ->Name("aggregate_" #op "/groundplane")->Unit(benchmark::kNanosecond)->Repetitions(5);            \
+  BENCHMARK_CAPTURE(aggregate_baseline, tag, gp::Aggregate::op, false)                                  \
+      ->Name("aggregate_" #op "/baseline")->Unit(benchmark::kNanosecond)->Repetitions(5);               \
+  BENCHMARK_CAPTURE(aggregate_groundplane, tag##_where, gp::Aggregate::op, true)                        \
+      ->Name("aggregate_" #op "_where/groundplane")->Unit(benchmark::kNanosecond)->Repetitions(5);      \
+  BENCHMARK_CAPTURE(aggregate_baseline, tag##_where, gp::Aggregate::op, true)                           \
+      ->Name("aggregate_" #op "_where/baseline")->Unit(benchmark::kNanosecond)->Repetitions(5)
+GP_AGGREGATE(sum, sum);
+GP_AGGREGATE(mean, mean);
+GP_AGGREGATE(median, median);
+
+BENCHMARK(superlative_at)->Name("superlative")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK(ranking_prefix_at)->Name("ranking_prefix")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
+GP_BENCH(row_integrity_groundplane, "row_integrity/groundplane");
+GP_BENCH(row_integrity_baseline, "row_integrity/baseline");
+GP_BENCH(entities_groundplane, "entities_recorded/groundplane");
+GP_BENCH(entities_baseline, "entities_recorded/baseline");
+GP_BENCH(seed_accepted, "seed/accepted");
+GP_BENCH(seed_rejected, "seed/rejected");
+GP_BENCH(seed_baseline, "seed/baseline");
+GP_BENCH(fire_groundplane, "fire/groundplane");
+GP_BENCH(fire_baseline, "fire/baseline");
+BENCHMARK(ground_truth_at)->Name("ground_truth")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::Shutdown();
+  report();
+  return 0;
+}
