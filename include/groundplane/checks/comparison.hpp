@@ -154,7 +154,7 @@ struct comparison {
       findings.push_back(std::move(vf));
     };
     const std::string not_a_number =
-        unreadable ? "expected a number, got " + std::string(detail::type_name(*said)) : std::string();
+        unreadable && said != nullptr ? "expected a number, got " + std::string(detail::type_name(*said)) : std::string();
 
     if (!a || !b || a->same_as(*b) || !beat(registry, a->value, b->value)) {
       if (a && b) findings.push_back(pair_finding(registry, base, *a, *b, stated));

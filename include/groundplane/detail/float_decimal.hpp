@@ -156,8 +156,9 @@ enum class FewDecimals { found, none, unsure };
 inline FewDecimals few_decimals_at(double v, int d, double& c) noexcept {
 #if !defined(__FAST_MATH__) && (!defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD == 0)
   constexpr double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
+  constexpr double limit = 1125899906842624.0;  // 2^50: beyond it a double has no fraction bits to judge
   const double x = v * pow10[d];
-  if (!(x < 0x1p50 && x > -0x1p50)) return FewDecimals::unsure;
+  if (!(x < limit && x > -limit)) return FewDecimals::unsure;
   const double t = static_cast<double>(static_cast<std::int64_t>(x));
   const double r = x - t;  // exact
   c = r >= 0.5 ? t + 1 : (r <= -0.5 ? t - 1 : t);
