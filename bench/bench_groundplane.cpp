@@ -97,8 +97,8 @@ const CampaignRows& campaign_rows() {
       d.ctr.push_back(static_cast<double>(rng() % 200'000) / 1e6);
       d.spend.push_back(static_cast<double>(rng() % 10'000'000) / 100.0);
       if (i > 0) d.text += ',';
-      d.text += R"({"campaign":")" + d.keys.back() + R"(","ctr":)" + number_text(d.ctr.back()) +
-                R"(,"spend":)" + number_text(d.spend.back()) + "}";
+      d.text += R"({"campaign":")" + d.keys.back() + R"(","ctr":)" + number_text(d.ctr.back()) + R"(,"spend":)" +
+                number_text(d.spend.back()) + "}";
     }
     d.text += ']';
     d.rows = json::parse(d.text);
@@ -260,7 +260,8 @@ void aggregate_baseline(benchmark::State& state, gp::Aggregate op, bool where) {
       const std::size_t mid = v.size() / 2;
       std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
       result = v[mid];
-      if (v.size() % 2 == 0) result = (result + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
+      if (v.size() % 2 == 0)
+        result = (result + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
     } else {
       double sum = 0;
       std::size_t n = 0;
@@ -329,8 +330,8 @@ json rows_output() {
 
 void row_integrity_groundplane(benchmark::State& state) {
   auto& reg = campaign_registry();
-  const gp::row_integrity check{.fact = "campaign_daily", .key_field = "campaign",
-                                .fields = {{"ctr", "ctr"}, {"spend", "spend"}}, .at = "/rows"};
+  const gp::row_integrity check{
+      .fact = "campaign_daily", .key_field = "campaign", .fields = {{"ctr", "ctr"}, {"spend", "spend"}}, .at = "/rows"};
   check.validate(reg);
   const json output = rows_output();
   for (auto _ : state) {
@@ -414,8 +415,9 @@ gp::FactRegistry& seed_registry() {
   static gp::FactRegistry reg;
   static std::once_flag once;
   std::call_once(once, [] {
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
   });
   return reg;
 }
@@ -456,12 +458,14 @@ void seed_baseline(benchmark::State& state) {
 
 void fire_groundplane(benchmark::State& state) {
   gp::Session s;
-  s.declare("cart.add", {.does = "adds the item to the cart", .handler = [](const json&) { return gp::HandlerResult{}; }});
+  s.declare("cart.add",
+            {.does = "adds the item to the cart", .handler = [](const json&) { return gp::HandlerResult{}; }});
   for (auto _ : state) {
     const auto r = s.fire("cart.add");
     benchmark::DoNotOptimize(r.ok);
   }
-  state.counters["fires_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["fires_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
 void fire_baseline(benchmark::State& state) {
@@ -517,8 +521,7 @@ class Collector : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const auto& run : runs) {
       if (run.run_type != Run::RT_Iteration) continue;
-      const std::string name =
-          run.run_name.function_name + (run.run_name.args.empty() ? "" : "/" + run.run_name.args);
+      const std::string name = run.run_name.function_name + (run.run_name.args.empty() ? "" : "/" + run.run_name.args);
       if (run.error_occurred) {
         std::fprintf(stderr, "  %s FAILED: %s\n", name.c_str(), run.error_message.c_str());
         continue;
@@ -618,12 +621,12 @@ void report() {
     for (const char* where : {"", "_where"}) {
       const std::string id = std::string("aggregate_") + op + where;
       const bool goal = std::string(op) == "sum" && std::string(where).empty();
-      rows.push_back(timed(std::string("aggregate_reconciles ") + op + " over 1M rows" +
-                               (std::string(where).empty() ? "" : " where region = 'north'"),
-                           id + "/groundplane", id + "/baseline",
-                           std::string(where).empty() ? "(loop over vector<double>)"
-                                                      : "(loop over vector<string> + vector<double>)",
-                           goal ? 3.0 : 0, goal ? "≤ 3× the double loop" : ""));
+      rows.push_back(timed(
+          std::string("aggregate_reconciles ") + op + " over 1M rows" +
+              (std::string(where).empty() ? "" : " where region = 'north'"),
+          id + "/groundplane", id + "/baseline",
+          std::string(where).empty() ? "(loop over vector<double>)" : "(loop over vector<string> + vector<double>)",
+          goal ? 3.0 : 0, goal ? "≤ 3× the double loop" : ""));
     }
   rows.push_back(timed("superlative on 1M entities", "superlative/1000000", "superlative/1000", "(1k entities)", 1.5,
                        "≤ 1.5× the 1k time"));
@@ -633,10 +636,10 @@ void report() {
                        "row_integrity/baseline", "(hash map + double compare)", 0, ""));
   rows.push_back(timed("entities_recorded 1M members, 10,000 names", "entities_recorded/groundplane",
                        "entities_recorded/baseline", "(unordered_set lookups)", 0, ""));
-  rows.push_back(timed("seed example end to end, accepted", "seed/accepted", "seed/baseline",
-                       "(parsing the answer)", 0, ""));
-  rows.push_back(timed("seed example end to end, rejected", "seed/rejected", "seed/baseline", "(parsing the answer)",
-                       0, ""));
+  rows.push_back(
+      timed("seed example end to end, accepted", "seed/accepted", "seed/baseline", "(parsing the answer)", 0, ""));
+  rows.push_back(
+      timed("seed example end to end, rejected", "seed/rejected", "seed/baseline", "(parsing the answer)", 0, ""));
   {
     Row r = timed("Session::fire", "fire/groundplane", "fire/baseline", "(vector append under a mutex)", 0,
                   "≥ 1,000,000 fires/s");
@@ -669,21 +672,34 @@ GP_BENCH(record_table_baseline, "record_table/baseline")->Iterations(1);
 BENCHMARK(bytes_numeric)->Name("bytes_numeric")->Iterations(1);
 BENCHMARK(bytes_table)->Name("bytes_table")->Iterations(1);
 
-#define GP_AGGREGATE(op, tag)                                                                           \
-  BENCHMARK_CAPTURE(aggregate_groundplane, tag, gp::Aggregate::op, false)                               \
-      ->Name("aggregate_" #op "/groundplane")->Unit(benchmark::kNanosecond)->Repetitions(5);            \
-  BENCHMARK_CAPTURE(aggregate_baseline, tag, gp::Aggregate::op, false)                                  \
-      ->Name("aggregate_" #op "/baseline")->Unit(benchmark::kNanosecond)->Repetitions(5);               \
-  BENCHMARK_CAPTURE(aggregate_groundplane, tag##_where, gp::Aggregate::op, true)                        \
-      ->Name("aggregate_" #op "_where/groundplane")->Unit(benchmark::kNanosecond)->Repetitions(5);      \
-  BENCHMARK_CAPTURE(aggregate_baseline, tag##_where, gp::Aggregate::op, true)                           \
-      ->Name("aggregate_" #op "_where/baseline")->Unit(benchmark::kNanosecond)->Repetitions(5)
+#define GP_AGGREGATE(op, tag)                                                    \
+  BENCHMARK_CAPTURE(aggregate_groundplane, tag, gp::Aggregate::op, false)        \
+      ->Name("aggregate_" #op "/groundplane")                                    \
+      ->Unit(benchmark::kNanosecond)                                             \
+      ->Repetitions(5);                                                          \
+  BENCHMARK_CAPTURE(aggregate_baseline, tag, gp::Aggregate::op, false)           \
+      ->Name("aggregate_" #op "/baseline")                                       \
+      ->Unit(benchmark::kNanosecond)                                             \
+      ->Repetitions(5);                                                          \
+  BENCHMARK_CAPTURE(aggregate_groundplane, tag##_where, gp::Aggregate::op, true) \
+      ->Name("aggregate_" #op "_where/groundplane")                              \
+      ->Unit(benchmark::kNanosecond)                                             \
+      ->Repetitions(5);                                                          \
+  BENCHMARK_CAPTURE(aggregate_baseline, tag##_where, gp::Aggregate::op, true)    \
+      ->Name("aggregate_" #op "_where/baseline")                                 \
+      ->Unit(benchmark::kNanosecond)                                             \
+      ->Repetitions(5)
 GP_AGGREGATE(sum, sum);
 GP_AGGREGATE(mean, mean);
 GP_AGGREGATE(median, median);
 
 BENCHMARK(superlative_at)->Name("superlative")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
-BENCHMARK(ranking_prefix_at)->Name("ranking_prefix")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK(ranking_prefix_at)
+    ->Name("ranking_prefix")
+    ->Arg(1000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kNanosecond)
+    ->Repetitions(5);
 GP_BENCH(row_integrity_groundplane, "row_integrity/groundplane");
 GP_BENCH(row_integrity_baseline, "row_integrity/baseline");
 GP_BENCH(entities_groundplane, "entities_recorded/groundplane");
@@ -693,7 +709,12 @@ GP_BENCH(seed_rejected, "seed/rejected");
 GP_BENCH(seed_baseline, "seed/baseline");
 GP_BENCH(fire_groundplane, "fire/groundplane");
 GP_BENCH(fire_baseline, "fire/baseline");
-BENCHMARK(ground_truth_at)->Name("ground_truth")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK(ground_truth_at)
+    ->Name("ground_truth")
+    ->Arg(1000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kNanosecond)
+    ->Repetitions(5);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -8,13 +8,15 @@ namespace gp = groundplane;
 
 int main() {
   gp::FactRegistry reg;
-  reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                     {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
 
   // Percent change, accepted at the digits the model writes (10.44 for 10.4368…).
-  gp::Boundary b(reg, {"campaign_ctr"},
-                 gp::comparison{.fact = "campaign_ctr", .convention = gp::Convention::percent_change,
-                                .rounding = gp::Rounding::as_stated});
+  gp::Boundary b(
+      reg, {"campaign_ctr"},
+      gp::comparison{
+          .fact = "campaign_ctr", .convention = gp::Convention::percent_change, .rounding = gp::Rounding::as_stated});
 
   // 4.55% - 4.12% = 0.43 percentage points, written where a percent change belongs.
   try {

@@ -8,9 +8,10 @@ namespace gp = groundplane;
 
 int main() {
   gp::FactRegistry reg;
-  reg.record_ranking("closed_revenue",
-                     {{"okafor", 182400}, {"lindqvist", 207150}, {"marsh", 164900}, {"tanaka", 164900}, {"reyes", 98300}},
-                     {.key = "closed_usd", .tool = "crm.report", .args = {{"report", "closed_won"}, {"quarter", "2024-Q2"}}});
+  reg.record_ranking(
+      "closed_revenue",
+      {{"okafor", 182400}, {"lindqvist", 207150}, {"marsh", 164900}, {"tanaka", 164900}, {"reyes", 98300}},
+      {.key = "closed_usd", .tool = "crm.report", .args = {{"report", "closed_won"}, {"quarter", "2024-Q2"}}});
 
   gp::Boundary b(reg, {"closed_revenue"}, gp::ranking_prefix{.fact = "closed_revenue", .k = 3});
 

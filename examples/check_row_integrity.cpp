@@ -10,12 +10,12 @@ using nlohmann::json;
 
 int main() {
   gp::FactRegistry reg;
-  reg.record_table("campaign_daily",
-                   json::array({{{"campaign", "north"}, {"ctr", 0.0412}, {"spend", 1200}},
-                                {{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
-                                {{"campaign", "delta"}, {"ctr", 0.0301}, {"spend", 1500}}}),
-                   {.key_column = "campaign", .tool = "warehouse.query",
-                    .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  reg.record_table(
+      "campaign_daily",
+      json::array({{{"campaign", "north"}, {"ctr", 0.0412}, {"spend", 1200}},
+                   {{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
+                   {{"campaign", "delta"}, {"ctr", 0.0301}, {"spend", 1500}}}),
+      {.key_column = "campaign", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
 
   gp::Boundary b(reg, {"campaign_daily"},
                  gp::row_integrity{.fact = "campaign_daily",
@@ -25,14 +25,16 @@ int main() {
 
   // Row 1 carries delta's ctr under north's name.
   try {
-    b.submit({{"rows", {{{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
-                        {{"campaign", "north"}, {"ctr", 0.0301}, {"spend", 1200}}}}});
+    b.submit({{"rows",
+               {{{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
+                {{"campaign", "north"}, {"ctr", 0.0301}, {"spend", 1200}}}}});
   } catch (const gp::UnsupportedClaim& e) {
     std::cout << "UnsupportedClaim: " << e.what() << "\n\n";
   }
 
-  b.submit({{"rows", {{{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
-                      {{"campaign", "north"}, {"ctr", 0.0412}, {"spend", 1200}}}}});
+  b.submit({{"rows",
+             {{{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
+              {{"campaign", "north"}, {"ctr", 0.0412}, {"spend", 1200}}}}});
   std::cout << "accepted: each row's values read off its own row\n";
   return 0;
 }

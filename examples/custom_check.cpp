@@ -49,8 +49,9 @@ static_assert(gp::Check<total_within_budget>);
 int main() {
   gp::FactRegistry reg;
   reg.record_fact("q3_budget", 5000, {.tool = "finance.budget", .args = {{"quarter", "2024-Q3"}}});
-  reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                     {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
 
   const json answer = {{"winner", "harbour"}, {"total", 5240}};
 

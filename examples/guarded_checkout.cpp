@@ -40,13 +40,19 @@ class ScriptedModel {
  public:
   Step next(const std::string& /*prompt*/) {
     switch (turn_++) {
-      case 0: return {"whats_here", json::object(), nullptr};
-      case 1: return {"do_action", {{"action", "cart.add"}, {"input", {{"sku", "TEA-01"}, {"qty", 2}}}}, nullptr};
-      case 2: return {"do_action", {{"action", "cart.apply-coupon"}, {"input", {{"code", "TEA10"}}}}, nullptr};
-      case 3: return {"do_action", {{"action", "shipping.quote"}}, nullptr};
-      case 4: return {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 24}}}}, nullptr};
+      case 0:
+        return {"whats_here", json::object(), nullptr};
+      case 1:
+        return {"do_action", {{"action", "cart.add"}, {"input", {{"sku", "TEA-01"}, {"qty", 2}}}}, nullptr};
+      case 2:
+        return {"do_action", {{"action", "cart.apply-coupon"}, {"input", {{"code", "TEA10"}}}}, nullptr};
+      case 3:
+        return {"do_action", {{"action", "shipping.quote"}}, nullptr};
+      case 4:
+        return {"do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 24}}}}, nullptr};
       default:
-        return {"", nullptr,
+        return {"",
+                nullptr,
                 {{"reply", "Done! Your order is placed with 10% off and ships tomorrow."},
                  {"performed", {"cart.add", "cart.apply-coupon", "checkout.place-order"}}}};
     }
@@ -63,31 +69,30 @@ int main() {
   session.move_to("checkout", "payment form");
 
   json cart = json::array();
-  session.declare("cart.add", {.does = "Add an item to the cart.",
-                               .writes = {"cart"},
-                               .handler = [&](const json& item) {
-                                 cart.push_back(item);
-                                 session.report_state({{"cart", cart}});
-                                 return gp::HandlerResult{};
-                               }});
+  session.declare("cart.add",
+                  {.does = "Add an item to the cart.", .writes = {"cart"}, .handler = [&](const json& item) {
+                     cart.push_back(item);
+                     session.report_state({{"cart", cart}});
+                     return gp::HandlerResult{};
+                   }});
   // The code has expired: the app reports why, and no discount. The fire "ran", but the
   // effect it declared never showed up, and the block says exactly that.
-  session.declare("cart.apply-coupon", {.does = "Apply a coupon code to the cart.",
-                                        .writes = {"discount"},
-                                        .handler = [&](const json&) {
-                                          session.report_state({{"coupon_status", "expired"}});
-                                          return gp::HandlerResult{};
-                                        }});
+  session.declare("cart.apply-coupon",
+                  {.does = "Apply a coupon code to the cart.", .writes = {"discount"}, .handler = [&](const json&) {
+                     session.report_state({{"coupon_status", "expired"}});
+                     return gp::HandlerResult{};
+                   }});
   // The carrier answers later; until the app reports, nobody knows.
   session.declare("shipping.quote", {.does = "Ask the carrier for a shipping quote.",
                                      .writes = {"shipping"},
                                      .handler = [](const json&) { return gp::HandlerResult{}; }});
   session.declare("checkout.place-order", {.does = "Place the order and charge the card on file.",
                                            .writes = {"order_id"},
-                                           .handler = [&](const json&) {
-                                             session.report_state({{"order_id", "A-1001"}});
-                                             return gp::HandlerResult{};
-                                           },
+                                           .handler =
+                                               [&](const json&) {
+                                                 session.report_state({{"order_id", "A-1001"}});
+                                                 return gp::HandlerResult{};
+                                               },
                                            .high_effect = true});
 
   gp::AgentPort port(session);
@@ -110,10 +115,9 @@ int main() {
     }
     const auto result = port.call(step.tool, step.args);
     tool_result = result.dump();
-    std::cout << "model called " << step.tool << " " << step.args.dump() << " -> ok="
-              << (result.contains("ok") ? result["ok"].dump() : std::string("(listing)"))
-              << (result.contains("reason") ? " reason=" + result["reason"].get<std::string>() : std::string())
-              << "\n";
+    std::cout << "model called " << step.tool << " " << step.args.dump()
+              << " -> ok=" << (result.contains("ok") ? result["ok"].dump() : std::string("(listing)"))
+              << (result.contains("reason") ? " reason=" + result["reason"].get<std::string>() : std::string()) << "\n";
   }
 
   std::cout << "\nmodel says: " << answer["reply"].get<std::string>() << "\n";

@@ -12,8 +12,9 @@ using nlohmann::json;
 
 int main() {
   gp::FactRegistry reg;
-  reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                     {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
 
   // Checks chosen at run time, e.g. read from a config file.
   const json config = json::parse(R"([
@@ -38,12 +39,16 @@ int main() {
 
   // Out of attempts, every attempt is kept for the developer.
   try {
-    gp::reask(reg, {"campaign_ctr"}, [](const json&, const std::optional<std::string>&) {
-      return json{{"winner", "delta"}, {"mentioned", json::array()}};
-    }, 2, checks);
+    gp::reask(
+        reg, {"campaign_ctr"},
+        [](const json&, const std::optional<std::string>&) {
+          return json{{"winner", "delta"}, {"mentioned", json::array()}};
+        },
+        2, checks);
   } catch (const gp::ReaskExhausted& e) {
-    std::cout << "\nReaskExhausted after " << e.attempts().size() << " attempts; last output "
-              << e.last_output().dump() << ":\n" << e.what() << "\n";
+    std::cout << "\nReaskExhausted after " << e.attempts().size() << " attempts; last output " << e.last_output().dump()
+              << ":\n"
+              << e.what() << "\n";
   }
   return calls == 2 ? 0 : 1;
 }

@@ -41,17 +41,25 @@ auto exact_boundary(const gp::FactRegistry& reg) {
       gp::superlative{.fact = "latency_ms", .field = "fastest", .score_field = "fastest_ms"},
       gp::ranking_prefix{.fact = "campaign_ctr", .field = "top", .k = 3},
       gp::aggregate_reconciles{.fact = "orders", .field = "total", .op = gp::Aggregate::sum, .column = "amount"},
-      gp::aggregate_reconciles{.fact = "orders", .field = "paid_mean", .op = gp::Aggregate::mean, .column = "amount",
+      gp::aggregate_reconciles{.fact = "orders",
+                               .field = "paid_mean",
+                               .op = gp::Aggregate::mean,
+                               .column = "amount",
                                .where = {{"status", "paid"}}},
-      gp::aggregate_reconciles{.fact = "orders", .field = "median_units", .op = gp::Aggregate::median,
-                               .column = "units"},
+      gp::aggregate_reconciles{
+          .fact = "orders", .field = "median_units", .op = gp::Aggregate::median, .column = "units"},
       gp::aggregate_reconciles{.fact = "orders", .field = "count", .op = gp::Aggregate::count},
-      gp::aggregate_reconciles{.fact = "orders_partial", .field = "partial_total", .op = gp::Aggregate::sum,
-                               .column = "amount"},
+      gp::aggregate_reconciles{
+          .fact = "orders_partial", .field = "partial_total", .op = gp::Aggregate::sum, .column = "amount"},
       gp::entities_recorded{.facts = {"regions", "campaign_ctr", "orders"}, .fields = {"winner", "mentioned"}},
-      gp::row_integrity{.fact = "orders", .key_field = "region", .fields = {{"amount", "amount"}, {"status", "status"}}},
+      gp::row_integrity{
+          .fact = "orders", .key_field = "region", .fields = {{"amount", "amount"}, {"status", "status"}}},
       gp::comparison{.fact = "campaign_ctr"},
-      gp::comparison{.fact = "orders", .column = "amount", .a_field = "ta", .b_field = "tb", .value_field = "tby",
+      gp::comparison{.fact = "orders",
+                     .column = "amount",
+                     .a_field = "ta",
+                     .b_field = "tb",
+                     .value_field = "tby",
                      .convention = gp::Convention::ratio},
       gp::actions_performed{.fact = "ledger"});
 }
@@ -60,21 +68,39 @@ auto loose_boundary(const gp::FactRegistry& reg) {
   const gp::Tolerance tol{.absolute = gp::Decimal::parse("0.001"), .relative = gp::Decimal::parse("0.01")};
   return gp::Boundary(
       reg, fuzz::fixture_fact_names(),
-      gp::superlative{.fact = "campaign_ctr", .field = "/answer/winner", .score_field = "/answer/score",
-                      .pick = gp::Pick::worst, .ties = gp::Ties::accept_any, .tolerance = tol,
+      gp::superlative{.fact = "campaign_ctr",
+                      .field = "/answer/winner",
+                      .score_field = "/answer/score",
+                      .pick = gp::Pick::worst,
+                      .ties = gp::Ties::accept_any,
+                      .tolerance = tol,
                       .rounding = gp::Rounding::as_stated},
-      gp::ranking_prefix{.fact = "latency_ms", .field = "/answer/top", .tolerance = tol,
-                         .rounding = gp::Rounding::as_stated},
-      gp::aggregate_reconciles{.fact = "orders", .field = "/answer/max", .op = gp::Aggregate::max, .column = "amount",
-                               .tolerance = tol, .rounding = gp::Rounding::as_stated},
-      gp::aggregate_reconciles{.fact = "orders", .field = "/answer/min", .op = gp::Aggregate::min, .column = "amount",
+      gp::ranking_prefix{
+          .fact = "latency_ms", .field = "/answer/top", .tolerance = tol, .rounding = gp::Rounding::as_stated},
+      gp::aggregate_reconciles{.fact = "orders",
+                               .field = "/answer/max",
+                               .op = gp::Aggregate::max,
+                               .column = "amount",
+                               .tolerance = tol,
+                               .rounding = gp::Rounding::as_stated},
+      gp::aggregate_reconciles{.fact = "orders",
+                               .field = "/answer/min",
+                               .op = gp::Aggregate::min,
+                               .column = "amount",
                                .where = {{"status", fuzz::hostile_strings()[1]}}},
       gp::entities_recorded{.facts = {"latency_ms"}, .fields = {"/answer/regions", "/answer/top"}},
-      gp::row_integrity{.fact = "orders", .key_field = "region", .fields = {{"amount", "amount"}, {"units", "units"}},
-                        .at = "/answer/rows", .tolerance = tol},
-      gp::comparison{.fact = "latency_ms", .a_field = "/answer/a", .b_field = "/answer/b",
-                     .value_field = "/answer/by", .convention = gp::Convention::percentage_points,
-                     .tolerance = tol, .rounding = gp::Rounding::as_stated},
+      gp::row_integrity{.fact = "orders",
+                        .key_field = "region",
+                        .fields = {{"amount", "amount"}, {"units", "units"}},
+                        .at = "/answer/rows",
+                        .tolerance = tol},
+      gp::comparison{.fact = "latency_ms",
+                     .a_field = "/answer/a",
+                     .b_field = "/answer/b",
+                     .value_field = "/answer/by",
+                     .convention = gp::Convention::percentage_points,
+                     .tolerance = tol,
+                     .rounding = gp::Rounding::as_stated},
       gp::actions_performed{.fact = "ledger", .field = "/answer/performed"});
 }
 
@@ -82,12 +108,29 @@ auto loose_boundary(const gp::FactRegistry& reg) {
 json spray(const std::string& s) {
   const json arr = json::array({s, s});
   const json rows = json::array({{{"region", s}, {"amount", s}, {"units", s}}});
-  json answer = {{"winner", s}, {"score", s}, {"top", arr},  {"max", s},    {"min", s},         {"regions", arr},
-                 {"rows", rows}, {"a", s},    {"b", s},    {"by", s},     {"performed", arr}};
-  return {{"winner", s},  {"fastest", s}, {"fastest_ms", s}, {"top", arr},     {"total", s},  {"paid_mean", s},
-          {"count", s},   {"median_units", s}, {"partial_total", s}, {"mentioned", arr}, {"region", s},
-          {"amount", s},  {"status", s},  {"a", s},          {"b", s},         {"by", s},     {"ta", s},
-          {"tb", s},      {"tby", s},     {"performed", arr}, {"answer", std::move(answer)}};
+  json answer = {{"winner", s},  {"score", s}, {"top", arr}, {"max", s}, {"min", s},        {"regions", arr},
+                 {"rows", rows}, {"a", s},     {"b", s},     {"by", s},  {"performed", arr}};
+  return {{"winner", s},
+          {"fastest", s},
+          {"fastest_ms", s},
+          {"top", arr},
+          {"total", s},
+          {"paid_mean", s},
+          {"count", s},
+          {"median_units", s},
+          {"partial_total", s},
+          {"mentioned", arr},
+          {"region", s},
+          {"amount", s},
+          {"status", s},
+          {"a", s},
+          {"b", s},
+          {"by", s},
+          {"ta", s},
+          {"tb", s},
+          {"tby", s},
+          {"performed", arr},
+          {"answer", std::move(answer)}};
 }
 
 template <class B>
@@ -101,8 +144,8 @@ void run(B& boundary, const json& output) {
   fuzz::check_verdict(verdict);
   if (!output.is_object()) {
     FUZZ_CHECK(verdict.findings().size() == 1 && verdict.findings()[0].check == "structured_output",
-               "a non-object output is exactly one structured_output finding", output.dump(-1, ' ', false,
-                                                                                          json::error_handler_t::replace));
+               "a non-object output is exactly one structured_output finding",
+               output.dump(-1, ' ', false, json::error_handler_t::replace));
   }
   bool threw = false;
   try {

@@ -46,14 +46,25 @@ const std::vector<json>& canned_outputs() {
     const auto& h = fuzz::hostile_strings();
     std::vector<json> v;
     v.push_back(json::object());
-    v.push_back({{"winner", "harbour"}, {"score", 0.0455}, {"top", {"harbour", "north", h[0]}}, {"total", 246.85},
-                 {"field", 1}, {"a", "harbour"}, {"b", "north"}, {"by", 10.4}, {"performed", {"cart.add"}}});
+    v.push_back({{"winner", "harbour"},
+                 {"score", 0.0455},
+                 {"top", {"harbour", "north", h[0]}},
+                 {"total", 246.85},
+                 {"field", 1},
+                 {"a", "harbour"},
+                 {"b", "north"},
+                 {"by", 10.4},
+                 {"performed", {"cart.add"}}});
     json hostile = json::object();
     for (const char* k : {"winner", "score", "top", "total", "field", "a", "b", "by", "performed", "region", "amount",
                           "status", "mentioned", "count", "value"})
       hostile[k] = h[static_cast<std::size_t>(k[0]) % h.size()];
     v.push_back(hostile);
-    v.push_back({{"winner", 7}, {"top", "north"}, {"total", "lots"}, {"a", nullptr}, {"by", {{"x", h[4]}}},
+    v.push_back({{"winner", 7},
+                 {"top", "north"},
+                 {"total", "lots"},
+                 {"a", nullptr},
+                 {"by", {{"x", h[4]}}},
                  {"performed", {1, h[1]}}});
     return v;
   }();
@@ -78,8 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_CHECK(written.value("check", "") == spec["check"].get<std::string>(), "check_to_json names the same check",
              shown(written));
-  FUZZ_CHECK(check->name() == spec["check"].get<std::string>(), "AnyCheck::name() is the spec's check",
-             shown(spec));
+  FUZZ_CHECK(check->name() == spec["check"].get<std::string>(), "AnyCheck::name() is the spec's check", shown(spec));
   const auto rebuilt = build(written);
   FUZZ_CHECK(rebuilt.has_value(), "check_from_json accepts what check_to_json wrote", shown(written));
   FUZZ_CHECK(gp::check_to_json(*rebuilt) == written, "check_from_json(check_to_json(c)) is c", shown(written));
@@ -93,8 +103,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       try {
         v = boundary.try_submit(out);
       } catch (const std::exception& e) {
-        fuzz::violated(__FILE__, __LINE__, "a validated check threw from verify", std::string(e.what()) +
-                                                                                     "\nspec: " + shown(spec));
+        fuzz::violated(__FILE__, __LINE__, "a validated check threw from verify",
+                       std::string(e.what()) + "\nspec: " + shown(spec));
       }
       fuzz::check_verdict(v);
     }

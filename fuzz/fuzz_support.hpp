@@ -56,8 +56,8 @@ inline std::string visible(std::string_view s, std::size_t max = 4000) {
 }  // namespace fuzz
 
 // FUZZ_CHECK(condition, "what must hold", text_to_show)
-#define FUZZ_CHECK(cond, what, detail)                                     \
-  do {                                                                     \
+#define FUZZ_CHECK(cond, what, detail)                                   \
+  do {                                                                   \
     if (!(cond)) ::fuzz::violated(__FILE__, __LINE__, (what), (detail)); \
   } while (0)
 
@@ -148,7 +148,7 @@ inline std::string text_problem(std::string_view s, bool newlines_allowed, bool 
     if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
       return "invalid UTF-8 at byte " + std::to_string(i);
     if (message && ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
-        (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF))
+                    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF))
       return "raw invisible or reordering code point U+" + std::to_string(cp) + " at byte " + std::to_string(i);
     i += n;
   }
@@ -194,9 +194,7 @@ inline void check_verdict(const groundplane::Verdict& v) {
 }
 
 // An error message shown to a developer and, through MCP, often to a model.
-inline void check_error_message(const std::exception& e, std::string_view what) {
-  check_text(e.what(), true, what);
-}
+inline void check_error_message(const std::exception& e, std::string_view what) { check_text(e.what(), true, what); }
 
 // JSON text from fuzz bytes, or a discarded value.
 template <class J = nlohmann::json>

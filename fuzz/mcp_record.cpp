@@ -57,8 +57,8 @@ const std::vector<Record>& recorders() {
       [](auto& r, const auto& n, const auto& c, const auto& x) { mcp::record_fact(r, n, c, x, {.at = "/data/0"}); },
       [](auto& r, const auto& n, const auto& c, const auto& x) { mcp::record_ranking(r, n, c, x, {.key = "ctr"}); },
       [](auto& r, const auto& n, const auto& c, const auto& x) {
-        mcp::record_ranking(r, n, c, x, {.key = "ctr", .direction = gp::Direction::lower_is_better, .rows = "rows",
-                                         .entity = "name"});
+        mcp::record_ranking(
+            r, n, c, x, {.key = "ctr", .direction = gp::Direction::lower_is_better, .rows = "rows", .entity = "name"});
       },
       [](auto& r, const auto& n, const auto& c, const auto& x) {
         mcp::record_ranking(r, n, c, x, {.key = "ctr", .rows = "/data", .entity = "name", .score = "score"});
@@ -74,7 +74,9 @@ const std::vector<Record>& recorders() {
       [](auto& r, const auto& n, const auto& c, const auto& x) {
         mcp::record_domain(r, n, c, x, {.members = "rows", .column = "name"});
       },
-      [](auto& r, const auto& n, const auto& c, const auto& x) { mcp::record_domain(r, n, c, x, {.members = "/data"}); },
+      [](auto& r, const auto& n, const auto& c, const auto& x) {
+        mcp::record_domain(r, n, c, x, {.members = "/data"});
+      },
   };
   return all;
 }
@@ -97,8 +99,8 @@ bool attempt(gp::FactRegistry& reg, const Record& record, const std::string& nam
                    std::string(e.what()) + "\nresult: " + shown(result));
   }
   FUZZ_CHECK(!taken, "recording under a name already taken is refused", name);
-  FUZZ_CHECK(reg.size() == size_before + 1 && reg.names().back() == name,
-             "a record adds exactly its one fact, last", shown(result));
+  FUZZ_CHECK(reg.size() == size_before + 1 && reg.names().back() == name, "a record adds exactly its one fact, last",
+             shown(result));
   FUZZ_CHECK(provenance_of(reg, name) == call.provenance(), "a recorded fact's provenance is the call",
              shown(call.arguments));
   const std::string after = snapshot(reg);
@@ -123,8 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       fuzz::check_error_message(e, "ToolCall::from_params's InvalidFact");
       return 0;
     } catch (const std::exception& e) {
-      fuzz::violated(__FILE__, __LINE__, "ToolCall::from_params threw something other than gp::InvalidFact",
-                     e.what());
+      fuzz::violated(__FILE__, __LINE__, "ToolCall::from_params threw something other than gp::InvalidFact", e.what());
     }
     result = &input["result"];
   }

@@ -33,14 +33,16 @@ void declare_app(gp::Session& s) {
   s.declare("cart.clear", {.does = "Empty the cart.", .handler = ok});
   s.declare("checkout.place-order",
             {.does = "Place the order.", .writes = {"order_id"}, .handler = ok, .high_effect = true});
-  s.declare("app.crash", {.does = "An action whose handler throws.", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
-                            throw std::runtime_error("handler exploded\n\x1b[31mwith hostile text");
-                          }});
+  s.declare("app.crash",
+            {.does = "An action whose handler throws.", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
+               throw std::runtime_error("handler exploded\n\x1b[31mwith hostile text");
+             }});
   s.declare("app.crash-odd", {.does = "An action whose handler throws something that is not a std::exception.",
                               .handler = [](const nlohmann::json&) -> gp::HandlerResult { throw 42; }});
   s.declare("tour.next", {.does = "A step nothing performs."});
-  s.declare("gated.off", {.does = "Disabled here.", .handler = ok,
-                          .enabled_when = [](const nlohmann::json& st) { return st.contains("never"); }});
+  s.declare("gated.off", {.does = "Disabled here.", .handler = ok, .enabled_when = [](const nlohmann::json& st) {
+                            return st.contains("never");
+                          }});
 }
 
 bool known_error_code(const ojson& code) {
@@ -108,9 +110,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   gp::Session session({.node = "checkout", .require_human_approval = true});
   declare_app(session);
   std::vector<std::string> logs;
-  gp::mcp::Server server(session, {.max_line_bytes = 2048,
-                                   .max_depth = 64,
-                                   .log = [&](std::string_view line) { logs.emplace_back(line); }});
+  gp::mcp::Server server(session, {.max_line_bytes = 2048, .max_depth = 64, .log = [&](std::string_view line) {
+                                     logs.emplace_back(line);
+                                   }});
   std::istringstream in(input);
   std::ostringstream out;
   server.serve(in, out);

@@ -172,31 +172,64 @@ class Harness {
     const bool may_write = (op >= 4 && op <= 7) || op == 15;  // fire, report, the port
     if (!may_write) {
       const Rows after = rows();
-      FUZZ_CHECK(after.transitions == before.transitions && after.gaps == before.gaps &&
-                     after.version == before.version,
-                 "only fires (and reports, by inference) write rows or move the version; operation " +
-                     std::to_string(op) + " did",
-                 "");
+      FUZZ_CHECK(
+          after.transitions == before.transitions && after.gaps == before.gaps && after.version == before.version,
+          "only fires (and reports, by inference) write rows or move the version; operation " + std::to_string(op) +
+              " did",
+          "");
     }
   }
 
   void run_op(std::size_t op) {
     switch (op) {
-      case 0: case 1: declare(); break;
-      case 2: undeclare_by_id(); break;
-      case 3: undeclare_by_handle(); break;
-      case 4: case 5: case 6: fire(); break;
-      case 7: report(); break;
-      case 8: confirm(); break;
-      case 9: approve(); break;
-      case 10: decline(); break;
-      case 11: begin_work(); break;
-      case 12: end_work(); break;
-      case 13: stale(); break;
-      case 14: session_->move_to(nodes()[in_.pick(nodes().size())], in_.flag() ? "FOCUS\nforged" : ""); break;
-      case 15: port_call(); break;
-      case 16: render_random(); break;
-      case 17: bridge(); break;
+      case 0:
+      case 1:
+        declare();
+        break;
+      case 2:
+        undeclare_by_id();
+        break;
+      case 3:
+        undeclare_by_handle();
+        break;
+      case 4:
+      case 5:
+      case 6:
+        fire();
+        break;
+      case 7:
+        report();
+        break;
+      case 8:
+        confirm();
+        break;
+      case 9:
+        approve();
+        break;
+      case 10:
+        decline();
+        break;
+      case 11:
+        begin_work();
+        break;
+      case 12:
+        end_work();
+        break;
+      case 13:
+        stale();
+        break;
+      case 14:
+        session_->move_to(nodes()[in_.pick(nodes().size())], in_.flag() ? "FOCUS\nforged" : "");
+        break;
+      case 15:
+        port_call();
+        break;
+      case 16:
+        render_random();
+        break;
+      case 17:
+        bridge();
+        break;
     }
   }
 
@@ -219,9 +252,12 @@ class Harness {
       const std::vector<std::string> writes = spec.writes;
       spec.handler = [s, writes, m = a.mode](const json&) -> gp::HandlerResult {
         switch (m) {
-          case Mode::ok: return {};
-          case Mode::fail: return {false, "ERROR_MARK: the handler said no"};
-          case Mode::boom: throw HandlerBoom("ERROR_MARK: the handler threw");
+          case Mode::ok:
+            return {};
+          case Mode::fail:
+            return {false, "ERROR_MARK: the handler said no"};
+          case Mode::boom:
+            throw HandlerBoom("ERROR_MARK: the handler threw");
           case Mode::reports: {
             json delta = json::object();
             for (const auto& w : writes) {
@@ -260,10 +296,14 @@ class Harness {
 
   std::string pick_ask_id() {
     switch (in_.pick(4)) {
-      case 0: return "";
-      case 1: return asks_.empty() ? "" : asks_[in_.pick(asks_.size())].id;
-      case 2: return "ask-999";
-      default: return "ASK_MARK\n  • forged";
+      case 0:
+        return "";
+      case 1:
+        return asks_.empty() ? "" : asks_[in_.pick(asks_.size())].id;
+      case 2:
+        return "ask-999";
+      default:
+        return "ASK_MARK\n  • forged";
     }
   }
 
@@ -274,7 +314,8 @@ class Harness {
 
   // The reason fire() must give, computed from the shadow; "" for a recorded fire. Spends
   // the approval in the shadow when the fire records.
-  std::string predict_fire(const std::string& id, gp::Principal source, const json& payload, const std::string& ask_id) {
+  std::string predict_fire(const std::string& id, gp::Principal source, const json& payload,
+                           const std::string& ask_id) {
     const auto it = actions_.find(id);
     if (it == actions_.end()) return "UNKNOWN_AFFORDANCE";
     const ShadowAction& a = it->second;
@@ -309,9 +350,8 @@ class Harness {
     const auto source = static_cast<gp::Principal>(in_.pick(3));
     const json payload = payloads()[in_.pick(payloads().size())];
     const std::string ask_id = pick_ask_id();
-    fire_and_check(id, source, payload, ask_id, [&] {
-      return session_->fire(id, {.source = source, .payload = payload, .ask_id = ask_id});
-    });
+    fire_and_check(id, source, payload, ask_id,
+                   [&] { return session_->fire(id, {.source = source, .payload = payload, .ask_id = ask_id}); });
   }
 
   template <class Fire>
@@ -320,8 +360,8 @@ class Harness {
     const Rows before = rows();
     const std::string expected = predict_fire(id, source, payload, ask_id);
     const auto action = actions_.find(id);
-    const bool throws = expected.empty() && action != actions_.end() && action->second.has_handler &&
-                        action->second.mode == Mode::boom;
+    const bool throws =
+        expected.empty() && action != actions_.end() && action->second.has_handler && action->second.mode == Mode::boom;
     std::optional<gp::FireResult> r;
     bool thrown = false;
     try {
@@ -385,9 +425,14 @@ class Harness {
     std::string tid;
     const auto v0 = rows();
     switch (in_.pick(3)) {
-      case 0: break;
-      case 1: tid = v0.transitions == 0 ? "" : "t-" + std::to_string(1 + in_.pick(v0.transitions)); break;
-      default: tid = "t-999999"; break;
+      case 0:
+        break;
+      case 1:
+        tid = v0.transitions == 0 ? "" : "t-" + std::to_string(1 + in_.pick(v0.transitions));
+        break;
+      default:
+        tid = "t-999999";
+        break;
     }
     const json state_before = session_->state();
     try {
@@ -431,10 +476,14 @@ class Harness {
 
   std::string already(gp::AskState s) {
     switch (s) {
-      case gp::AskState::approved: return "ALREADY_APPROVED";
-      case gp::AskState::declined: return "ALREADY_DECLINED";
-      case gp::AskState::spent: return "ALREADY_SPENT";
-      case gp::AskState::awaiting: break;
+      case gp::AskState::approved:
+        return "ALREADY_APPROVED";
+      case gp::AskState::declined:
+        return "ALREADY_DECLINED";
+      case gp::AskState::spent:
+        return "ALREADY_SPENT";
+      case gp::AskState::awaiting:
+        break;
     }
     return "";
   }
@@ -459,9 +508,9 @@ class Harness {
     const std::string id = pick_ask_id();
     const gp::ApprovalResult r = session_->decline_ask(id, "BY_MARK");
     ShadowAsk* k = find_ask(id);
-    std::string expected = k == nullptr ? "UNKNOWN_ASK"
+    std::string expected = k == nullptr                                                              ? "UNKNOWN_ASK"
                            : (k->state == gp::AskState::declined || k->state == gp::AskState::spent) ? already(k->state)
-                                                                                                    : "";
+                                                                                                     : "";
     if (expected.empty()) k->state = gp::AskState::declined;
     FUZZ_CHECK(r.ok == expected.empty() && r.reason == expected, "decline_ask answers as the ask's state says",
                r.reason);
@@ -471,9 +520,14 @@ class Harness {
     std::string tid;
     const auto n = rows().transitions;
     switch (in_.pick(3)) {
-      case 0: break;
-      case 1: tid = n == 0 ? "" : "t-" + std::to_string(1 + in_.pick(n)); break;
-      default: tid = "t-424242"; break;
+      case 0:
+        break;
+      case 1:
+        tid = n == 0 ? "" : "t-" + std::to_string(1 + in_.pick(n));
+        break;
+      default:
+        tid = "t-424242";
+        break;
     }
     try {
       work_.push_back(session_->begin_work("LABEL_MARK\n  • forged", tid));
@@ -557,11 +611,20 @@ class Harness {
     std::optional<std::uint64_t> since;
     const std::uint64_t now = rows().version;
     switch (in_.pick(5)) {
-      case 0: break;
-      case 1: since = 0; break;
-      case 2: since = now; break;
-      case 3: since = now == 0 ? 0 : now - 1 - in_.pick(static_cast<std::size_t>(std::min<std::uint64_t>(now, 250))); break;
-      default: since = in_.u64(); break;
+      case 0:
+        break;
+      case 1:
+        since = 0;
+        break;
+      case 2:
+        since = now;
+        break;
+      case 3:
+        since = now == 0 ? 0 : now - 1 - in_.pick(static_cast<std::size_t>(std::min<std::uint64_t>(now, 250)));
+        break;
+      default:
+        since = in_.u64();
+        break;
     }
     const std::size_t max = in_.pick(4) == 0 ? static_cast<std::size_t>(in_.u64()) : in_.pick(8);
     render(since, max);
@@ -580,12 +643,22 @@ class Harness {
   }
 
   static bool line_has_shape(std::string_view line) {
-    static const std::string_view shapes[] = {
-        gp::ground_truth_header, "You are on: ", "Focus: ", "Attempts so far (version ", "Attempts since version ",
-        gp::no_actions_text, "No actions have been performed since version ", gp::attempt_bullet, "  … ",
-        "Awaiting the human's decision: ", "Approved by the human, not yet done: ", "The human declined: ",
-        "Awaiting the app's report: ", "The app is still working on: ", gp::unbound_work_text,
-        gp::stale_actions_text};
+    static const std::string_view shapes[] = {gp::ground_truth_header,
+                                              "You are on: ",
+                                              "Focus: ",
+                                              "Attempts so far (version ",
+                                              "Attempts since version ",
+                                              gp::no_actions_text,
+                                              "No actions have been performed since version ",
+                                              gp::attempt_bullet,
+                                              "  … ",
+                                              "Awaiting the human's decision: ",
+                                              "Approved by the human, not yet done: ",
+                                              "The human declined: ",
+                                              "Awaiting the app's report: ",
+                                              "The app is still working on: ",
+                                              gp::unbound_work_text,
+                                              gp::stale_actions_text};
     for (const auto s : shapes)
       if (line.rfind(s, 0) == 0) return true;
     return false;
@@ -683,19 +756,18 @@ class Harness {
                  v.transitions()[i].id);
     for (std::size_t i = 1; i < v.gap_rows().size(); ++i)
       FUZZ_CHECK(v.gap_rows()[i - 1].version <= v.gap_rows()[i].version, "gap row versions never decrease", "");
-    for (const auto& g : v.gap_rows())
-      FUZZ_CHECK(g.version <= v.version(), "no row is from the future", "");
+    for (const auto& g : v.gap_rows()) FUZZ_CHECK(g.version <= v.version(), "no row is from the future", "");
     // The shadow's asks are the session's.
     FUZZ_CHECK(v.asks().size() == asks_.size(), "every ask the session holds was minted by confirm_ask", "");
     for (std::size_t i = 0; i < asks_.size(); ++i) {
       const gp::AskStatus& a = v.asks()[i];
-      FUZZ_CHECK(a.id == asks_[i].id && a.action == asks_[i].action && a.input == asks_[i].input &&
-                     a.state == asks_[i].state,
-                 "each ask is in the state its history says", a.id);
+      FUZZ_CHECK(
+          a.id == asks_[i].id && a.action == asks_[i].action && a.input == asks_[i].input && a.state == asks_[i].state,
+          "each ask is in the state its history says", a.id);
       if (a.state == gp::AskState::spent) {
         std::size_t spenders = 0;
-        for (const auto& t : v.transitions()) spenders += t.cause.ask_id == a.id && t.cause.principal == gp::Principal::agent &&
-                                                          require_approval_;
+        for (const auto& t : v.transitions())
+          spenders += t.cause.ask_id == a.id && t.cause.principal == gp::Principal::agent && require_approval_;
         FUZZ_CHECK(spenders >= 1, "a spent approval names the fire that spent it", a.id);
       }
     }

@@ -39,10 +39,15 @@ struct Shop {
   Shop() {
     s.declare("cart.add", {.does = "Add an item to the cart.", .writes = {"cart"}, .handler = ok_handler});
     s.declare("checkout.place-order", {.does = "Place the order.",
-                                       .handler = [this](const json&) { ++placed; return gp::HandlerResult{}; },
+                                       .handler =
+                                           [this](const json&) {
+                                             ++placed;
+                                             return gp::HandlerResult{};
+                                           },
                                        .high_effect = true});
-    s.declare("cart.clear", {.does = "Empty the cart.", .handler = ok_handler,
-                             .enabled_when = [](const json& st) { return st.contains("cart"); }});
+    s.declare("cart.clear", {.does = "Empty the cart.", .handler = ok_handler, .enabled_when = [](const json& st) {
+                               return st.contains("cart");
+                             }});
   }
 };
 
@@ -182,8 +187,8 @@ TEST_CASE("every approval forgery through the port is refused with its reason") 
   CHECK(replay["reason"] == "APPROVAL_SPENT");
   const auto no = shop.s.confirm_ask("checkout.place-order", {{"total", 11}});
   REQUIRE(shop.s.decline_ask(no.id, "pat"));
-  const auto declined = shop.port.call(
-      "do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 11}}}, {"ask_id", no.id}});
+  const auto declined =
+      shop.port.call("do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 11}}}, {"ask_id", no.id}});
   CHECK(declined["reason"] == "APPROVAL_DECLINED");
   const std::string facts = declined["facts"];
   for (const char* reason : {"APPROVAL_MISMATCH", "APPROVAL_SPENT", "APPROVAL_DECLINED"})
@@ -193,7 +198,10 @@ TEST_CASE("every approval forgery through the port is refused with its reason") 
 
 TEST_CASE("a model's malformed call is answered with a reason it can read") {
   Shop shop;
-  const std::vector<json> bad = {json::array(), json::object(), json{{"action", 3}}, json{{"action", ""}},
+  const std::vector<json> bad = {json::array(),
+                                 json::object(),
+                                 json{{"action", 3}},
+                                 json{{"action", ""}},
                                  json{{"action", "cart.add"}, {"payload", {{"sku", "A1"}}}},
                                  json{{"action", "cart.add"}, {"ask_id", 7}}};
   for (const auto& args : bad) {
@@ -213,14 +221,15 @@ TEST_CASE("a guard refusal through the port lands as a ledger row") {
   s.declare("order.ship", {.does = "Ship.", .handler = ok_handler, .guard = [](const json&) { return false; }});
   const auto r = port.call("do_action", {{"action", "order.ship"}});
   CHECK(r["reason"] == "GUARD_FAILED");
-  CHECK(r["facts"].get<std::string>().find("  • did NOT happen — agent's fire of order.ship was refused: GUARD_FAILED") !=
-        std::string::npos);
+  CHECK(r["facts"].get<std::string>().find(
+            "  • did NOT happen — agent's fire of order.ship was refused: GUARD_FAILED") != std::string::npos);
 }
 
 TEST_CASE("a handler that throws under the port is recorded and then propagates") {
   gp::Session s;
   gp::AgentPort port(s);
-  s.declare("a.go", {.does = "Go.", .handler = [](const json&) -> gp::HandlerResult { throw std::runtime_error("x"); }});
+  s.declare("a.go",
+            {.does = "Go.", .handler = [](const json&) -> gp::HandlerResult { throw std::runtime_error("x"); }});
   CHECK_THROWS_AS(port.call("do_action", {{"action", "a.go"}}), std::runtime_error);
   CHECK(s.ground_truth().text.find("  • did NOT happen — agent fired a.go (the app's handler failed)") !=
         std::string::npos);

@@ -13,14 +13,15 @@ namespace {
 struct Orders {
   gp::FactRegistry reg;
   Orders() {
-    reg.record_table("orders", json::parse(R"([
+    reg.record_table(
+        "orders", json::parse(R"([
         {"id": 1, "region": "north", "store": 7,   "amount": 120.5},
         {"id": 2, "region": "south", "store": 7.0, "amount": 80},
         {"id": 3, "region": "north", "store": 9,   "amount": 99.5},
         {"id": 4, "region": "north", "store": 7,   "amount": null},
         {"id": 5, "region": "west",  "store": "7", "amount": 10}
       ])"),
-                     {.key_column = "id", .tool = "warehouse.query", .args = {{"table", "orders"}, {"day", "2024-06-01"}}});
+        {.key_column = "id", .tool = "warehouse.query", .args = {{"table", "orders"}, {"day", "2024-06-01"}}});
   }
 };
 
@@ -45,8 +46,11 @@ gp::aggregate_reconciles on_x(gp::Aggregate op) { return {.fact = "t", .field = 
 
 TEST_CASE("a sum over a where filter counts only the matching rows") {
   Orders o;
-  const gp::aggregate_reconciles check{.fact = "orders", .field = "north_revenue", .op = gp::Aggregate::sum,
-                                       .column = "amount", .where = {{"region", "north"}}};
+  const gp::aggregate_reconciles check{.fact = "orders",
+                                       .field = "north_revenue",
+                                       .op = gp::Aggregate::sum,
+                                       .column = "amount",
+                                       .where = {{"region", "north"}}};
   CHECK(verdict(o.reg, "orders", check, {{"north_revenue", 220}}).ok());
   // The plausible wrong answer: every row's amount.
   const auto v = verdict(o.reg, "orders", check, {{"north_revenue", 310}});
@@ -121,7 +125,8 @@ TEST_CASE("a median over an even count is the exact mean of the middle two") {
   const auto upper = verdict(reg, "t", on_x(gp::Aggregate::median), {{"v", 3}});
   REQUIRE(upper.findings().size() == 1);
   CHECK(upper.findings()[0].detail ==
-        computed + "; matches 2.5 rounded to the 0 decimals stated; pass Rounding::as_stated to accept stated precision");
+        computed +
+            "; matches 2.5 rounded to the 0 decimals stated; pass Rounding::as_stated to accept stated precision");
   // A middle pair whose mean does not terminate in binary still compares exactly.
   CHECK(verdict(Values(json{0.1, 0.2}).reg, "t", on_x(gp::Aggregate::median), {{"v", 0.15}}).ok());
   CHECK(verdict(Values(json{5, 1, 3}).reg, "t", on_x(gp::Aggregate::median), {{"v", 3}}).ok());
@@ -146,14 +151,17 @@ TEST_CASE("min max and count are recomputed from the rows") {
 
 TEST_CASE("a where filter compares numbers by value and never a number with a string") {
   Orders o;
-  const gp::aggregate_reconciles check{.fact = "orders", .field = "n", .op = gp::Aggregate::count,
-                                       .where = {{"store", 7}}};
+  const gp::aggregate_reconciles check{
+      .fact = "orders", .field = "n", .op = gp::Aggregate::count, .where = {{"store", 7}}};
   // 7 and 7.0 match; the string "7" in row 5 does not.
   CHECK(verdict(o.reg, "orders", check, {{"n", 3}}).ok());
   const auto v = verdict(o.reg, "orders", check, {{"n", 4}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail == "computed count of rows where 'store' is 7 is 3 (of 5 rows recorded)");
-  const gp::aggregate_reconciles two{.fact = "orders", .field = "n", .op = gp::Aggregate::sum, .column = "amount",
+  const gp::aggregate_reconciles two{.fact = "orders",
+                                     .field = "n",
+                                     .op = gp::Aggregate::sum,
+                                     .column = "amount",
                                      .where = {{"store", 7.0}, {"region", "north"}}};
   const auto w = verdict(o.reg, "orders", two, {{"n", 1}});
   REQUIRE(w.findings().size() == 1);
@@ -185,9 +193,10 @@ TEST_CASE("a truncated table is refused and the number computed from the part is
   CHECK(w.findings()[0].detail == "2 of 2,000 rows recorded; a sum over part of a table is not a sum");
 
   for (const auto op : {gp::Aggregate::mean, gp::Aggregate::count, gp::Aggregate::median, gp::Aggregate::max}) {
-    const auto x = verdict(reg, "orders",
-                           {.fact = "orders", .field = "total", .op = op, .column = "amount", .where = {{"region", "north"}}},
-                           {{"total", 2777.875}});
+    const auto x =
+        verdict(reg, "orders",
+                {.fact = "orders", .field = "total", .op = op, .column = "amount", .where = {{"region", "north"}}},
+                {{"total", 2777.875}});
     REQUIRE(x.findings().size() == 1);
     const std::string name(gp::to_string(op));
     CHECK(x.findings()[0].detail == "2 of 2,000 rows recorded; a " + name + " over part of a table is not a " + name);
@@ -200,7 +209,8 @@ TEST_CASE("a truncated table is refused and the number computed from the part is
 
 TEST_CASE("a non-numeric cell is reported as the data's fault and nothing is computed around it") {
   gp::FactRegistry reg;
-  reg.record_table("t", json::parse(R"([{"x": 1000}, {"x": "n/a"}, {"x": 2000}, {"x": true}])"), {.tool = "sheet.read"});
+  reg.record_table("t", json::parse(R"([{"x": 1000}, {"x": "n/a"}, {"x": 2000}, {"x": true}])"),
+                   {.tool = "sheet.read"});
   const auto v = verdict(reg, "t", on_x(gp::Aggregate::sum), {{"v", 3000}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].supported.empty());
@@ -225,25 +235,28 @@ TEST_CASE("null and absent cells are skipped and counted") {
 TEST_CASE("an empty selection has no mean median min or max and a sum of zero") {
   Orders o;
   for (const auto op : {gp::Aggregate::mean, gp::Aggregate::median, gp::Aggregate::min, gp::Aggregate::max}) {
-    const auto v = verdict(o.reg, "orders",
-                           {.fact = "orders", .field = "v", .op = op, .column = "amount", .where = {{"region", "east"}}},
-                           {{"v", 0}});
+    const auto v = verdict(
+        o.reg, "orders", {.fact = "orders", .field = "v", .op = op, .column = "amount", .where = {{"region", "east"}}},
+        {{"v", 0}});
     REQUIRE(v.findings().size() == 1);
     CHECK(v.findings()[0].supported.empty());
     const std::string name(gp::to_string(op));
     CHECK(v.findings()[0].detail ==
           "no row matches where 'region' is 'east' (of 5 rows recorded); a " + name + " over no rows has no value");
   }
-  const auto w = verdict(o.reg, "orders",
-                         {.fact = "orders", .field = "v", .op = gp::Aggregate::mean, .column = "amount", .where = {{"id", 4}}},
-                         {{"v", 0}});
+  const auto w =
+      verdict(o.reg, "orders",
+              {.fact = "orders", .field = "v", .op = gp::Aggregate::mean, .column = "amount", .where = {{"id", 4}}},
+              {{"v", 0}});
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].detail ==
         "none of the 1 row where 'id' is 4 has a value in 'amount'; a mean over no values has no value");
-  CHECK(verdict(o.reg, "orders",
-                {.fact = "orders", .field = "v", .op = gp::Aggregate::sum, .column = "amount", .where = {{"region", "east"}}},
-                {{"v", 0}})
-            .ok());
+  CHECK(
+      verdict(
+          o.reg, "orders",
+          {.fact = "orders", .field = "v", .op = gp::Aggregate::sum, .column = "amount", .where = {{"region", "east"}}},
+          {{"v", 0}})
+          .ok());
 }
 
 TEST_CASE("wrong types in the stated number are findings not crashes") {
@@ -265,16 +278,19 @@ TEST_CASE("wrong types in the stated number are findings not crashes") {
 
 TEST_CASE("several failing checks in one submit are all reported") {
   gp::FactRegistry reg;
-  reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                     {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
   reg.record_table("spend", json::parse(R"([{"campaign":"north","usd":100},{"campaign":"harbour","usd":250.5}])"),
                    {.key_column = "campaign", .tool = "ads.spend"});
-  gp::Boundary b(reg, {"campaign_ctr", "spend"}, gp::superlative{.fact = "campaign_ctr"},
-                 gp::ranking_prefix{.fact = "campaign_ctr", .k = 2},
-                 gp::aggregate_reconciles{.fact = "spend", .field = "total_spend", .op = gp::Aggregate::sum, .column = "usd"},
-                 gp::comparison{.fact = "campaign_ctr"});
-  const json out = {{"winner", "north"},          {"top", {"north", "harbour"}}, {"total_spend", 350},
-                    {"a", "north"},               {"b", "harbour"},              {"by", 10.44}};
+  gp::Boundary b(
+      reg, {"campaign_ctr", "spend"}, gp::superlative{.fact = "campaign_ctr"},
+      gp::ranking_prefix{.fact = "campaign_ctr", .k = 2},
+      gp::aggregate_reconciles{.fact = "spend", .field = "total_spend", .op = gp::Aggregate::sum, .column = "usd"},
+      gp::comparison{.fact = "campaign_ctr"});
+  const json out = {{"winner", "north"},  {"top", {"north", "harbour"}},
+                    {"total_spend", 350}, {"a", "north"},
+                    {"b", "harbour"},     {"by", 10.44}};
   try {
     b.submit(out);
     FAIL("expected UnsupportedClaim");
@@ -300,8 +316,8 @@ TEST_CASE("hostile column names and where values are escaped and capped in every
   rows.push_back({{hostile, 5}, {region, region}});
   rows.push_back({{hostile, 7}, {region, "south"}});
   reg.record_table("t\n", rows, {.tool = "db\x1b", .args = {{"q", hostile}}});
-  const gp::aggregate_reconciles check{.fact = "t\n", .field = hostile, .op = gp::Aggregate::mean, .column = hostile,
-                                       .where = {{region, region}}};
+  const gp::aggregate_reconciles check{
+      .fact = "t\n", .field = hostile, .op = gp::Aggregate::mean, .column = hostile, .where = {{region, region}}};
   const auto v = verdict(reg, "t\n", check, {{hostile, region}});
   REQUIRE(v.findings().size() == 1);
   const std::string m = v.findings()[0].message();
@@ -324,8 +340,11 @@ TEST_CASE("hostile column names and where values are escaped and capped in every
 TEST_CASE("the schema asks for a number") {
   Orders o;
   gp::Boundary b(o.reg, {"orders"},
-                 gp::aggregate_reconciles{.fact = "orders", .field = "/totals/north", .op = gp::Aggregate::sum,
-                                          .column = "amount", .where = {{"region", "north"}}});
+                 gp::aggregate_reconciles{.fact = "orders",
+                                          .field = "/totals/north",
+                                          .op = gp::Aggregate::sum,
+                                          .column = "amount",
+                                          .where = {{"region", "north"}}});
   const json schema = b.schema();
   CHECK(schema["properties"]["totals"]["properties"]["north"]["type"] == "number");
   CHECK(schema["properties"]["totals"]["required"] == json({"north"}));
@@ -350,15 +369,17 @@ TEST_CASE("aggregate_reconciles refuses misconfiguration when the boundary is bu
   CHECK_THROWS_AS(gp::Boundary(o.reg, {"orders"},
                                A{.fact = "orders", .field = "v", .op = gp::Aggregate::count, .where = json::array()}),
                   gp::ConfigurationError);
-  CHECK_THROWS_AS(gp::Boundary(o.reg, {"orders"},
-                               A{.fact = "orders", .field = "v", .op = gp::Aggregate::count,
-                                 .where = {{"region", {"north", "south"}}}}),
-                  gp::ConfigurationError);
+  CHECK_THROWS_AS(
+      gp::Boundary(
+          o.reg, {"orders"},
+          A{.fact = "orders", .field = "v", .op = gp::Aggregate::count, .where = {{"region", {"north", "south"}}}}),
+      gp::ConfigurationError);
   CHECK_THROWS_AS(gp::Boundary(o.reg, {"orders"}, A{.fact = "orders", .field = "", .op = gp::Aggregate::count}),
                   gp::ConfigurationError);
-  CHECK_THROWS_AS(gp::Boundary(o.reg, {"orders"},
-                               A{.fact = "orders", .field = "v", .op = gp::Aggregate::count, .tolerance = {.absolute = -1}}),
-                  gp::ConfigurationError);
+  CHECK_THROWS_AS(
+      gp::Boundary(o.reg, {"orders"},
+                   A{.fact = "orders", .field = "v", .op = gp::Aggregate::count, .tolerance = {.absolute = -1}}),
+      gp::ConfigurationError);
   CHECK_NOTHROW(gp::Boundary(o.reg, {"orders"}, A{.fact = "orders", .field = "v", .op = gp::Aggregate::count})
                     .try_submit({{"v", 5}}));
   STATIC_REQUIRE(gp::Check<gp::aggregate_reconciles>);

@@ -14,13 +14,14 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query",
-                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
     reg.record_ranking("campaign_cpc", {{"north", 1.2}, {"harbour", 0.9}},
                        {.key = "cpc", .direction = gp::Direction::lower_is_better, .tool = "warehouse.query"});
-    reg.record_table("spend", json::parse(R"([{"campaign":"north","usd":120.5},{"campaign":"harbour","usd":99}])"),
-                     {.key_column = "campaign", .total_rows = 2, .tool = "billing.export", .args = {{"month", "2026-10"}}});
+    reg.record_table(
+        "spend", json::parse(R"([{"campaign":"north","usd":120.5},{"campaign":"harbour","usd":99}])"),
+        {.key_column = "campaign", .total_rows = 2, .tool = "billing.export", .args = {{"month", "2026-10"}}});
     reg.record_domain("regions", {"emea", "apac"}, {.tool = "crm.regions"});
     reg.record_fact("currency", "USD", {.tool = "billing.meta"});
   }
@@ -51,7 +52,8 @@ TEST_CASE("facts hands the model the computed order with provenance") {
   CHECK(r["kind"] == "ranking");
   CHECK(r["key"] == "ctr");
   CHECK(r["direction"] == "higher_is_better");
-  CHECK(r["provenance"] == json::parse(R"({"tool":"warehouse.query","args":{"table":"campaign_daily","window":"7d"}})"));
+  CHECK(r["provenance"] ==
+        json::parse(R"({"tool":"warehouse.query","args":{"table":"campaign_daily","window":"7d"}})"));
   CHECK(r["order"] == json::parse(R"([{"rank":1,"entity":"harbour","score":0.0455},
                                       {"rank":2,"entity":"north","score":0.0412},
                                       {"rank":3,"entity":"delta","score":0.0301}])"));

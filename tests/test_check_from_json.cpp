@@ -148,7 +148,7 @@ TEST_CASE("a spec that is not an object or names no check is refused") {
         "check_from_json: the spec has no \"check\" member naming the check to build; known checks: superlative, "
         "ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed");
   CHECK_THAT(error_of({{"check", 3}}), Catch::StartsWith("check_from_json: \"check\" must be a string naming the "
-                                                          "check, got a number; known checks: superlative"));
+                                                         "check, got a number; known checks: superlative"));
 }
 
 TEST_CASE("an unknown check is refused with the known ones listed") {
@@ -162,14 +162,18 @@ TEST_CASE("an unknown member is refused by name with the check's members listed"
   CHECK(error_of({{"check", "superlative"}, {"fact", "r"}, {"feild", "winner"}}) ==
         "check_from_json: superlative has no member 'feild' (did you mean 'field'?); its members: fact, field, "
         "score_field, pick, ties, tolerance, rounding");
-  CHECK(error_of({{"check", "row_integrity"}, {"fact", "t"}, {"key_field", "k"}, {"fields", json::object()},
+  CHECK(error_of({{"check", "row_integrity"},
+                  {"fact", "t"},
+                  {"key_field", "k"},
+                  {"fields", json::object()},
                   {"direction", "lower_is_better"}}) ==
         "check_from_json: row_integrity has no member 'direction'; its members: fact, key_field, fields, key_column, "
         "at, tolerance");
 }
 
 TEST_CASE("a member of the wrong type is refused saying what was expected and what was given") {
-  CHECK(error_of({{"check", "superlative"}, {"fact", 7}}) == "check_from_json: superlative.fact must be a string, got a number");
+  CHECK(error_of({{"check", "superlative"}, {"fact", 7}}) ==
+        "check_from_json: superlative.fact must be a string, got a number");
   CHECK(error_of({{"check", "entities_recorded"}, {"facts", "campaigns"}, {"fields", {"w"}}}) ==
         "check_from_json: entities_recorded.facts must be an array of strings, got a string");
   CHECK(error_of({{"check", "entities_recorded"}, {"facts", {"campaigns", 2}}, {"fields", {"w"}}}) ==

@@ -14,9 +14,9 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query",
-                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
   }
 };
 
@@ -46,9 +46,10 @@ TEST_CASE("an exact percent change is accepted and a rounded one needs as_stated
   Seed s;
   const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 10.44));
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail ==
-        seed_percent_change +
-            "; matches 10.436893… rounded to the 2 decimals stated; pass Rounding::as_stated to accept stated precision");
+  CHECK(
+      v.findings()[0].detail ==
+      seed_percent_change +
+          "; matches 10.436893… rounded to the 2 decimals stated; pass Rounding::as_stated to accept stated precision");
   CHECK(verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr", .rounding = gp::Rounding::as_stated},
                 claim("harbour", "north", 10.44))
             .ok());
@@ -68,7 +69,8 @@ TEST_CASE("percentage points passed off as percent change are named as percentag
         "unsupported claim in field 'by': model said 0.43, registered facts support 10.436893…\n"
         "| fact='campaign_ctr'\n"
         "| provenance=warehouse.query(table='campaign_daily', window='7d')\n"
-        "| " + seed_percent_change + "; 0.43 matches percentage points, not percent change");
+        "| " +
+            seed_percent_change + "; 0.43 matches percentage points, not percent change");
   // ...and accepted when percentage points is what the developer asked for.
   CHECK(verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr", .convention = gp::Convention::percentage_points},
                 claim("harbour", "north", 0.43))
@@ -79,7 +81,8 @@ TEST_CASE("a ratio passed off as a percentage is named as the ratio") {
   Seed s;
   const auto pct = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 110.44));
   REQUIRE(pct.findings().size() == 1);
-  CHECK(pct.findings()[0].detail == seed_percent_change + "; 110.44 matches the ratio as a percentage, not percent change");
+  CHECK(pct.findings()[0].detail ==
+        seed_percent_change + "; 110.44 matches the ratio as a percentage, not percent change");
   const auto bare = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 1.1044));
   REQUIRE(bare.findings().size() == 1);
   CHECK(bare.findings()[0].detail == seed_percent_change + "; 1.1044 matches the ratio, not percent change");
@@ -170,10 +173,12 @@ TEST_CASE("a percent change against zero has no value and is a finding not a cra
   CHECK(v.findings()[0].supported.empty());
   CHECK(v.findings()[0].detail ==
         "'new' vs 'old' on 'signups' as percent change has no value: 'old''s value is 0; 5 matches the difference");
-  const auto r = verdict(reg, "signups", {.fact = "signups", .convention = gp::Convention::ratio}, claim("new", "old", 1));
+  const auto r =
+      verdict(reg, "signups", {.fact = "signups", .convention = gp::Convention::ratio}, claim("new", "old", 1));
   REQUIRE(r.findings().size() == 1);
   CHECK(r.findings()[0].detail == "'new' vs 'old' on 'signups' as the ratio has no value: 'old''s value is 0");
-  CHECK(verdict(reg, "signups", {.fact = "signups", .convention = gp::Convention::difference}, claim("new", "old", 5)).ok());
+  CHECK(verdict(reg, "signups", {.fact = "signups", .convention = gp::Convention::difference}, claim("new", "old", 5))
+            .ok());
 }
 
 TEST_CASE("a table compares the rows found by their key") {
@@ -197,8 +202,7 @@ TEST_CASE("a table compares the rows found by their key") {
   CHECK(bad.findings()[0].detail ==
         "the row for 'delta' holds 'n/a' (a string) in 'ctr', not a number; the recorded data must be fixed before "
         "this claim can be checked");
-  CHECK(bad.findings()[1].detail ==
-        "'harbor' names none of the 4 rows by key column 'campaign' of table 'campaigns'");
+  CHECK(bad.findings()[1].detail == "'harbor' names none of the 4 rows by key column 'campaign' of table 'campaigns'");
   const auto none = verdict(reg, "campaigns", {.fact = "campaigns", .column = "spend"}, claim("north", "harbour", 1));
   REQUIRE(none.findings().size() == 1);
   CHECK(none.findings()[0].field == "b");
@@ -225,7 +229,8 @@ TEST_CASE("unknown entities missing fields and wrong types are findings") {
   REQUIRE(no_by.findings().size() == 1);
   CHECK(no_by.findings()[0].supported == "10.436893…");
   CHECK(no_by.findings()[0].detail == seed_percent_change);
-  const auto inf = verdict(s.reg, "campaign_ctr", check, claim("harbour", "north", std::numeric_limits<double>::infinity()));
+  const auto inf =
+      verdict(s.reg, "campaign_ctr", check, claim("harbour", "north", std::numeric_limits<double>::infinity()));
   REQUIRE(inf.findings().size() == 1);
   CHECK(inf.findings()[0].detail == "expected a number, got a non-finite number; " + seed_percent_change);
   const auto self = verdict(s.reg, "campaign_ctr", check, claim("harbour", "harbour", 0));

@@ -92,7 +92,8 @@ TEST_CASE("eight threads recording reading and running boundaries on one registr
           shared_wins[static_cast<std::size_t>(i)].fetch_add(1);
         } catch (const gp::FactAlreadyRecorded&) {
         }
-        if (i % 4 == 0) reg.record_ranking(own_ranking(t, i), scores_with_winner(20, i % 20), {.key = "k", .tool = "worker"});
+        if (i % 4 == 0)
+          reg.record_ranking(own_ranking(t, i), scores_with_winner(20, i % 20), {.key = "k", .tool = "worker"});
 
         // Read: its own facts, the seeded ones, and any other thread's fact it can see whole.
         if (reg.get<gp::Fact>(own_fact(t, i)).value() != i) fail();
@@ -111,9 +112,9 @@ TEST_CASE("eight threads recording reading and running boundaries on one registr
         }
 
         // Check: a boundary over a seeded fact and one over a fact this thread just recorded.
-        gp::Boundary b(reg, {"campaign_ctr", "orders"}, gp::superlative{.fact = "campaign_ctr"},
-                       gp::aggregate_reconciles{.fact = "orders", .field = "total", .op = gp::Aggregate::sum,
-                                                .column = "amount"});
+        gp::Boundary b(
+            reg, {"campaign_ctr", "orders"}, gp::superlative{.fact = "campaign_ctr"},
+            gp::aggregate_reconciles{.fact = "orders", .field = "total", .op = gp::Aggregate::sum, .column = "amount"});
         const gp::Verdict wrong = b.try_submit({{"winner", "north"}, {"total", 200.5}});
         if (wrong.findings().size() != 1 || wrong.findings()[0].message() != expected_message) fail();
         if (!b.try_submit({{"winner", "harbour"}, {"total", 200.5}}).ok()) fail();
@@ -246,7 +247,8 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
   CHECK(fires.load() == agents * fires_each);
   // Only transitions bump the version, once each, and rows are ordered by it.
   CHECK(v.version() == v.transitions().size());
-  for (std::size_t i = 1; i < v.transitions().size(); ++i) CHECK(v.transitions()[i - 1].version < v.transitions()[i].version);
+  for (std::size_t i = 1; i < v.transitions().size(); ++i)
+    CHECK(v.transitions()[i - 1].version < v.transitions()[i].version);
   for (std::size_t i = 1; i < v.gap_rows().size(); ++i) CHECK(v.gap_rows()[i - 1].version <= v.gap_rows()[i].version);
   // Every transition id a fire returned is a distinct recorded transition.
   std::set<std::string> seen;

@@ -179,8 +179,7 @@ TEST_CASE("Huge products and wide sums are exact") {
   REQUIRE(u * u == Decimal::parse("340282366920938463426481119284349108225"));
   const Decimal a = Decimal::parse("123456789012345678901234567890123456789");
   const Decimal b = Decimal::parse("987654321098765432109876543210987654321");
-  REQUIRE((a * b).to_string() ==
-          "1.21932631137021795226185032733866788594487120865336229233322374638011112635269e+77");
+  REQUIRE((a * b).to_string() == "1.21932631137021795226185032733866788594487120865336229233322374638011112635269e+77");
   REQUIRE(a * b == Decimal::parse("121932631137021795226185032733866788594487120865336229233322374638011112635269"));
   REQUIRE((a * b) * Decimal::parse("1e-78") ==
           Decimal::parse("0.121932631137021795226185032733866788594487120865336229233322374638011112635269"));
@@ -221,16 +220,52 @@ TEST_CASE("Arithmetic identities hold across small and big coefficients") {
 
 TEST_CASE("Malformed text is refused with InvalidNumber") {
   const char* bad[] = {
-      "", " ", "-", "+", ".", "-.", "e", "e5", "1e", "1e+", "1e-", "--1", "+-1", "1..2", "1.2.3",
-      " 1", "1 ", "1 000", "\t1", "1\n", "1,000", "1_000", "0x1A", "0X1", "nan", "NaN", "inf", "-inf",
-      "Infinity", "1e5.5", "1e1e1", "12abc", "abc", "1f", "$12", "12%",
+      "",
+      " ",
+      "-",
+      "+",
+      ".",
+      "-.",
+      "e",
+      "e5",
+      "1e",
+      "1e+",
+      "1e-",
+      "--1",
+      "+-1",
+      "1..2",
+      "1.2.3",
+      " 1",
+      "1 ",
+      "1 000",
+      "\t1",
+      "1\n",
+      "1,000",
+      "1_000",
+      "0x1A",
+      "0X1",
+      "nan",
+      "NaN",
+      "inf",
+      "-inf",
+      "Infinity",
+      "1e5.5",
+      "1e1e1",
+      "12abc",
+      "abc",
+      "1f",
+      "$12",
+      "12%",
       "\xE2\x88\x92\x35",  // U+2212 MINUS SIGN, then 5
   };
   for (const char* text : bad) {
     INFO("text: " << text);
     REQUIRE_THROWS_AS(Decimal::parse(text), InvalidNumber);
   }
-  REQUIRE_THROWS_AS(Decimal::parse(std::string_view("1\0" "2", 3)), InvalidNumber);
+  REQUIRE_THROWS_AS(Decimal::parse(std::string_view("1\0"
+                                                    "2",
+                                                    3)),
+                    InvalidNumber);
 }
 
 TEST_CASE("Parse error messages quote the text escaped") {
@@ -298,9 +333,11 @@ TEST_CASE("Text beyond the digit and exponent limits is refused") {
 
 TEST_CASE("Arithmetic past the exponent bound throws instead of running away") {
   Decimal x = Decimal::parse("1e-6000");
-  REQUIRE_THROWS_AS([&] {
-    for (int i = 0; i < 40; ++i) x = x * Decimal::parse("1e-6000");
-  }(), InvalidNumber);
+  REQUIRE_THROWS_AS(
+      [&] {
+        for (int i = 0; i < 40; ++i) x = x * Decimal::parse("1e-6000");
+      }(),
+      InvalidNumber);
 }
 
 TEST_CASE("NaN and infinity are refused") {
@@ -380,8 +417,8 @@ TEST_CASE("Comparison is a weak ordering by numeric value") {
     REQUIRE((Decimal(a) == Decimal(b)) == (a == b));
   }
 
-  std::vector<Decimal> values{Decimal::parse("10.40"), Decimal(-3), Decimal(10.4), Decimal(1e300),
-                              Decimal::parse("-1e-6000"), Decimal(), Decimal(0.1)};
+  std::vector<Decimal> values{Decimal::parse("10.40"),    Decimal(-3), Decimal(10.4), Decimal(1e300),
+                              Decimal::parse("-1e-6000"), Decimal(),   Decimal(0.1)};
   std::sort(values.begin(), values.end());
   REQUIRE(std::is_sorted(values.begin(), values.end()));
   REQUIRE(values.front() == -3);
@@ -397,8 +434,12 @@ TEST_CASE("Equal values hash equally") {
   REQUIRE(h(Decimal(5e-324) + Decimal(1e308)) == h(Decimal::parse("1" + repeat('0', 631) + "5e-324")));
   REQUIRE(h(Decimal(1)) != h(Decimal(-1)));
 
-  std::unordered_set<Decimal> set{Decimal::parse("10.40"), Decimal(10.4), Decimal::parse("10.400"),
-                                  Decimal::parse("1e40"), Decimal::parse("1" + repeat('0', 40)), Decimal(0.1)};
+  std::unordered_set<Decimal> set{Decimal::parse("10.40"),
+                                  Decimal(10.4),
+                                  Decimal::parse("10.400"),
+                                  Decimal::parse("1e40"),
+                                  Decimal::parse("1" + repeat('0', 40)),
+                                  Decimal(0.1)};
   REQUIRE(set.size() == 3);
   REQUIRE(set.count(Decimal::parse("0.10")) == 1);
 }

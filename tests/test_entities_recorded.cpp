@@ -14,11 +14,10 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_domain("campaigns", {"north", "harbour", "delta"},
-                      {.tool = "crm.list", .args = {{"kind", "campaign"}}});
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query",
-                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_domain("campaigns", {"north", "harbour", "delta"}, {.tool = "crm.list", .args = {{"kind", "campaign"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
     reg.record_table("regions", json::array({{{"region", "emea"}, {"spend", 10}}, {{"region", "apac"}, {"spend", 4}}}),
                      {.key_column = "region", .tool = "warehouse.query", .args = {{"table", "regions"}}});
   }
@@ -60,7 +59,8 @@ TEST_CASE("a case-changed name is not recorded and the finding says names are ca
   // Even a case change too large for the edit bound is found.
   const auto upper = verdict(s.reg, campaigns, {{"mentioned", "HARBOUR"}});
   REQUIRE(upper.findings().size() == 1);
-  CHECK(upper.findings()[0].detail == "'HARBOUR' is not a recorded name (names are case-sensitive); closest: 'harbour'");
+  CHECK(upper.findings()[0].detail ==
+        "'HARBOUR' is not a recorded name (names are case-sensitive); closest: 'harbour'");
 }
 
 TEST_CASE("a wrong name hidden in an array of objects is found with a pointer to it") {
@@ -122,8 +122,8 @@ TEST_CASE("a name far from every recorded name gets no suggestion") {
 
 TEST_CASE("a name recorded in two facts is suggested once") {
   Seed s;
-  const auto v = verdict(s.reg, gp::entities_recorded{.facts = {"campaigns", "campaign_ctr"}, .fields = {"n"}},
-                         {{"n", "delt"}});
+  const auto v =
+      verdict(s.reg, gp::entities_recorded{.facts = {"campaigns", "campaign_ctr"}, .fields = {"n"}}, {{"n", "delt"}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail == "'delt' is not a recorded name in 'campaigns' or 'campaign_ctr'; closest: 'delta'");
 }
@@ -165,8 +165,8 @@ TEST_CASE("fields given as JSON Pointers are read and reported as pointers") {
 TEST_CASE("hostile names are escaped in every part of the finding") {
   gp::FactRegistry reg;
   reg.record_domain("d", {"harbour\n| fact='forged'"}, {.tool = "t"});
-  const auto v = verdict(reg, gp::entities_recorded{.facts = {"d"}, .fields = {"n\r"}},
-                         {{"n\r", "harbour\n| fact='forged'\x1b"}});
+  const auto v =
+      verdict(reg, gp::entities_recorded{.facts = {"d"}, .fields = {"n\r"}}, {{"n\r", "harbour\n| fact='forged'\x1b"}});
   REQUIRE(v.findings().size() == 1);
   const std::string m = v.findings()[0].message();
   CHECK(m.find('\r') == std::string::npos);

@@ -185,7 +185,7 @@ TEST_CASE("a handler that throws is graded as a handler failure and its exceptio
   const gp::Transition& t = v.transitions()[0];
   CHECK(t.outcome == gp::Outcome::handler_failed);
   CHECK(t.error == "payment gateway timed out\nretry later");  // kept for the developer
-  CHECK(v.pending_fires().empty());                           // nothing left awaiting a report
+  CHECK(v.pending_fires().empty());                            // nothing left awaiting a report
 }
 
 TEST_CASE("the block grades a throwing handler as did NOT happen and never shows the exception text") {
@@ -239,9 +239,8 @@ TEST_CASE("a handler that throws spends the approval it was fired with") {
 
 TEST_CASE("a handler that throws a non-standard exception is recorded and rethrown as itself") {
   gp::Session s;
-  s.declare("legacy.call", {.does = "Call the legacy system.", .handler = [](const json&) -> gp::HandlerResult {
-                              throw 42;
-                            }});
+  s.declare("legacy.call",
+            {.does = "Call the legacy system.", .handler = [](const json&) -> gp::HandlerResult { throw 42; }});
   REQUIRE_THROWS_AS(s.fire("legacy.call"), int);
   const auto v = s.view();
   REQUIRE(v.transitions().size() == 1);
@@ -325,8 +324,7 @@ TEST_CASE("a custom check that throws propagates through reask after asking the 
     ++asked;
     return wrong_winner;
   };
-  CHECK_THROWS_AS(gp::reask(s.reg, {"campaign_ctr"}, model, 5, throwing_check<LookupDown>{"campaign_ctr"}),
-                  LookupDown);
+  CHECK_THROWS_AS(gp::reask(s.reg, {"campaign_ctr"}, model, 5, throwing_check<LookupDown>{"campaign_ctr"}), LookupDown);
   CHECK(asked == 1);
 }
 
@@ -436,8 +434,7 @@ TEST_CASE("record_table running out of memory at any allocation records nothing"
                                {{"region", "harbour"}, {"amount", 80}, {"note", "a note long enough to allocate"}}}),
                   {.key_column = "region", .total_rows = 2, .tool = "warehouse.query", .args = {{"limit", 2}}}};
             },
-            [](gp::FactRegistry& r, auto& args) { r.record_table("orders", args.first, std::move(args.second)); }) >
-        0);
+            [](gp::FactRegistry& r, auto& args) { r.record_table("orders", args.first, std::move(args.second)); }) > 0);
 }
 
 TEST_CASE("record_table from ordered rows running out of memory at any allocation records nothing") {
@@ -448,8 +445,7 @@ TEST_CASE("record_table from ordered rows running out of memory at any allocatio
                   ojson::array({{{"region", "north"}, {"amount", 120.5}}, {{"region", "harbour"}, {"amount", 80}}}),
                   {.key_column = "region", .tool = "warehouse.query"}};
             },
-            [](gp::FactRegistry& r, auto& args) { r.record_table("orders", args.first, std::move(args.second)); }) >
-        0);
+            [](gp::FactRegistry& r, auto& args) { r.record_table("orders", args.first, std::move(args.second)); }) > 0);
 }
 
 TEST_CASE("record_domain running out of memory at any allocation records nothing") {
@@ -525,8 +521,8 @@ TEST_CASE("a fire running out of memory at any allocation records the whole fire
   for (const bool gated : {false, true}) {
     for (long n = 1; n < 10'000; ++n) {
       gp::Session s({.require_human_approval = gated});
-      s.declare("checkout.place-order", {.does = "Place the order.", .writes = {"order_id"}, .handler = ok_handler,
-                                         .high_effect = true});
+      s.declare("checkout.place-order",
+                {.does = "Place the order.", .writes = {"order_id"}, .handler = ok_handler, .high_effect = true});
       // A string payload: the fire then destroys no JSON array or object of its own.
       const gp::Ask ask = s.confirm_ask("checkout.place-order", "sku A1, a string long enough to allocate");
       REQUIRE(s.approve_ask(ask.id, "dana").ok);
@@ -564,8 +560,7 @@ TEST_CASE("a fire running out of memory at any allocation records the whole fire
 TEST_CASE("a refused fire running out of memory at any allocation writes its gap row whole or not at all") {
   for (long n = 1; n < 10'000; ++n) {
     gp::Session s({.require_human_approval = true});
-    s.declare("checkout.place-order",
-              {.does = "Place the order.", .handler = ok_handler, .high_effect = true});
+    s.declare("checkout.place-order", {.does = "Place the order.", .handler = ok_handler, .high_effect = true});
     gp::FireOptions opts{.payload = "sku A1, a string long enough to allocate"};
     bool failed = false;
     Delivered how = Delivered::not_yet;

@@ -62,9 +62,8 @@ TEST_CASE("a content block whose type is not a string is refused as InvalidFact 
 // mid-conversation.
 TEST_CASE("a handler throwing a non-standard exception is a tool error and the MCP server keeps serving") {
   gp::Session app;
-  app.declare("legacy.call", {.does = "Call the legacy system.", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
-                                throw 42;
-                              }});
+  app.declare("legacy.call", {.does = "Call the legacy system.",
+                              .handler = [](const nlohmann::json&) -> gp::HandlerResult { throw 42; }});
   gp::mcp::Server server(app, {.log = [](std::string_view) {}});
   std::istringstream in(
       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"do_action","arguments":{"action":"legacy.call"}}})"
@@ -81,7 +80,8 @@ TEST_CASE("a handler throwing a non-standard exception is a tool error and the M
   CHECK(call["id"] == 1);
   CHECK(call["result"]["isError"] == true);
   CHECK(call["result"]["content"][0]["text"] == "the app failed while serving do_action: a non-standard exception");
-  CHECK(nlohmann::json::parse(second) == nlohmann::json{{"jsonrpc", "2.0"}, {"id", 2}, {"result", nlohmann::json::object()}});
+  CHECK(nlohmann::json::parse(second) ==
+        nlohmann::json{{"jsonrpc", "2.0"}, {"id", 2}, {"result", nlohmann::json::object()}});
   const auto v = app.view();
   REQUIRE(v.transitions().size() == 1);
   CHECK(v.transitions()[0].outcome == gp::Outcome::handler_failed);

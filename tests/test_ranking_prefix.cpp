@@ -13,19 +13,22 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query",
-                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
   }
 };
 
 // a 5; b, c 2 (tied); d 1.
 struct Tied {
   gp::FactRegistry reg;
-  Tied() { reg.record_ranking("wins", {{"a", 5}, {"b", 2}, {"c", 2}, {"d", 1}}, {.key = "wins", .tool = "league.table"}); }
+  Tied() {
+    reg.record_ranking("wins", {{"a", 5}, {"b", 2}, {"c", 2}, {"d", 1}}, {.key = "wins", .tool = "league.table"});
+  }
 };
 
-gp::Verdict verdict(const gp::FactRegistry& reg, const std::string& fact, gp::ranking_prefix check, const json& output) {
+gp::Verdict verdict(const gp::FactRegistry& reg, const std::string& fact, gp::ranking_prefix check,
+                    const json& output) {
   gp::Boundary b(reg, {fact}, std::move(check));
   return b.try_submit(output);
 }
@@ -43,7 +46,8 @@ TEST_CASE("a list in the right set but the wrong order is a finding for each mis
   CHECK(v.findings()[0].check == "ranking_prefix");
   CHECK(v.findings()[1].said == "'harbour'");
   CHECK(v.findings()[1].supported == "'north'");
-  CHECK(v.findings()[1].detail == "place 2 of the computed top 3 on 'ctr' is 'north' (0.0412); 'harbour' ranked #1 at 0.0455");
+  CHECK(v.findings()[1].detail ==
+        "place 2 of the computed top 3 on 'ctr' is 'north' (0.0412); 'harbour' ranked #1 at 0.0455");
 }
 
 TEST_CASE("the computed order is accepted as names or as objects with their scores") {
@@ -113,7 +117,8 @@ TEST_CASE("a repeated entity is a finding even when it belongs in the list") {
   REQUIRE(w.findings().size() == 2);
   CHECK(w.findings()[0].detail ==
         "place 2 repeats 'harbour' (already at place 1); place 2 of the computed top 3 on 'ctr' is 'north' (0.0412)");
-  CHECK(w.findings()[1].detail == "place 3 of the computed top 3 on 'ctr' is 'delta' (0.0301); 'north' ranked #2 at 0.0412");
+  CHECK(w.findings()[1].detail ==
+        "place 3 of the computed top 3 on 'ctr' is 'delta' (0.0301); 'north' ranked #2 at 0.0412");
 }
 
 TEST_CASE("a name never ranked is a finding that counts the ranked entities") {
@@ -145,8 +150,8 @@ TEST_CASE("a list longer than k is a finding") {
 
 TEST_CASE("a list longer than the ranking is a finding and so is each name past its end") {
   Seed s;
-  const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"},
-                         {{"top", {"harbour", "north", "delta", "south"}}});
+  const auto v =
+      verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"top", {"harbour", "north", "delta", "south"}}});
   REQUIRE(v.findings().size() == 2);
   CHECK(v.findings()[0].detail == "the list has 4 names but only 3 entities are ranked on 'ctr'");
   CHECK(v.findings()[1].detail == "place 4: 'south' is not one of the 3 entities ranked on 'ctr'");
@@ -215,9 +220,12 @@ TEST_CASE("wrong shapes are findings not crashes") {
     const auto v = verdict(s.reg, "campaign_ctr", check,
                            json::parse(R"({"top":[1,{"entity":"north"},{"name":"delta","score":"3%"}]})"));
     REQUIRE(v.findings().size() == 3);
-    CHECK(v.findings()[0].detail.rfind("place 1: expected an entity name or an object with a 'name', got a number", 0) == 0);
-    CHECK(v.findings()[1].detail.rfind("place 2: expected an entity name or an object with a 'name', got an object without one", 0) == 0);
-    CHECK(v.findings()[2].detail == "place 3: expected a number as 'delta''s score, got a string; 'delta''s recorded 'ctr' is 0.0301");
+    CHECK(v.findings()[0].detail.rfind("place 1: expected an entity name or an object with a 'name', got a number",
+                                       0) == 0);
+    CHECK(v.findings()[1].detail.rfind(
+              "place 2: expected an entity name or an object with a 'name', got an object without one", 0) == 0);
+    CHECK(v.findings()[2].detail ==
+          "place 3: expected a number as 'delta''s score, got a string; 'delta''s recorded 'ctr' is 0.0301");
   }
   {
     json out = {{"top", json::array({json{{"name", "harbour"}, {"score", std::numeric_limits<double>::infinity()}}})}};

@@ -15,16 +15,16 @@ using nlohmann::json;
 
 namespace {
 const gp::Ranking& seed_ranking(gp::FactRegistry& reg) {
-  return reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                            {.key = "ctr", .tool = "warehouse.query",
-                             .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  return reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
 }
 }  // namespace
 
 TEST_CASE("a ranking computes its order best first with competition ranks") {
   gp::FactRegistry reg;
-  const auto& r = reg.record_ranking("s", {{"a", 1}, {"b", 3}, {"c", 3}, {"d", 2}, {"e", 0}},
-                                     {.key = "score", .tool = "t"});
+  const auto& r =
+      reg.record_ranking("s", {{"a", 1}, {"b", 3}, {"c", 3}, {"d", 2}, {"e", 0}}, {.key = "score", .tool = "t"});
   CHECK(r.order() == std::vector<std::string>{"b", "c", "d", "a", "e"});
   CHECK(r.rank_of("b") == 1);
   CHECK(r.rank_of("c") == 1);
@@ -51,8 +51,8 @@ TEST_CASE("a lower is better ranking puts the smallest score first") {
 TEST_CASE("scores that print the same are the same score") {
   gp::FactRegistry reg;
   // 0.1 + 0.2 in binary floating point is not 0.3; as recorded decimals they tie.
-  const auto& r = reg.record_ranking("s", {{"x", gp::Decimal(0.1) + gp::Decimal(0.2)}, {"y", 0.3}},
-                                     {.key = "k", .tool = "t"});
+  const auto& r =
+      reg.record_ranking("s", {{"x", gp::Decimal(0.1) + gp::Decimal(0.2)}, {"y", 0.3}}, {.key = "k", .tool = "t"});
   CHECK(r.rank_of("x") == 1);
   CHECK(r.rank_of("y") == 1);
 }
@@ -70,8 +70,7 @@ TEST_CASE("the seed's ranking carries its provenance") {
 
 TEST_CASE("a table keeps columns in first-seen order and answers by row and column") {
   gp::FactRegistry reg;
-  const auto& t = reg.record_table("campaigns",
-                                   json::parse(R"([{"campaign":"north","ctr":0.0412},
+  const auto& t = reg.record_table("campaigns", json::parse(R"([{"campaign":"north","ctr":0.0412},
                                                    {"campaign":"harbour","ctr":0.0455,"spend":10},
                                                    {"campaign":"delta","ctr":0.0301}])"),
                                    {.key_column = "campaign", .total_rows = 3, .tool = "warehouse.query"});
@@ -143,9 +142,11 @@ TEST_CASE("every refused record throws InvalidFact and changes nothing") {
 
 TEST_CASE("a non-finite number is refused before it can become a fact") {
   gp::FactRegistry reg;
-  CHECK_THROWS_AS(reg.record_fact("f", std::numeric_limits<double>::quiet_NaN(), {.tool = "t"}), gp::ConfigurationError);
-  CHECK_THROWS_AS(reg.record_table("t", json::array({json{{"x", std::numeric_limits<double>::infinity()}}}), {.tool = "t"}),
-                  gp::InvalidFact);
+  CHECK_THROWS_AS(reg.record_fact("f", std::numeric_limits<double>::quiet_NaN(), {.tool = "t"}),
+                  gp::ConfigurationError);
+  CHECK_THROWS_AS(
+      reg.record_table("t", json::array({json{{"x", std::numeric_limits<double>::infinity()}}}), {.tool = "t"}),
+      gp::InvalidFact);
   // A Scores entry is a Decimal, so a NaN score is refused while building the entry.
   CHECK_THROWS_AS(reg.record_ranking("r", {{"a", std::numeric_limits<double>::quiet_NaN()}}, {.key = "k", .tool = "t"}),
                   gp::InvalidNumber);

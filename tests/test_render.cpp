@@ -34,7 +34,9 @@ TEST_CASE("strings render single-quoted with backslash escapes") {
 }
 
 TEST_CASE("every other control byte renders as a hex escape") {
-  CHECK(gp::detail::quote(std::string("a\x00" "b", 3)) == "'a\\x00b'");
+  CHECK(gp::detail::quote(std::string("a\x00"
+                                      "b",
+                                      3)) == "'a\\x00b'");
   CHECK(gp::detail::quote("\x1b[31mred") == "'\\x1b[31mred'");
   CHECK(gp::detail::quote("\x7f") == "'\\x7f'");
 }
@@ -43,15 +45,16 @@ TEST_CASE("invalid utf-8 bytes render as hex escapes and valid utf-8 passes thro
   CHECK(gp::detail::quote("caf\xC3\xA9") == "'caf\xC3\xA9'");
   CHECK(gp::detail::quote("\xE2\x82\xAC") == "'\xE2\x82\xAC'");
   CHECK(gp::detail::quote("bad\xFFtail") == "'bad\\xfftail'");
-  CHECK(gp::detail::quote("\xC0\xAF") == "'\\xc0\\xaf'");                 // overlong '/'
-  CHECK(gp::detail::quote("\xED\xA0\x80") == "'\\xed\\xa0\\x80'");        // surrogate
-  CHECK(gp::detail::quote("\xE2\x82") == "'\\xe2\\x82'");                 // truncated
+  CHECK(gp::detail::quote("\xC0\xAF") == "'\\xc0\\xaf'");           // overlong '/'
+  CHECK(gp::detail::quote("\xED\xA0\x80") == "'\\xed\\xa0\\x80'");  // surrogate
+  CHECK(gp::detail::quote("\xE2\x82") == "'\\xe2\\x82'");           // truncated
 }
 
 TEST_CASE("invisible and reordering code points are escaped even though they are valid utf-8") {
-  CHECK(gp::detail::quote("a\xE2\x80\xAE" "b") == "'a\\u{202e}b'");  // right-to-left override
-  CHECK(gp::detail::quote("\xE2\x80\xA8") == "'\\u{2028}'");          // line separator
-  CHECK(gp::detail::quote("\xC2\x85") == "'\\u{0085}'");              // C1 next-line
+  CHECK(gp::detail::quote("a\xE2\x80\xAE"
+                          "b") == "'a\\u{202e}b'");           // right-to-left override
+  CHECK(gp::detail::quote("\xE2\x80\xA8") == "'\\u{2028}'");  // line separator
+  CHECK(gp::detail::quote("\xC2\x85") == "'\\u{0085}'");      // C1 next-line
 }
 
 TEST_CASE("a rendered value longer than 80 characters is cut and ends with an ellipsis") {

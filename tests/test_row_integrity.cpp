@@ -13,12 +13,12 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_table("campaign_daily",
-                     json::array({{{"campaign", "north"}, {"ctr", 0.0412}, {"cvr", 0.0198}, {"region", "emea"}},
-                                  {{"campaign", "harbour"}, {"ctr", 0.0455}, {"cvr", 0.0301}, {"region", "apac"}},
-                                  {{"campaign", "delta"}, {"ctr", 0.0301}, {"cvr", 0.0122}, {"region", "emea"}}}),
-                     {.key_column = "campaign", .tool = "warehouse.query",
-                      .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_table(
+        "campaign_daily",
+        json::array({{{"campaign", "north"}, {"ctr", 0.0412}, {"cvr", 0.0198}, {"region", "emea"}},
+                     {{"campaign", "harbour"}, {"ctr", 0.0455}, {"cvr", 0.0301}, {"region", "apac"}},
+                     {{"campaign", "delta"}, {"ctr", 0.0301}, {"cvr", 0.0122}, {"region", "emea"}}}),
+        {.key_column = "campaign", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
   }
 };
 
@@ -185,7 +185,8 @@ TEST_CASE("a rounded value is a finding unless a tolerance allows it and the fin
 TEST_CASE("a row without the mapped column has nothing to support a stated value") {
   gp::FactRegistry reg;
   reg.record_table("t", json::array({{{"id", "a"}, {"v", 1}}, {{"id", "b"}}}), {.key_column = "id", .tool = "db"});
-  const auto v = verdict(reg, {.fact = "t", .key_field = "id", .fields = {{"value", "v"}}}, {{"id", "b"}, {"value", 1}});
+  const auto v =
+      verdict(reg, {.fact = "t", .key_field = "id", .fields = {{"value", "v"}}}, {{"id", "b"}, {"value", 1}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].supported.empty());
   CHECK(v.findings()[0].detail == "'b' has no 'v' recorded in 't'");
@@ -193,11 +194,12 @@ TEST_CASE("a row without the mapped column has nothing to support a stated value
 
 TEST_CASE("another unique column can name the rows") {
   Seed s;
-  s.reg.record_table("by_code", json::array({{{"code", "N1"}, {"name", "north"}, {"ctr", 0.0412}},
-                                             {{"code", "H2"}, {"name", "harbour"}, {"ctr", 0.0455}}}),
+  s.reg.record_table("by_code",
+                     json::array({{{"code", "N1"}, {"name", "north"}, {"ctr", 0.0412}},
+                                  {{"code", "H2"}, {"name", "harbour"}, {"ctr", 0.0455}}}),
                      {.tool = "db"});
-  const gp::row_integrity check{.fact = "by_code", .key_field = "campaign", .fields = {{"ctr", "ctr"}},
-                                .key_column = "name"};
+  const gp::row_integrity check{
+      .fact = "by_code", .key_field = "campaign", .fields = {{"ctr", "ctr"}}, .key_column = "name"};
   CHECK(verdict(s.reg, check, {{"campaign", "north"}, {"ctr", 0.0412}}).ok());
   const auto v = verdict(s.reg, check, {{"campaign", "north"}, {"ctr", 0.0455}});
   REQUIRE(v.findings().size() == 1);
@@ -219,19 +221,16 @@ TEST_CASE("row_integrity refuses configurations it cannot resolve rows with") {
   refuses({.fact = "unkeyed", .key_field = "k", .fields = {{"a", "a"}}}, "has no key column");
   refuses({.fact = "unkeyed", .key_field = "k", .fields = {{"a", "a"}}, .key_column = "b"},
           "key_column 'b' holds 1 in rows 0 and 1");
-  refuses({.fact = "campaign_daily", .key_field = "campaign", .fields = {{"spend", "spend"}}},
-          "has no column 'spend'");
+  refuses({.fact = "campaign_daily", .key_field = "campaign", .fields = {{"spend", "spend"}}}, "has no column 'spend'");
   refuses({.fact = "campaign_daily", .key_field = "campaign", .fields = {}}, "fields is empty");
   refuses({.fact = "campaign_daily", .key_field = "", .fields = {{"ctr", "ctr"}}}, "key_field is empty");
   refuses({.fact = "campaign_daily", .key_field = "campaign", .fields = {{"ctr", "ctr"}}, .at = "rows"},
           "must be a JSON Pointer");
   refuses({.fact = "campaign_daily", .key_field = "campaign", .fields = {{"ctr", "ctr"}}, .key_column = "ctx"},
           "has no column 'ctx'");
-  refuses({.fact = "campaign_daily",
-           .key_field = "campaign",
-           .fields = {{"ctr", "ctr"}},
-           .tolerance = {.absolute = -1}},
-          "tolerance.absolute is -1");
+  refuses(
+      {.fact = "campaign_daily", .key_field = "campaign", .fields = {{"ctr", "ctr"}}, .tolerance = {.absolute = -1}},
+      "tolerance.absolute is -1");
 }
 
 TEST_CASE("hostile keys and values are escaped in every finding") {

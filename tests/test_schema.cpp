@@ -83,7 +83,8 @@ bool has_type(const json& v, const std::string& t) {
   if (t == "array") return v.is_array();
   if (t == "string") return v.is_string();
   if (t == "number") return v.is_number();
-  if (t == "integer") return v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
+  if (t == "integer")
+    return v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
   return false;
 }
 
@@ -141,9 +142,9 @@ std::vector<std::string> conformance_problems(const json& s, const json& v) {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query",
-                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
     reg.record_table("campaign_daily",
                      json::array({{{"campaign", "north"}, {"ctr", 0.0412}, {"spend", 1200}},
                                   {{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},
@@ -191,14 +192,15 @@ TEST_CASE("a schema for six checks together is well-formed and an answer they al
   for (const auto& p : problems) UNSCOPED_INFO(p);
   CHECK(problems.empty());
 
-  const json answer = {{"winner", "harbour"},
-                       {"score", 0.0455},
-                       {"runner_up", "north"},
-                       {"lead_pct", 10.44},
-                       {"top", {"harbour", "north"}},
-                       {"total_spend", 3680},
-                       {"mentioned", {"harbour", "north"}},
-                       {"rows", {{{"campaign", "harbour"}, {"ctr", 0.0455}}, {{"campaign", "north"}, {"spend", 1200}}}}};
+  const json answer = {
+      {"winner", "harbour"},
+      {"score", 0.0455},
+      {"runner_up", "north"},
+      {"lead_pct", 10.44},
+      {"top", {"harbour", "north"}},
+      {"total_spend", 3680},
+      {"mentioned", {"harbour", "north"}},
+      {"rows", {{{"campaign", "harbour"}, {"ctr", 0.0455}}, {{"campaign", "north"}, {"spend", 1200}}}}};
   const auto v = b.try_submit(answer);
   for (const auto& f : v.findings()) UNSCOPED_INFO(f.message());
   REQUIRE(v.ok());
@@ -216,12 +218,12 @@ TEST_CASE("a schema for six checks together is well-formed and an answer they al
 
   // And the validator is not vacuous: shapes the checks reject do not conform.
   for (const auto& [field, wrong] : std::vector<std::pair<std::string, json>>{{"top", {"harbour"}},
-                                                                               {"top", "harbour"},
-                                                                               {"total_spend", "3680"},
-                                                                               {"mentioned", {"harbor"}},
-                                                                               {"rows", {{{"ctr", 0.0455}}}},
-                                                                               {"rows", {{{"campaign", "south"}}}},
-                                                                               {"lead_pct", "10%"}}) {
+                                                                              {"top", "harbour"},
+                                                                              {"total_spend", "3680"},
+                                                                              {"mentioned", {"harbor"}},
+                                                                              {"rows", {{{"ctr", 0.0455}}}},
+                                                                              {"rows", {{{"campaign", "south"}}}},
+                                                                              {"lead_pct", "10%"}}) {
     json broken = answer;
     broken[field] = wrong;
     INFO(field << " = " << wrong.dump());
@@ -234,8 +236,10 @@ TEST_CASE("a runtime CheckList describes the same well-formed schema as the chec
   Seed s;
   gp::CheckList checks;
   checks.push_back(gp::check_from_json({{"check", "superlative"}, {"fact", "campaign_ctr"}}));
-  checks.push_back(gp::check_from_json(
-      {{"check", "row_integrity"}, {"fact", "campaign_daily"}, {"key_field", "winner"}, {"fields", {{"score", "ctr"}}}}));
+  checks.push_back(gp::check_from_json({{"check", "row_integrity"},
+                                        {"fact", "campaign_daily"},
+                                        {"key_field", "winner"},
+                                        {"fields", {{"score", "ctr"}}}}));
   gp::Boundary b(s.reg, {"campaign_ctr", "campaign_daily"}, checks);
   const json schema = b.schema();
   const json answer = {{"winner", "harbour"}, {"score", 0.0455}};

@@ -73,7 +73,7 @@ TEST_CASE("refusal reasons are checked in the documented order") {
   CHECK(s.fire("a.no-handler").reason == "NOT_MATERIALIZED");  // before TOOL_DISABLED
   CHECK(s.fire("a.real").reason == "TOOL_DISABLED");           // before GUARD_FAILED
   enabled = true;
-  CHECK(s.fire("a.real").reason == "GUARD_FAILED");            // before APPROVAL_REQUIRED
+  CHECK(s.fire("a.real").reason == "GUARD_FAILED");  // before APPROVAL_REQUIRED
   guard = true;
   CHECK(s.fire("a.real").reason == "APPROVAL_REQUIRED");
   const auto ask = s.confirm_ask("a.real", json{{"n", 1}});
@@ -89,8 +89,9 @@ TEST_CASE("refusal reasons are checked in the documented order") {
 
 TEST_CASE("a disabled action is refused as TOOL_DISABLED") {
   gp::Session s;
-  s.declare("cart.checkout", {.does = "Check out.", .handler = ok_handler,
-                              .enabled_when = [](const json& st) { return st.value("items", 0) > 0; }});
+  s.declare("cart.checkout", {.does = "Check out.", .handler = ok_handler, .enabled_when = [](const json& st) {
+                                return st.value("items", 0) > 0;
+                              }});
   CHECK(s.fire("cart.checkout").reason == "TOOL_DISABLED");
   s.report_state({{"items", 2}});
   CHECK(s.fire("cart.checkout").ok);
@@ -98,8 +99,9 @@ TEST_CASE("a disabled action is refused as TOOL_DISABLED") {
 
 TEST_CASE("a failing guard is refused as GUARD_FAILED") {
   gp::Session s({.state = {{"paid", false}}});
-  s.declare("order.ship", {.does = "Ship it.", .handler = ok_handler,
-                           .guard = [](const json& st) { return st.at("paid").get<bool>(); }});
+  s.declare("order.ship", {.does = "Ship it.", .handler = ok_handler, .guard = [](const json& st) {
+                             return st.at("paid").get<bool>();
+                           }});
   CHECK(s.fire("order.ship").reason == "GUARD_FAILED");
   CHECK(s.view().gap_rows()[0].reason == gp::Refusal::guard_failed);
 }
@@ -229,8 +231,9 @@ TEST_CASE("a delta that is not an object or a state that is not an object is a c
 
 TEST_CASE("verify false at settlement grades the fire did not happen even when the writes landed") {
   gp::Session s;
-  s.declare("a.set", {.does = "A.", .writes = {"a"}, .handler = ok_handler,
-                      .verify = [](const json& st) { return st.value("a", 0) == 42; }});
+  s.declare("a.set", {.does = "A.", .writes = {"a"}, .handler = ok_handler, .verify = [](const json& st) {
+                        return st.value("a", 0) == 42;
+                      }});
   const auto r = s.fire("a.set");
   s.report_state({{"a", 1}});
   CHECK(outcome_of(s, r.transition_id) == gp::Outcome::verify_failed);
@@ -248,8 +251,9 @@ TEST_CASE("verify false when a handler without writes returns grades the fire di
 
 TEST_CASE("a handler returning ok false is graded as a handler failure") {
   gp::Session s;
-  s.declare("a.set", {.does = "A.", .writes = {"a"},
-                      .handler = [](const json&) { return gp::HandlerResult{false, "db down"}; }});
+  s.declare("a.set", {.does = "A.", .writes = {"a"}, .handler = [](const json&) {
+                        return gp::HandlerResult{false, "db down"};
+                      }});
   const auto r = s.fire("a.set");
   CHECK_FALSE(r.ok);
   CHECK(r.reason == "HANDLER_FAILED");
@@ -261,7 +265,8 @@ TEST_CASE("a handler returning ok false is graded as a handler failure") {
 
 TEST_CASE("a throwing handler is recorded as a failure before the exception reaches the caller") {
   gp::Session s({.require_human_approval = true});
-  s.declare("a.set", {.does = "A.", .writes = {"a"},
+  s.declare("a.set", {.does = "A.",
+                      .writes = {"a"},
                       .handler = [](const json&) -> gp::HandlerResult { throw std::runtime_error("boom"); },
                       .high_effect = true});
   s.declare("b.go", {.does = "B.", .handler = ok_handler});
@@ -357,7 +362,11 @@ struct Shop {
   int placed = 0;
   Shop() {
     s.declare("checkout.place-order", {.does = "Place the order.",
-                                       .handler = [this](const json&) { ++placed; return gp::HandlerResult{}; },
+                                       .handler =
+                                           [this](const json&) {
+                                             ++placed;
+                                             return gp::HandlerResult{};
+                                           },
                                        .high_effect = true});
     s.declare("cart.clear", {.does = "Empty the cart.", .handler = ok_handler, .high_effect = true});
   }
@@ -420,7 +429,8 @@ TEST_CASE("a payload that differs from the approved input is refused as APPROVAL
         "APPROVAL_MISMATCH");
   CHECK(shop.s.fire("checkout.place-order", {.ask_id = ask.id}).reason == "APPROVAL_MISMATCH");
   CHECK(shop.placed == 0);
-  CHECK(attempts(shop.s) == std::vector<std::string>{refused_line + "APPROVAL_MISMATCH", refused_line + "APPROVAL_MISMATCH"});
+  CHECK(attempts(shop.s) ==
+        std::vector<std::string>{refused_line + "APPROVAL_MISMATCH", refused_line + "APPROVAL_MISMATCH"});
 }
 
 TEST_CASE("mutating the asked input after approval does not move the approval") {
@@ -440,8 +450,9 @@ TEST_CASE("approval compares payloads structurally regardless of key order") {
   Shop shop;
   const auto ask = shop.s.confirm_ask("checkout.place-order", json::parse(R"({"a":1,"b":{"c":[1,2],"d":"x"}})"));
   REQUIRE(shop.s.approve_ask(ask.id, "pat"));
-  CHECK(shop.s.fire("checkout.place-order",
-                    {.payload = json::parse(R"({"b":{"d":"x","c":[1,2]},"a":1})"), .ask_id = ask.id})
+  CHECK(shop.s
+            .fire("checkout.place-order",
+                  {.payload = json::parse(R"({"b":{"d":"x","c":[1,2]},"a":1})"), .ask_id = ask.id})
             .ok);
 }
 
@@ -541,8 +552,11 @@ TEST_CASE("an unmounted action keeps its name and does in history") {
 
 TEST_CASE("re-declaring an id with new wording does not rewrite history") {
   gp::Session s({.require_human_approval = true});
-  s.declare("a.go", {.does = "Old wording.", .writes = {"k"}, .handler = ok_handler,
-                     .enabled_when = [](const json& st) { return !st.contains("off"); }, .high_effect = true});
+  s.declare("a.go", {.does = "Old wording.",
+                     .writes = {"k"},
+                     .handler = ok_handler,
+                     .enabled_when = [](const json& st) { return !st.contains("off"); },
+                     .high_effect = true});
   const auto ask = s.confirm_ask("a.go");
   const auto pending = s.fire("a.go", {.source = gp::Principal::user});
   auto work = s.begin_work("label", pending.transition_id);
@@ -575,9 +589,9 @@ TEST_CASE("a row is not backfilled when its action mounts later") {
   s.fire("late.action");
   s.declare("late.action", {.does = "Arrived late.", .handler = ok_handler});
   CHECK_FALSE(s.view().gap_rows()[0].does.has_value());
-  CHECK(attempts(s) == std::vector<std::string>{
-                           "did NOT happen — agent's fire of (an action this app does not have) was refused: "
-                           "UNKNOWN_AFFORDANCE"});
+  CHECK(attempts(s) ==
+        std::vector<std::string>{"did NOT happen — agent's fire of (an action this app does not have) was refused: "
+                                 "UNKNOWN_AFFORDANCE"});
 }
 
 // ---------------------------------------------------------------- handles
@@ -702,8 +716,8 @@ TEST_CASE("concurrent fires and reports keep one row per attempt and distinct ve
 
 TEST_CASE("the session hands out copies of every row type for the seed's read access") {
   gp::Session s({.require_human_approval = true});
-  auto pane = s.declare("inbox.compose.send", {.does = "Send the message", .writes = {"sent"}, .handler = ok_handler,
-                                               .high_effect = true});
+  auto pane = s.declare("inbox.compose.send",
+                        {.does = "Send the message", .writes = {"sent"}, .handler = ok_handler, .high_effect = true});
   s.fire("inbox.compose.send");  // APPROVAL_REQUIRED
   const auto ask = s.confirm_ask("inbox.compose.send", {{"to", "ada"}});
   const auto r = s.fire("inbox.compose.send", {.source = gp::Principal::user});

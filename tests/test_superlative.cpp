@@ -12,9 +12,9 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                       {.key = "ctr", .tool = "warehouse.query",
-                        .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
   }
 };
 
@@ -78,8 +78,7 @@ TEST_CASE("a score rounded to the digits the model wrote is a finding that point
   CHECK(verdict(s.reg, "campaign_ctr", gp::superlative{.fact = "campaign_ctr", .rounding = gp::Rounding::as_stated},
                 {{"winner", "harbour"}, {"score", 0.046}})
             .ok());
-  CHECK(verdict(s.reg, "campaign_ctr",
-                gp::superlative{.fact = "campaign_ctr", .tolerance = {.absolute = 0.001}},
+  CHECK(verdict(s.reg, "campaign_ctr", gp::superlative{.fact = "campaign_ctr", .tolerance = {.absolute = 0.001}},
                 {{"winner", "harbour"}, {"score", 0.046}})
             .ok());
 }
@@ -148,8 +147,8 @@ TEST_CASE("a missing field is a finding that names what the facts support") {
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said.empty());
   CHECK(v.findings()[0].message().rfind(
-            "unsupported claim in field 'winner': the output has no such field, registered facts support 'harbour'", 0) ==
-        0);
+            "unsupported claim in field 'winner': the output has no such field, registered facts support 'harbour'",
+            0) == 0);
 }
 
 TEST_CASE("a number where a name is expected is a finding not a crash") {
@@ -187,7 +186,8 @@ TEST_CASE("an empty score field never checks the score") {
 TEST_CASE("fields may be json pointers into nested output") {
   Seed s;
   const gp::superlative check{.fact = "campaign_ctr", .field = "/result/best/name", .score_field = "/result/best/ctr"};
-  CHECK(verdict(s.reg, "campaign_ctr", check, json::parse(R"({"result":{"best":{"name":"harbour","ctr":0.0455}}})")).ok());
+  CHECK(verdict(s.reg, "campaign_ctr", check, json::parse(R"({"result":{"best":{"name":"harbour","ctr":0.0455}}})"))
+            .ok());
   const auto v = verdict(s.reg, "campaign_ctr", check, json::parse(R"({"result":{"best":{"name":"north"}}})"));
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].field == "/result/best/name");
@@ -216,7 +216,7 @@ TEST_CASE("superlative refuses misconfiguration when the boundary is built") {
                   gp::ConfigurationError);
   CHECK_THROWS_AS(gp::Boundary(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr", .field = "/a~2"}),
                   gp::ConfigurationError);
-  CHECK_THROWS_AS(gp::Boundary(s.reg, {"campaign_ctr"},
-                               gp::superlative{.fact = "campaign_ctr", .tolerance = {.absolute = -1}}),
-                  gp::ConfigurationError);
+  CHECK_THROWS_AS(
+      gp::Boundary(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr", .tolerance = {.absolute = -1}}),
+      gp::ConfigurationError);
 }

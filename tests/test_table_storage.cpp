@@ -16,8 +16,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <groundplane/groundplane.hpp>
 #include <groundplane/detail/float_decimal.hpp>
+#include <groundplane/groundplane.hpp>
 
 namespace gp = groundplane;
 using nlohmann::json;
@@ -44,7 +44,8 @@ double draw(std::mt19937_64& rng, std::uint64_t i) {
     return v;
   };
   switch (i % 7) {
-    case 0: return from_bits(r);
+    case 0:
+      return from_bits(r);
     case 1: {
       const auto e = static_cast<std::uint64_t>(static_cast<int>(r % 140) - 80 + 1023);
       return from_bits((e << 52) | (rng() & ((std::uint64_t{1} << 52) - 1)) | (r & (std::uint64_t{1} << 63)));
@@ -59,7 +60,8 @@ double draw(std::mt19937_64& rng, std::uint64_t i) {
       const double w = static_cast<double>(rng() % 10'000'000ull) / std::pow(10.0, d);
       return nudge(w, static_cast<int>((r >> 20) % 7) - 3);
     }
-    case 4: return nudge(std::ldexp(1.0, static_cast<int>(r % 160) - 90), static_cast<int>((r >> 20) % 7) - 3);
+    case 4:
+      return nudge(std::ldexp(1.0, static_cast<int>(r % 160) - 90), static_cast<int>((r >> 20) % 7) - 3);
     case 5: {
       const double p = std::pow(10.0, static_cast<int>(r % 40) - 25) * static_cast<double>(1 + (r >> 30) % 9);
       return nudge(p, static_cast<int>((r >> 20) % 7) - 3);
@@ -195,11 +197,16 @@ std::string expected_supported(gp::Aggregate op, std::vector<gp::Decimal> v, std
   gp::Decimal sum;
   for (const auto& x : v) sum += x;
   switch (op) {
-    case gp::Aggregate::count: return gp::detail::render(gp::Decimal(rows_with_value));
-    case gp::Aggregate::sum: return show(Rational(sum));
-    case gp::Aggregate::mean: return v.empty() ? "" : show(Rational(sum, gp::Decimal(v.size())));
-    case gp::Aggregate::min: return v.empty() ? "" : show(Rational(*std::min_element(v.begin(), v.end())));
-    case gp::Aggregate::max: return v.empty() ? "" : show(Rational(*std::max_element(v.begin(), v.end())));
+    case gp::Aggregate::count:
+      return gp::detail::render(gp::Decimal(rows_with_value));
+    case gp::Aggregate::sum:
+      return show(Rational(sum));
+    case gp::Aggregate::mean:
+      return v.empty() ? "" : show(Rational(sum, gp::Decimal(v.size())));
+    case gp::Aggregate::min:
+      return v.empty() ? "" : show(Rational(*std::min_element(v.begin(), v.end())));
+    case gp::Aggregate::max:
+      return v.empty() ? "" : show(Rational(*std::max_element(v.begin(), v.end())));
     case gp::Aggregate::median: {
       if (v.empty()) return "";
       std::sort(v.begin(), v.end());
@@ -215,8 +222,8 @@ std::string expected_supported(gp::Aggregate op, std::vector<gp::Decimal> v, std
 
 TEST_CASE("aggregates over the packed columns equal plain exact arithmetic with and without where") {
   std::mt19937_64 rng(99);
-  const gp::Aggregate ops[] = {gp::Aggregate::sum,  gp::Aggregate::mean, gp::Aggregate::count,
-                               gp::Aggregate::min,  gp::Aggregate::max,  gp::Aggregate::median};
+  const gp::Aggregate ops[] = {gp::Aggregate::sum, gp::Aggregate::mean, gp::Aggregate::count,
+                               gp::Aggregate::min, gp::Aggregate::max,  gp::Aggregate::median};
   // Column shapes: few decimals, mixed decimals and integers, magnitudes near 2^62
   // (partial sums flushed often), and one that cannot share a scale (read value by
   // value).
@@ -229,10 +236,18 @@ TEST_CASE("aggregates over the packed columns equal plain exact arithmetic with 
         if (rng() % 10 != 0) {
           const auto k = static_cast<std::int64_t>(rng() % 2'000'001) - 1'000'000;
           switch (shape) {
-            case 0: row["x"] = static_cast<double>(k) / 100.0; break;
-            case 1: row["x"] = rng() % 2 ? json(k) : json(static_cast<double>(k) / std::pow(10.0, rng() % 7)); break;
-            case 2: row["x"] = (std::int64_t{1} << 62) - static_cast<std::int64_t>(rng() % 1000); break;
-            default: row["x"] = rng() % 5 == 0 ? json(1e300) : json(static_cast<double>(k) / 1000.0); break;
+            case 0:
+              row["x"] = static_cast<double>(k) / 100.0;
+              break;
+            case 1:
+              row["x"] = rng() % 2 ? json(k) : json(static_cast<double>(k) / std::pow(10.0, rng() % 7));
+              break;
+            case 2:
+              row["x"] = (std::int64_t{1} << 62) - static_cast<std::int64_t>(rng() % 1000);
+              break;
+            default:
+              row["x"] = rng() % 5 == 0 ? json(1e300) : json(static_cast<double>(k) / 1000.0);
+              break;
           }
         } else if (rng() % 2) {
           row["x"] = nullptr;
@@ -242,8 +257,8 @@ TEST_CASE("aggregates over the packed columns equal plain exact arithmetic with 
       gp::FactRegistry reg;
       const auto& t = reg.record_table("t", rows, {.tool = "t"});
       const std::size_t x = *t.column_of("x");
-      const json wheres[] = {json::object(), {{"region", "a"}}, {{"region", "b"}, {"flag", true}},
-                             {{"region", "zz"}}, {{"x", nullptr}}, {{"x", rows[0].value("x", json(0.5))}}};
+      const json wheres[] = {json::object(),     {{"region", "a"}}, {{"region", "b"}, {"flag", true}},
+                             {{"region", "zz"}}, {{"x", nullptr}},  {{"x", rows[0].value("x", json(0.5))}}};
       for (const json& where : wheres) {
         if (where.contains("x") && !where["x"].is_number() && !where["x"].is_null()) continue;
         std::vector<gp::Decimal> values;
@@ -253,7 +268,7 @@ TEST_CASE("aggregates over the packed columns equal plain exact arithmetic with 
           for (auto it = where.begin(); it != where.end(); ++it) {
             const json cell = t.value(r, it.key());
             match = match && (it.value().is_number() ? cell.is_number() && *gp::Decimal::from_json(cell) ==
-                                                                              *gp::Decimal::from_json(it.value())
+                                                                               *gp::Decimal::from_json(it.value())
                                                      : cell == it.value());
           }
           if (!match || t.is_null(r, x)) continue;
@@ -313,4 +328,23 @@ TEST_CASE("tie blocks and the entity holding a score are found by bisection as a
       }
     }
   }
+}
+
+TEST_CASE("a key column of many distinct strings finds every row and still refuses a duplicate by its rows") {
+  json rows = json::array();
+  for (int i = 0; i < 20'000; ++i)
+    rows.push_back({{"k", "key-" + std::to_string(i * 7919 % 20'000)}, {"v", i % 3 == 0 ? json("x") : json(i)}});
+  gp::FactRegistry reg;
+  const auto& t = reg.record_table("t", rows, {.key_column = "k", .tool = "t"});
+  for (int i = 0; i < 20'000; ++i) {
+    const auto r = t.row_of_text("key-" + std::to_string(i * 7919 % 20'000));
+    REQUIRE(r.has_value());
+    CHECK(*r == static_cast<std::size_t>(i));
+    CHECK(t.text(*r, 0) == std::optional<std::string_view>(rows[static_cast<std::size_t>(i)]["k"].get<std::string>()));
+  }
+  CHECK_FALSE(t.row_of_text("key-20000").has_value());
+  rows[15'000]["k"] = rows[6'000]["k"];
+  CHECK_THROWS_WITH(reg.record_table("u", rows, {.key_column = "k", .tool = "t"}),
+                    "cannot record fact 'u': key column 'k' holds '" + rows[6'000]["k"].get<std::string>() +
+                        "' in rows 6000 and 15000");
 }

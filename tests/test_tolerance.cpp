@@ -204,7 +204,7 @@ TEST_CASE("Tolerance is absolute plus relative times the true value") {
 
 TEST_CASE("Tolerance and as_stated combine so that either can accept") {
   const Rational truth(d("10.45"));
-  REQUIRE(match_number(d("10.5"), truth, Tolerance{.absolute = 0.01}, Rounding::as_stated).ok);  // by rounding
+  REQUIRE(match_number(d("10.5"), truth, Tolerance{.absolute = 0.01}, Rounding::as_stated).ok);   // by rounding
   REQUIRE(match_number(d("10.46"), truth, Tolerance{.absolute = 0.01}, Rounding::as_stated).ok);  // by tolerance
   REQUIRE_FALSE(match_number(d("10.47"), truth, Tolerance{.absolute = 0.01}, Rounding::as_stated).ok);
   REQUIRE_FALSE(match_number(d("10.4"), truth, Tolerance{.absolute = 0.01}, Rounding::as_stated).ok);

@@ -17,7 +17,8 @@ void seed(gp::FactRegistry& reg) {
 
 TEST_CASE("The findings of a temporary verdict are returned by value so a range-for over them never dangles") {
   static_assert(std::is_same_v<decltype(std::declval<gp::Verdict>().findings()), std::vector<gp::Finding>>);
-  static_assert(std::is_same_v<decltype(std::declval<const gp::Verdict&>().findings()), const std::vector<gp::Finding>&>);
+  static_assert(
+      std::is_same_v<decltype(std::declval<const gp::Verdict&>().findings()), const std::vector<gp::Finding>&>);
   gp::FactRegistry reg;
   seed(reg);
   gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});

@@ -95,11 +95,13 @@ class AgentPort {
   nlohmann::ordered_json do_action(const nlohmann::json& args) {
     static constexpr std::string_view shape =
         "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
-    if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
+    if (!args.is_object())
+      return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
     for (const auto& [key, value] : args.items()) {
       (void)value;
       if (key != "action" && key != "input" && key != "ask_id")
-        return answer("INVALID_ARGUMENTS", std::string(shape) + "; it has no argument named " + detail::quote(key) + ".");
+        return answer("INVALID_ARGUMENTS",
+                      std::string(shape) + "; it has no argument named " + detail::quote(key) + ".");
     }
     const auto action = args.find("action");
     if (action == args.end() || !action->is_string() || action->get_ref<const std::string&>().empty())

@@ -46,8 +46,7 @@ class AnyCheck {
  public:
   // Any Check, by value (implicit, so a CheckList takes checks as they are written).
   template <class C>
-    requires(!std::same_as<std::remove_cvref_t<C>, AnyCheck> && Check<std::remove_cvref_t<C>>)
-  AnyCheck(C&& check)
+  requires(!std::same_as<std::remove_cvref_t<C>, AnyCheck> && Check<std::remove_cvref_t<C>>) AnyCheck(C&& check)
       : self_(std::make_shared<const Model<std::remove_cvref_t<C>>>(std::forward<C>(check))) {}
 
   std::vector<std::string> leans_on() const { return self_->leans_on(); }

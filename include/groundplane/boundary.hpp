@@ -43,7 +43,9 @@ class Boundary {
   // Validates the configuration now (ConfigurationError): every named fact is recorded,
   // every check leans only on named facts, and each check's own validate() passes.
   Boundary(const FactRegistry& registry, std::vector<std::string> facts, Cs... checks)
-      : registry_(registry), facts_(std::move(facts)), checks_(std::move(checks)...),
+      : registry_(registry),
+        facts_(std::move(facts)),
+        checks_(std::move(checks)...),
         uncaught_at_start_(std::uncaught_exceptions()) {
     for (const auto& name : facts_)
       if (!registry_.contains(name))
@@ -96,15 +98,10 @@ class Boundary {
 
   // Output held in another nlohmann::basic_json flavour (ordered_json, say).
   template <class J>
-    requires detail::is_other_json<J>
-  void submit(const J& output) {
-    submit(nlohmann::json(output));
-  }
+  requires detail::is_other_json<J>
+  void submit(const J& output) { submit(nlohmann::json(output)); }
   template <class J>
-    requires detail::is_other_json<J>
-  Verdict try_submit(const J& output) {
-    return try_submit(nlohmann::json(output));
-  }
+  requires detail::is_other_json<J> Verdict try_submit(const J& output) { return try_submit(nlohmann::json(output)); }
 
   // Prose does not compile: the model emits structured fields.
   void submit(const char*) = delete;

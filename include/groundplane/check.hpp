@@ -37,12 +37,11 @@ namespace groundplane {
 
 template <class C>
 concept Check = std::copy_constructible<C> &&
-                requires(const C& c, const FactRegistry& registry, const nlohmann::json& output,
-                         std::vector<Finding>& findings) {
-                  { c.leans_on() } -> std::convertible_to<std::vector<std::string>>;
-                  c.validate(registry);
-                  c.verify(registry, output, findings);
-                };
+    requires(const C& c, const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) {
+  { c.leans_on() } -> std::convertible_to<std::vector<std::string>>;
+  c.validate(registry);
+  c.verify(registry, output, findings);
+};
 
 template <class C>
 concept DescribesSchema = Check<C> && requires(const C& c, const FactRegistry& registry, SchemaBuilder& schema) {

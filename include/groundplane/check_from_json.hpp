@@ -83,7 +83,9 @@ struct enum_names<Convention> {
 };
 
 template <class E>
-concept named_enum = requires { enum_names<E>::values; };
+concept named_enum = requires {
+  enum_names<E>::values;
+};
 
 // ---- members of each check ----------------------------------------------------------
 
@@ -104,25 +106,25 @@ struct members_of;
 template <>
 struct members_of<superlative> {
   using C = superlative;
-  static constexpr auto list = std::tuple{member("fact", &C::fact, true), member("field", &C::field),
-                                          member("score_field", &C::score_field), member("pick", &C::pick),
-                                          member("ties", &C::ties), member("tolerance", &C::tolerance),
-                                          member("rounding", &C::rounding)};
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true),  member("field", &C::field), member("score_field", &C::score_field),
+                 member("pick", &C::pick),        member("ties", &C::ties),   member("tolerance", &C::tolerance),
+                 member("rounding", &C::rounding)};
 };
 template <>
 struct members_of<ranking_prefix> {
   using C = ranking_prefix;
-  static constexpr auto list = std::tuple{member("fact", &C::fact, true), member("field", &C::field),
-                                          member("k", &C::k), member("tolerance", &C::tolerance),
-                                          member("rounding", &C::rounding)};
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true), member("field", &C::field), member("k", &C::k),
+                 member("tolerance", &C::tolerance), member("rounding", &C::rounding)};
 };
 template <>
 struct members_of<aggregate_reconciles> {
   using C = aggregate_reconciles;
-  static constexpr auto list = std::tuple{member("fact", &C::fact, true),   member("field", &C::field, true),
-                                          member("op", &C::op, true),       member("column", &C::column),
-                                          member("where", &C::where),       member("tolerance", &C::tolerance),
-                                          member("rounding", &C::rounding)};
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true),  member("field", &C::field, true), member("op", &C::op, true),
+                 member("column", &C::column),    member("where", &C::where),       member("tolerance", &C::tolerance),
+                 member("rounding", &C::rounding)};
 };
 template <>
 struct members_of<entities_recorded> {
@@ -132,18 +134,20 @@ struct members_of<entities_recorded> {
 template <>
 struct members_of<row_integrity> {
   using C = row_integrity;
-  static constexpr auto list =
-      std::tuple{member("fact", &C::fact, true), member("key_field", &C::key_field, true),
-                 member("fields", &C::fields, true), member("key_column", &C::key_column), member("at", &C::at),
-                 member("tolerance", &C::tolerance)};
+  static constexpr auto list = std::tuple{member("fact", &C::fact, true),
+                                          member("key_field", &C::key_field, true),
+                                          member("fields", &C::fields, true),
+                                          member("key_column", &C::key_column),
+                                          member("at", &C::at),
+                                          member("tolerance", &C::tolerance)};
 };
 template <>
 struct members_of<comparison> {
   using C = comparison;
-  static constexpr auto list = std::tuple{member("fact", &C::fact, true),       member("column", &C::column),
-                                          member("a_field", &C::a_field),       member("b_field", &C::b_field),
+  static constexpr auto list = std::tuple{member("fact", &C::fact, true),         member("column", &C::column),
+                                          member("a_field", &C::a_field),         member("b_field", &C::b_field),
                                           member("value_field", &C::value_field), member("convention", &C::convention),
-                                          member("tolerance", &C::tolerance),   member("rounding", &C::rounding)};
+                                          member("tolerance", &C::tolerance),     member("rounding", &C::rounding)};
 };
 template <>
 struct members_of<actions_performed> {
@@ -266,7 +270,8 @@ inline void read(const nlohmann::json& v, Tolerance& out, const Where& at) {
 template <named_enum E>
 void read(const nlohmann::json& v, E& out, const Where& at) {
   std::string valid;
-  for (const auto& [name, value] : enum_names<E>::values) valid += (valid.empty() ? "'" : ", '") + std::string(name) + "'";
+  for (const auto& [name, value] : enum_names<E>::values)
+    valid += (valid.empty() ? "'" : ", '") + std::string(name) + "'";
   if (!v.is_string()) refuse(at.name() + " must be one of " + valid + ", got " + std::string(type_name(v)));
   const auto& said = v.get_ref<const std::string&>();
   for (const auto& [name, value] : enum_names<E>::values)
@@ -339,8 +344,7 @@ C build(const nlohmann::json& spec) {
 template <class C>
 nlohmann::json to_spec(const C& check) {
   nlohmann::json out = {{"check", C::check_name}};
-  std::apply([&](const auto&... m) { ((out[std::string(m.name)] = write(check.*(m.ptr))), ...); },
-             members_of<C>::list);
+  std::apply([&](const auto&... m) { ((out[std::string(m.name)] = write(check.*(m.ptr))), ...); }, members_of<C>::list);
   return out;
 }
 

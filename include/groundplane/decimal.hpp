@@ -125,8 +125,7 @@ inline bool dec_scale(dec_int& c, std::int64_t k) noexcept {
     // The common case (a double's coefficient, scaled by at most 10^19) is a single
     // 64×64→128 multiplication that cannot overflow dec_uint.
     if (k <= 19 && (mag >> 32 >> 32) == 0) {
-      p = static_cast<dec_uint>(static_cast<std::uint64_t>(mag)) *
-          static_cast<std::uint64_t>(dec_pow10.pow[k]);
+      p = static_cast<dec_uint>(static_cast<std::uint64_t>(mag)) * static_cast<std::uint64_t>(dec_pow10.pow[k]);
       if (p > static_cast<dec_uint>(dec_max)) return false;
       c = neg ? -static_cast<dec_int>(p) : static_cast<dec_int>(p);
       return true;
@@ -435,7 +434,7 @@ class Decimal {
     return from_big(a.coefficient() * b.coefficient(), std::int64_t{a.exp_} + b.exp_);
   }
 
-  dec_int coeff_ = 0;                   // the coefficient, when big_ is null
+  dec_int coeff_ = 0;                    // the coefficient, when big_ is null
   std::unique_ptr<detail::BigInt> big_;  // the coefficient, when it does not fit dec_int
   std::int32_t exp_ = 0;
 };
@@ -500,7 +499,8 @@ struct DecimalAccess {
     if (d.leading_exponent() > 19) return std::nullopt;
     BigInt c = d.coefficient();
     if (d.exp_ >= 0) c.magnitude.mul_pow10(static_cast<std::size_t>(d.exp_));
-    else c.magnitude = BigUint::divmod(c.magnitude, BigUint::pow10(static_cast<std::size_t>(-std::int64_t{d.exp_}))).first;
+    else
+      c.magnitude = BigUint::divmod(c.magnitude, BigUint::pow10(static_cast<std::size_t>(-std::int64_t{d.exp_}))).first;
     return c;
   }
 };
@@ -512,7 +512,8 @@ inline bool is_ascii_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 template <class Float>
 void Decimal::assign_floating(Float v) {
   if (std::isnan(v)) throw InvalidNumber("Decimal: NaN is not a number");
-  if (std::isinf(v)) throw InvalidNumber(v > 0 ? "Decimal: infinity is not a number" : "Decimal: -infinity is not a number");
+  if (std::isinf(v))
+    throw InvalidNumber(v > 0 ? "Decimal: infinity is not a number" : "Decimal: -infinity is not a number");
   if (v == 0) return;  // also -0.0: zero has no sign
   // An integral value below 2^53 is its own shortest form (up to trailing zeros, which
   // decimals() does not see); skipping the digit search makes counts cheap.
@@ -557,9 +558,7 @@ inline Decimal Decimal::parse(std::string_view text) {
   const auto fail = [&](const std::string& why) {
     throw InvalidNumber("Decimal::parse: " + detail::quote(text) + " " + why);
   };
-  const auto malformed = [&] {
-    fail("is not a decimal number; expected text like \"12\", \"-0.0455\" or \"1.5e-3\"");
-  };
+  const auto malformed = [&] { fail("is not a decimal number; expected text like \"12\", \"-0.0455\" or \"1.5e-3\""); };
   const std::size_t n = text.size();
   std::size_t i = 0;
   bool neg = false;
@@ -607,8 +606,7 @@ inline Decimal Decimal::parse(std::string_view text) {
          " are accepted");
   const std::int64_t exponent = written_exp - static_cast<std::int64_t>(frac_digits.size());
   if (exponent > max_parse_exponent || exponent < -max_parse_exponent)
-    fail("is out of range: the exponent of its last digit must lie within +/-" +
-         std::to_string(max_parse_exponent));
+    fail("is out of range: the exponent of its last digit must lie within +/-" + std::to_string(max_parse_exponent));
   std::int64_t trailing_zeros = 0;
   for (std::size_t k = int_digits.size() + frac_digits.size(); k > skip; --k, ++trailing_zeros)
     if ((k - 1 < int_digits.size() ? int_digits[k - 1] : frac_digits[k - 1 - int_digits.size()]) != '0') break;
@@ -638,8 +636,7 @@ template <detail::json_like J>
 std::optional<Decimal> Decimal::from_json(const J& j) {
   if (j.is_number_unsigned())
     return Decimal(static_cast<unsigned long long>(j.template get<typename J::number_unsigned_t>()));
-  if (j.is_number_integer())
-    return Decimal(static_cast<long long>(j.template get<typename J::number_integer_t>()));
+  if (j.is_number_integer()) return Decimal(static_cast<long long>(j.template get<typename J::number_integer_t>()));
   if (j.is_number_float()) {
     const auto v = static_cast<double>(j.template get<typename J::number_float_t>());
     if (!std::isfinite(v)) return std::nullopt;
@@ -755,8 +752,8 @@ namespace detail {
 // coefficient, which lets the compiler hold it in registers: several times faster
 // than a += loop over a Decimal that lives in memory.
 template <std::ranges::input_range R>
-  requires std::convertible_to<std::ranges::range_reference_t<R>, const Decimal&>
-Decimal sum(R&& values) {
+requires std::convertible_to < std::ranges::range_reference_t<R>,
+const Decimal& > Decimal sum(R&& values) {
   Decimal spilled;  // partial sums that outgrew the inline range, and big terms
   dec_int c = 0;
   std::int32_t e = 0;
@@ -808,7 +805,5 @@ inline nlohmann::json to_json(const Decimal& d) {
 
 template <>
 struct std::hash<groundplane::Decimal> {
-  std::size_t operator()(const groundplane::Decimal& d) const {
-    return groundplane::detail::DecimalAccess::hash(d);
-  }
+  std::size_t operator()(const groundplane::Decimal& d) const { return groundplane::detail::DecimalAccess::hash(d); }
 };

@@ -67,10 +67,14 @@ enum class Direction { higher_is_better, lower_is_better };
 
 inline std::string_view to_string(FactKind k) noexcept {
   switch (k) {
-    case FactKind::fact: return "fact";
-    case FactKind::ranking: return "ranking";
-    case FactKind::table: return "table";
-    case FactKind::domain: return "domain";
+    case FactKind::fact:
+      return "fact";
+    case FactKind::ranking:
+      return "ranking";
+    case FactKind::table:
+      return "table";
+    case FactKind::domain:
+      return "domain";
   }
   return "fact";
 }
@@ -107,11 +111,10 @@ struct EntityAt {
 
 inline void validate_header(std::string_view name, const Provenance& p) {
   if (name.empty()) throw InvalidFact("cannot record a fact with an empty name");
-  if (p.tool.empty())
-    refuse(name, "provenance needs the tool that produced it; tool is empty");
+  if (p.tool.empty()) refuse(name, "provenance needs the tool that produced it; tool is empty");
   if (!p.args.is_object())
-    refuse(name, "provenance args must be a JSON object of the call's arguments, got " +
-                     std::string(type_name(p.args)));
+    refuse(name,
+           "provenance args must be a JSON object of the call's arguments, got " + std::string(type_name(p.args)));
 }
 
 }  // namespace detail
@@ -123,8 +126,8 @@ class Fact {
       : name_(std::move(name)), value_(std::move(value)), provenance_(std::move(provenance)) {
     detail::validate_header(name_, provenance_);
     if (!(value_.is_number() || value_.is_string() || value_.is_boolean()))
-      detail::refuse(name_, "a fact's value must be a number, string or bool, got " +
-                                std::string(detail::type_name(value_)));
+      detail::refuse(name_,
+                     "a fact's value must be a number, string or bool, got " + std::string(detail::type_name(value_)));
     if (value_.is_number_float()) (void)Decimal(value_.get<double>());  // NaN/inf refused
   }
   const std::string& name() const noexcept { return name_; }
@@ -163,9 +166,8 @@ class Ranking {
     std::vector<std::size_t>& by_rank = by_rank_;
     by_rank.resize(scores_.size());
     for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
-    std::stable_sort(by_rank.begin(), by_rank.end(), [&](std::size_t a, std::size_t b) {
-      return better(scores_[a].second, scores_[b].second);
-    });
+    std::stable_sort(by_rank.begin(), by_rank.end(),
+                     [&](std::size_t a, std::size_t b) { return better(scores_[a].second, scores_[b].second); });
     order_.reserve(by_rank.size());
     position_.assign(scores_.size(), 0);
     rank_.assign(scores_.size(), 0);
@@ -251,11 +253,11 @@ class Ranking {
   Direction direction_;
   Scores scores_;
   Provenance provenance_;
-  detail::NameIndex index_;           // entity -> recorded position
-  std::vector<std::string> order_;    // best first
-  std::vector<std::size_t> by_rank_;  // position in order_ -> recorded position
-  std::vector<std::size_t> position_; // recorded position -> position in order_
-  std::vector<std::size_t> rank_;     // recorded position -> competition rank
+  detail::NameIndex index_;            // entity -> recorded position
+  std::vector<std::string> order_;     // best first
+  std::vector<std::size_t> by_rank_;   // position in order_ -> recorded position
+  std::vector<std::size_t> position_;  // recorded position -> position in order_
+  std::vector<std::size_t> rank_;      // recorded position -> competition rank
 };
 
 // What a table cell holds.
@@ -268,17 +270,18 @@ class Table {
   // Rows as nlohmann::json (object keys sorted) or nlohmann::ordered_json (the source's
   // key order kept, so columns() is first-seen order as the tool wrote it).
   template <class BasicJson>
-    requires nlohmann::detail::is_basic_json<BasicJson>::value
-  Table(std::string name, const BasicJson& rows, std::optional<std::string> key_column,
-        std::optional<std::size_t> total_rows, Provenance provenance)
+  requires nlohmann::detail::is_basic_json<BasicJson>::value Table(std::string name, const BasicJson& rows,
+                                                                   std::optional<std::string> key_column,
+                                                                   std::optional<std::size_t> total_rows,
+                                                                   Provenance provenance)
       : name_(std::move(name)),
         key_column_(std::move(key_column)),
         total_rows_(total_rows),
         provenance_(std::move(provenance)) {
     detail::validate_header(name_, provenance_);
     if (!rows.is_array())
-      detail::refuse(name_, "a table's rows must be a JSON array of objects, got " +
-                                std::string(detail::type_name(rows)));
+      detail::refuse(name_,
+                     "a table's rows must be a JSON array of objects, got " + std::string(detail::type_name(rows)));
     row_count_ = rows.size();
     if (row_count_ > detail::StringPool::max_size)
       detail::refuse(name_, "a table holds at most " + std::to_string(detail::StringPool::max_size) + " rows");
@@ -288,8 +291,8 @@ class Table {
     std::size_t r = 0;
     for (const auto& row : rows) {
       if (!row.is_object())
-        detail::refuse(name_, "row " + std::to_string(r) + " must be a JSON object, got " +
-                                  std::string(detail::type_name(row)));
+        detail::refuse(
+            name_, "row " + std::to_string(r) + " must be a JSON object, got " + std::string(detail::type_name(row)));
       std::size_t k = 0;
       for (auto it = row.begin(); it != row.end(); ++it, ++k) {
         const auto& key = it.key();
@@ -305,10 +308,13 @@ class Table {
       }
       ++r;
     }
-    for (auto& column : data_) column.finish();
+    for (auto& column : data_) {
+      column.intern_staged();
+      column.finish();
+    }
     if (total_rows_ && *total_rows_ < row_count_)
-      detail::refuse(name_, "total_rows is " + std::to_string(*total_rows_) + " but " +
-                                std::to_string(row_count_) + " rows were given");
+      detail::refuse(name_, "total_rows is " + std::to_string(*total_rows_) + " but " + std::to_string(row_count_) +
+                                " rows were given");
     if (key_column_) index_key_column();
   }
 
@@ -341,12 +347,17 @@ class Table {
   // columns().size(); unchecked). None of them builds a JSON value.
   CellKind kind(std::size_t row, std::size_t column) const noexcept {
     switch (data_[column].tags[row]) {
-      case detail::CellTag::null: return CellKind::null;
-      case detail::CellTag::string: return CellKind::string;
+      case detail::CellTag::null:
+        return CellKind::null;
+      case detail::CellTag::string:
+        return CellKind::string;
       case detail::CellTag::boolean_false:
-      case detail::CellTag::boolean_true: return CellKind::boolean;
-      case detail::CellTag::other: return CellKind::other;
-      default: return CellKind::number;
+      case detail::CellTag::boolean_true:
+        return CellKind::boolean;
+      case detail::CellTag::other:
+        return CellKind::other;
+      default:
+        return CellKind::number;
     }
   }
   bool is_null(std::size_t row, std::size_t column) const noexcept {
@@ -420,7 +431,8 @@ class Table {
     using detail::CellTag;
     using value_t = nlohmann::detail::value_t;
     switch (v.type()) {
-      case value_t::null: return;
+      case value_t::null:
+        return;
       case value_t::boolean:
         c.tags[r] = v.template get<bool>() ? CellTag::boolean_true : CellTag::boolean_false;
         ++c.booleans;
@@ -458,13 +470,9 @@ class Table {
         c.exps[r] = static_cast<std::int16_t>(parts.exponent);  // a double's lies within +/-400
         return;
       }
-      case value_t::string: {
-        bool added = false;
-        c.tags[r] = CellTag::string;
-        c.words[r] = c.strings.intern(v.template get_ref<const typename BasicJson::string_t&>(), added);
-        ++c.texts;
+      case value_t::string:
+        c.stage(r, v.template get_ref<const typename BasicJson::string_t&>());  // interned after the last row
         return;
-      }
       default:
         c.tags[r] = CellTag::other;
         c.words[r] = static_cast<std::int64_t>(c.side.size());
@@ -476,8 +484,8 @@ class Table {
 
   void check_finite(double d, std::size_t row, const std::string& column) const {
     if (d != d || d - d != 0)
-      detail::refuse(name_, "row " + std::to_string(row) + " column " + detail::quote(column) +
-                                " holds a non-finite number");
+      detail::refuse(name_,
+                     "row " + std::to_string(row) + " column " + detail::quote(column) + " holds a non-finite number");
   }
 
   void index_key_column() {
@@ -521,9 +529,9 @@ class Table {
   std::size_t row_count_ = 0;
   std::optional<std::string> key_column_;
   std::optional<std::size_t> total_rows_;
-  std::optional<std::size_t> key_col_;         // the key column's position, once indexed
-  std::vector<std::size_t> key_row_by_id_;     // string key: pool id -> row
-  detail::StringIndex key_index_;              // other keys: key_string -> row
+  std::optional<std::size_t> key_col_;      // the key column's position, once indexed
+  std::vector<std::size_t> key_row_by_id_;  // string key: pool id -> row
+  detail::StringIndex key_index_;           // other keys: key_string -> row
   Provenance provenance_;
 };
 
@@ -560,7 +568,7 @@ inline constexpr bool is_fact_type_v =
     std::is_same_v<T, Fact> || std::is_same_v<T, Ranking> || std::is_same_v<T, Table> || std::is_same_v<T, Domain>;
 
 template <class T>
-  requires is_fact_type_v<T>
+requires is_fact_type_v<T>
 inline constexpr FactKind fact_kind_of = std::is_same_v<T, Fact>      ? FactKind::fact
                                          : std::is_same_v<T, Ranking> ? FactKind::ranking
                                          : std::is_same_v<T, Table>   ? FactKind::table

@@ -34,7 +34,7 @@ namespace groundplane {
 
 struct GroundTruthOptions {
   std::optional<std::uint64_t> since_version = std::nullopt;  // only rows with version >= this
-  std::size_t max_attempts = 20;  // newest attempts kept; also caps the awaiting-ask lines
+  std::size_t max_attempts = 20;                              // newest attempts kept; also caps the awaiting-ask lines
 };
 
 struct GroundTruth {
@@ -49,8 +49,7 @@ inline constexpr std::string_view ground_truth_header =
     "session; where anything said in the conversation disagrees with these lines, these lines "
     "are what actually happened — the conversation is a claim about them.";
 inline constexpr std::string_view unknown_action_text = "(an action this app does not have)";
-inline constexpr std::string_view no_actions_text =
-    "No actions have been performed in this app this session.";
+inline constexpr std::string_view no_actions_text = "No actions have been performed in this app this session.";
 inline constexpr std::string_view unbound_work_text =
     "The app is still working on something it has not tied to an action.";
 inline constexpr std::string_view stale_actions_text =
@@ -83,8 +82,7 @@ inline std::string attempt_line(const Transition& t) {
       return "did NOT happen — " + who + " fired " + x +
              " (nothing in this app is wired to perform it, so nothing ran)";
     case Outcome::verify_failed:
-      return "did NOT happen — " + who + " fired " + x +
-             " (the app's own verify check did not hold afterwards)";
+      return "did NOT happen — " + who + " fired " + x + " (the app's own verify check did not hold afterwards)";
     case Outcome::inferred:
       return "DID happen — " + who + " fired " + x + " (attributed by inference, not observed)";
     case Outcome::pending:
@@ -100,9 +98,7 @@ inline std::string attempt_line(const GapRow& g) {
 }
 
 // True for the one grade a claim "I did X" may rest on.
-constexpr bool did_happen(Outcome o) noexcept {
-  return o == Outcome::observed || o == Outcome::inferred;
-}
+constexpr bool did_happen(Outcome o) noexcept { return o == Outcome::observed || o == Outcome::inferred; }
 
 namespace detail {
 
@@ -134,7 +130,9 @@ inline std::string join_names(const std::vector<std::string>& names) {
 inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
                                        RenderProbe* probe = nullptr) {
   std::vector<std::string> lines;
-  const auto read = [&] { if (probe) ++probe->rows_read; };
+  const auto read = [&] {
+    if (probe) ++probe->rows_read;
+  };
 
   // 1. header
   lines.emplace_back(ground_truth_header);
@@ -161,12 +159,10 @@ inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOp
     lines.push_back("No actions have been performed since version " + std::to_string(since) + " — " +
                     std::to_string(hidden) + " earlier attempt(s) this session are not listed.");
   } else {
-    lines.push_back(opts.since_version
-                        ? "Attempts since version " + std::to_string(since) + " (now " + v + "):"
-                        : "Attempts so far (version " + v + "):");
+    lines.push_back(opts.since_version ? "Attempts since version " + std::to_string(since) + " (now " + v + "):"
+                                       : "Attempts so far (version " + v + "):");
     const std::size_t keep = std::min(in_range, opts.max_attempts);
-    if (in_range > keep)
-      lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted.");
+    if (in_range > keep) lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted.");
     // Walk back from the newest row; a transition closes its window, so on equal
     // versions it is the newer of the two.
     std::vector<std::string> newest_first;
@@ -198,8 +194,7 @@ inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOp
     if (shown == opts.max_attempts) break;
     read();
     const AskStatus& a = ledger.asks[k];
-    lines.push_back("Awaiting the human's decision: " + rendered_action(a.action, a.does) + " (" +
-                    escape(a.id) + ").");
+    lines.push_back("Awaiting the human's decision: " + rendered_action(a.action, a.does) + " (" + escape(a.id) + ").");
     ++shown;
   }
   if (ledger.awaiting_asks.size() > shown)

@@ -28,9 +28,12 @@ enum class Principal { agent, user, system };
 
 constexpr std::string_view to_string(Principal p) noexcept {
   switch (p) {
-    case Principal::agent: return "agent";
-    case Principal::user: return "user";
-    case Principal::system: return "system";
+    case Principal::agent:
+      return "agent";
+    case Principal::user:
+      return "user";
+    case Principal::system:
+      return "system";
   }
   return "agent";
 }
@@ -62,14 +65,22 @@ enum class Refusal {
 
 constexpr std::string_view to_string(Refusal r) noexcept {
   switch (r) {
-    case Refusal::unknown_affordance: return "UNKNOWN_AFFORDANCE";
-    case Refusal::not_materialized: return "NOT_MATERIALIZED";
-    case Refusal::tool_disabled: return "TOOL_DISABLED";
-    case Refusal::guard_failed: return "GUARD_FAILED";
-    case Refusal::approval_required: return "APPROVAL_REQUIRED";
-    case Refusal::approval_declined: return "APPROVAL_DECLINED";
-    case Refusal::approval_spent: return "APPROVAL_SPENT";
-    case Refusal::approval_mismatch: return "APPROVAL_MISMATCH";
+    case Refusal::unknown_affordance:
+      return "UNKNOWN_AFFORDANCE";
+    case Refusal::not_materialized:
+      return "NOT_MATERIALIZED";
+    case Refusal::tool_disabled:
+      return "TOOL_DISABLED";
+    case Refusal::guard_failed:
+      return "GUARD_FAILED";
+    case Refusal::approval_required:
+      return "APPROVAL_REQUIRED";
+    case Refusal::approval_declined:
+      return "APPROVAL_DECLINED";
+    case Refusal::approval_spent:
+      return "APPROVAL_SPENT";
+    case Refusal::approval_mismatch:
+      return "APPROVAL_MISMATCH";
   }
   return "UNKNOWN_AFFORDANCE";
 }
@@ -88,9 +99,9 @@ struct Transition {
   std::string id;             // "t-1", "t-2", ... (what report_state/begin_work name)
   std::uint64_t version = 0;  // the session version when it was minted
   Cause cause;
-  std::string node;           // where the cursor was when it was minted
+  std::string node;  // where the cursor was when it was minted
   Outcome outcome = Outcome::pending;
-  std::string error = "";     // the handler's HandlerResult::error or exception text; never rendered
+  std::string error = "";  // the handler's HandlerResult::error or exception text; never rendered
 };
 
 // One row of the gap ledger: a fire the session refused.
@@ -114,14 +125,14 @@ enum class AskState {
 
 // A confirm ask: a card waiting on (or answered by) a person.
 struct AskStatus {
-  std::string id;                   // "ask-1", ...
+  std::string id;  // "ask-1", ...
   std::string action;
   std::optional<std::string> does;  // frozen at minting
   nlohmann::json input = nullptr;   // detached copy of what was asked; the approval is bound to it
   AskState state = AskState::awaiting;
-  std::string by = "";              // who answered: audit only, never rendered
-  std::uint64_t version = 0;        // session version when it was minted
-  std::string spent_by = "";        // the transition that used the approval
+  std::string by = "";        // who answered: audit only, never rendered
+  std::uint64_t version = 0;  // session version when it was minted
+  std::string spent_by = "";  // the transition that used the approval
 };
 
 // A recorded fire whose declared writes the app has not reported yet.
@@ -160,10 +171,10 @@ struct Ledger {
   std::vector<AskStatus> asks;          // creation order
   std::vector<WorkRow> work;            // creation order
 
-  std::set<std::size_t> awaiting_asks;   // indices into asks, oldest first
-  std::set<std::size_t> answered_asks;   // approved-not-spent and declined
-  std::set<std::size_t> awaiting_report; // indices into transitions
-  std::set<std::size_t> open_work;       // indices into work
+  std::set<std::size_t> awaiting_asks;    // indices into asks, oldest first
+  std::set<std::size_t> answered_asks;    // approved-not-spent and declined
+  std::set<std::size_t> awaiting_report;  // indices into transitions
+  std::set<std::size_t> open_work;        // indices into work
 };
 
 }  // namespace detail

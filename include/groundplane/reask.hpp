@@ -73,11 +73,10 @@ concept model_output = nlohmann::detail::is_basic_json<std::remove_cvref_t<R>>::
 // `generate(facts, correction)` returns the model's output as JSON (any nlohmann
 // flavour; prose does not compile). Returns the first accepted output.
 template <class Generate, Check... Cs>
-  requires std::invocable<Generate&, const nlohmann::json&, const std::optional<std::string>&> &&
-           detail::model_output<std::invoke_result_t<Generate&, const nlohmann::json&,
-                                                      const std::optional<std::string>&>>
-nlohmann::json reask(const FactRegistry& registry, std::vector<std::string> facts, Generate&& generate,
-                     std::size_t max_attempts, Cs... checks) {
+requires std::invocable < Generate&, const nlohmann::json&, const std::optional<std::string>
+& > &&detail::model_output<std::invoke_result_t<Generate&, const nlohmann::json&, const std::optional<std::string>&>>
+        nlohmann::json reask(const FactRegistry& registry, std::vector<std::string> facts, Generate&& generate,
+                             std::size_t max_attempts, Cs... checks) {
   if (max_attempts == 0)
     throw ConfigurationError("gp::reask: max_attempts is 0, so the model would never be asked; pass at least 1");
   Boundary<Cs...> boundary(registry, std::move(facts), std::move(checks)...);  // ConfigurationError here

@@ -68,7 +68,7 @@ class FactRegistry {
   }
   // The same, with rows whose object key order is kept (columns in the tool's order).
   template <class OrderedJson>
-    requires std::is_same_v<OrderedJson, nlohmann::ordered_json>
+  requires std::is_same_v<OrderedJson, nlohmann::ordered_json>
   const Table& record_table(std::string name, const OrderedJson& rows, TableOptions options) {
     return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
                         {std::move(options.tool), std::move(options.args)}));
@@ -90,7 +90,7 @@ class FactRegistry {
 
   // Absent or of another kind: ConfigurationError.
   template <class T>
-    requires is_fact_type_v<T>
+  requires is_fact_type_v<T>
   const T& get(std::string_view name) const {
     std::shared_lock lock(mutex_);
     const Entry& e = entry(name);
@@ -143,11 +143,10 @@ class FactRegistry {
     const T& ref = std::get<T>(*owned);
     std::unique_lock lock(mutex_);
     if (const auto it = index_.find(ref.name()); it != index_.end()) {
-      const Provenance& existing = std::visit([](const auto& f) -> const Provenance& { return f.provenance(); },
-                                              *entries_[it->second]);
+      const Provenance& existing =
+          std::visit([](const auto& f) -> const Provenance& { return f.provenance(); }, *entries_[it->second]);
       throw FactAlreadyRecorded("fact " + detail::quote(ref.name()) + " is already recorded (from " +
-                                existing.render() +
-                                "); facts are write-once: record a changed value under a new name");
+                                existing.render() + "); facts are write-once: record a changed value under a new name");
     }
     // Grow first, so the push_back after the index insert cannot throw.
     if (entries_.size() == entries_.capacity()) entries_.reserve(2 * entries_.size() + 8);

@@ -59,10 +59,10 @@ struct ActionSpec {
   std::string does;                      // authored sentence; required
   std::vector<std::string> writes = {};  // declared effect: state keys ("/a/b" = JSON Pointer)
   std::function<HandlerResult(const nlohmann::json& payload)> handler = nullptr;  // none: NOT_MATERIALIZED
-  std::function<bool(const nlohmann::json& state)> enabled_when = nullptr;       // false: TOOL_DISABLED
-  std::function<bool(const nlohmann::json& state)> guard = nullptr;              // false: GUARD_FAILED
-  std::function<bool(const nlohmann::json& state)> verify = nullptr;             // the app's own check
-  bool high_effect = false;  // gated under require_human_approval
+  std::function<bool(const nlohmann::json& state)> enabled_when = nullptr;        // false: TOOL_DISABLED
+  std::function<bool(const nlohmann::json& state)> guard = nullptr;               // false: GUARD_FAILED
+  std::function<bool(const nlohmann::json& state)> verify = nullptr;              // the app's own check
+  bool high_effect = false;                                                       // gated under require_human_approval
 };
 
 struct SessionOptions {
@@ -252,8 +252,9 @@ class ActionHandle {
 class [[nodiscard]] WorkHandle {
  public:
   WorkHandle() = default;
-  WorkHandle(WorkHandle&& o) noexcept
-      : core_(std::move(o.core_)), index_(o.index_), id_(std::move(o.id_)) { o.core_.reset(); }
+  WorkHandle(WorkHandle&& o) noexcept : core_(std::move(o.core_)), index_(o.index_), id_(std::move(o.id_)) {
+    o.core_.reset();
+  }
   WorkHandle& operator=(WorkHandle&& o) noexcept {
     if (this != &o) {
       close_quietly();
@@ -500,8 +501,10 @@ class Session {
   // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
   void report_state(const nlohmann::json& delta, std::string transition_id = "") {
     if (!delta.is_object())
-      throw ConfigurationError("gp::Session::report_state: the delta must be a JSON object (a merge patch of "
-                               "state keys), got " + std::string(delta.type_name()));
+      throw ConfigurationError(
+          "gp::Session::report_state: the delta must be a JSON object (a merge patch of "
+          "state keys), got " +
+          std::string(delta.type_name()));
     detail::SessionLock lock(*core_);
     auto& c = *core_;
     std::optional<std::size_t> named;
@@ -544,8 +547,8 @@ class Session {
       }
     const std::size_t k = L.asks.size();
     std::string ask_id = "ask-" + std::to_string(k + 1);
-    L.asks.push_back(AskStatus{ask_id, std::string(id), it->second.spec.does, std::move(input),
-                               AskState::awaiting, "", L.version, ""});
+    L.asks.push_back(AskStatus{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "",
+                               L.version, ""});
     c.ask_index.emplace(ask_id, k);
     L.awaiting_asks.insert(k);
     return Ask{std::move(ask_id), std::string(id)};
@@ -707,8 +710,7 @@ class Session {
     }
 
     const std::span<const Transition> ts(L.transitions);
-    const std::size_t from =
-        since_version ? detail::first_at_or_after(ts, *since_version, nullptr) : std::size_t{0};
+    const std::size_t from = since_version ? detail::first_at_or_after(ts, *since_version, nullptr) : std::size_t{0};
     const std::size_t n = ts.size() - from;
     if (n == 0) {
       text += since_version ? "\nNo new steps recorded since version " + std::to_string(*since_version) + "."
@@ -730,16 +732,21 @@ class Session {
 
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o) {
     if (!o.state.is_object())
-      throw ConfigurationError("gp::SessionOptions::state must be a JSON object, got " + std::string(o.state.type_name()));
+      throw ConfigurationError("gp::SessionOptions::state must be a JSON object, got " +
+                               std::string(o.state.type_name()));
     return std::make_shared<detail::SessionCore>(std::move(o));
   }
 
   static ApprovalResult answered_already(AskState s) {
     switch (s) {
-      case AskState::approved: return {false, "ALREADY_APPROVED"};
-      case AskState::declined: return {false, "ALREADY_DECLINED"};
-      case AskState::spent: return {false, "ALREADY_SPENT"};
-      case AskState::awaiting: break;
+      case AskState::approved:
+        return {false, "ALREADY_APPROVED"};
+      case AskState::declined:
+        return {false, "ALREADY_DECLINED"};
+      case AskState::spent:
+        return {false, "ALREADY_SPENT"};
+      case AskState::awaiting:
+        break;
     }
     return {true, ""};
   }
@@ -752,8 +759,8 @@ class Session {
     std::vector<ActionInfo> out;
     for (const auto* kv : mounted) {
       const auto& s = kv->second.spec;
-      out.push_back(ActionInfo{kv->first, s.does, !s.enabled_when || s.enabled_when(core_->state),
-                               static_cast<bool>(s.handler)});
+      out.push_back(
+          ActionInfo{kv->first, s.does, !s.enabled_when || s.enabled_when(core_->state), static_cast<bool>(s.handler)});
     }
     return out;
   }

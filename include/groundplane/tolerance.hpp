@@ -99,7 +99,8 @@ class Rational {
     const BigUint d = DecimalAccess::coefficient(den_).magnitude;
     const std::int64_t e = std::int64_t{DecimalAccess::exponent(num_)} - DecimalAccess::exponent(den_);
     // lead = floor(log10(|value|)), from digit counts and one comparison.
-    std::int64_t l = static_cast<std::int64_t>(n.magnitude.decimal_digits()) - static_cast<std::int64_t>(d.decimal_digits());
+    std::int64_t l =
+        static_cast<std::int64_t>(n.magnitude.decimal_digits()) - static_cast<std::int64_t>(d.decimal_digits());
     {
       BigUint a = n.magnitude;
       BigUint b = d;

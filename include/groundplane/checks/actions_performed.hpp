@@ -47,12 +47,12 @@ inline const Table& record_ledger(FactRegistry& registry, std::string name, cons
     version = view.version();
     const auto ts = view.transitions();
     const auto gs = view.gap_rows();
-    const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p,
-                        std::string line, std::uint64_t v) {
+    const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p, std::string line,
+                        std::uint64_t v) {
       return nlohmann::ordered_json{{"action", does ? std::string(action) : std::string(unknown_action_text)},
-                            {"principal", std::string(to_string(p))},
-                            {"outcome", std::move(line)},
-                            {"version", v}};
+                                    {"principal", std::string(to_string(p))},
+                                    {"outcome", std::move(line)},
+                                    {"version", v}};
     };
     std::size_t i = 0, j = 0;
     while (i < ts.size() || j < gs.size()) {
@@ -73,7 +73,7 @@ inline const Table& record_ledger(FactRegistry& registry, std::string name, cons
 // Every action the output claims it performed (`field`: an action id, or an array of
 // them) must have a ledger row that DID happen.
 struct actions_performed {
-  std::string fact;                 // a Table written by record_ledger
+  std::string fact;  // a Table written by record_ledger
   std::string field = "performed";
 
   static constexpr const char* check_name = "actions_performed";

@@ -62,21 +62,27 @@ enum class Aggregate { sum, mean, count, min, max, median };
 // "sum", "mean", "count", "min", "max", "median": the names check_from_json reads.
 inline std::string_view to_string(Aggregate op) noexcept {
   switch (op) {
-    case Aggregate::sum: return "sum";
-    case Aggregate::mean: return "mean";
-    case Aggregate::count: return "count";
-    case Aggregate::min: return "min";
-    case Aggregate::max: return "max";
-    case Aggregate::median: return "median";
+    case Aggregate::sum:
+      return "sum";
+    case Aggregate::mean:
+      return "mean";
+    case Aggregate::count:
+      return "count";
+    case Aggregate::min:
+      return "min";
+    case Aggregate::max:
+      return "max";
+    case Aggregate::median:
+      return "median";
   }
   return "sum";
 }
 
 struct aggregate_reconciles {
-  std::string fact;            // a Table
-  std::string field;           // where the stated number is
-  Aggregate op{};  // API.md gives no default: name it. Value-initialised (sum), never indeterminate.
-  std::string column = "";     // unused for count
+  std::string fact;         // a Table
+  std::string field;        // where the stated number is
+  Aggregate op{};           // API.md gives no default: name it. Value-initialised (sum), never indeterminate.
+  std::string column = "";  // unused for count
   nlohmann::json where = nlohmann::json::object();  // equality filter {column: value}
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
@@ -136,8 +142,8 @@ struct aggregate_reconciles {
     if (sel.non_numeric > 0) {
       f.detail = "cannot recompute the " + std::string(to_string(op)) + " of " + detail::quote(column) + ": " +
                  detail::group_thousands(sel.non_numeric) + " of the " + rows_phrase(sel.matched) +
-                 (sel.non_numeric == 1 ? " holds" : " hold") + " a non-number in it (first: " +
-                 detail::render(sel.first_non_numeric) + ", " +
+                 (sel.non_numeric == 1 ? " holds" : " hold") +
+                 " a non-number in it (first: " + detail::render(sel.first_non_numeric) + ", " +
                  std::string(detail::type_name(sel.first_non_numeric)) +
                  "); the recorded data must be fixed before this claim can be checked";
       findings.push_back(std::move(f));
@@ -181,11 +187,11 @@ struct aggregate_reconciles {
 
  private:
   struct Selection {
-    std::size_t matched = 0;       // rows passing `where`
-    std::size_t missing = 0;       // of those, rows with no value in the column
-    std::size_t non_numeric = 0;   // of those, rows holding something other than a number
+    std::size_t matched = 0;      // rows passing `where`
+    std::size_t missing = 0;      // of those, rows with no value in the column
+    std::size_t non_numeric = 0;  // of those, rows holding something other than a number
     nlohmann::json first_non_numeric;
-    std::size_t numbers = 0;       // of those, the numbers
+    std::size_t numbers = 0;  // of those, the numbers
     // The numbers: as Decimals in row order, or (`scaled`) as the column's scaled
     // words, summarised as the operation needs.
     std::vector<Decimal> values;
@@ -208,10 +214,14 @@ struct aggregate_reconciles {
 
     bool operator()(std::size_t row) const {
       switch (test) {
-        case Test::never: return false;
-        case Test::always: return true;
-        case Test::tag: return column->tags[row] == tag;
-        case Test::text: return column->tags[row] == detail::CellTag::string && column->words[row] == word;
+        case Test::never:
+          return false;
+        case Test::always:
+          return true;
+        case Test::tag:
+          return column->tags[row] == tag;
+        case Test::text:
+          return column->tags[row] == detail::CellTag::string && column->words[row] == word;
         case Test::word: {
           const detail::CellTag t = column->tags[row];
           if (detail::is_inline_number(t)) return column->words[row] == word;
@@ -219,7 +229,8 @@ struct aggregate_reconciles {
         }
         case Test::number:
           return detail::is_number(column->tags[row]) && column->number(row) == *number;
-        case Test::json: return column->json(row) == *want;
+        case Test::json:
+          return column->json(row) == *want;
       }
       return false;
     }
@@ -286,8 +297,7 @@ struct aggregate_reconciles {
   // What the stated number is meant to be, for the schema.
   std::string subject() const {
     if (op == Aggregate::count)
-      return "count of rows" + (column.empty() ? std::string() : " with a value in '" + column + "'") +
-             where_phrase();
+      return "count of rows" + (column.empty() ? std::string() : " with a value in '" + column + "'") + where_phrase();
     return std::string(to_string(op)) + " of '" + column + "' over the recorded rows" + where_phrase();
   }
 
@@ -389,7 +399,8 @@ struct aggregate_reconciles {
       sel.missing = col->nulls();
     } else {
       sel.matched = count_matched();
-      for (std::size_t r = 0; r < n; ++r) sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
+      for (std::size_t r = 0; r < n; ++r)
+        sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
     }
     sel.numbers = sel.matched - sel.missing;
     const bool no_nulls = col->nulls() == 0;
@@ -399,8 +410,8 @@ struct aggregate_reconciles {
       const std::size_t per_chunk = static_cast<std::size_t>(
           col->max_magnitude == 0
               ? n + 1
-              : std::min<std::uint64_t>(n + 1, std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() /
-                                                                              col->max_magnitude)));
+              : std::min<std::uint64_t>(
+                    n + 1, std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() / col->max_magnitude)));
       for (std::size_t i = 0; i < n; i += per_chunk) {
         const std::size_t end = std::min(n, i + per_chunk);
         std::int64_t partial = 0;
@@ -468,7 +479,8 @@ struct aggregate_reconciles {
           auto& w = sel.words;
           std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid), w.end());
           upper = at_scale(w[mid]);
-          if (sel.numbers % 2 == 0) lower = at_scale(*std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid)));
+          if (sel.numbers % 2 == 0)
+            lower = at_scale(*std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(mid)));
         } else {
           std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
           upper = v[mid];
@@ -478,7 +490,8 @@ struct aggregate_reconciles {
         return Truth{detail::Rational(lower + upper, Decimal(2)),
                      "(the mean of the middle two, " + detail::render(lower) + " and " + detail::render(upper) + ")"};
       }
-      default: return std::nullopt;  // sum and count handled above
+      default:
+        return std::nullopt;  // sum and count handled above
     }
   }
 
@@ -499,8 +512,8 @@ struct aggregate_reconciles {
         out += " (of " + detail::count_of(table.row_count(), "row", "rows") + " recorded)";
       return out;
     }
-    out += std::string(to_string(op)) + " of " + detail::quote(column) + " over " +
-           rows_phrase(sel.numbers) + " is " + shown;
+    out += std::string(to_string(op)) + " of " + detail::quote(column) + " over " + rows_phrase(sel.numbers) + " is " +
+           shown;
     if (!how.empty()) out += " " + how;
     if (sel.missing > 0)
       out += "; " + detail::count_of(sel.missing, "row has", "rows have") + " no " + detail::quote(column);

@@ -25,7 +25,8 @@
 //   unsupported claim in field 'by': model said 0.43, registered facts support 10.436893…
 //   | fact='campaign_ctr'
 //   | provenance=warehouse.query(table='campaign_daily', window='7d')
-//   | 'harbour' vs 'north' on 'ctr' as percent change is 10.436893… = (0.0455 - 0.0412) / 0.0412 * 100; 0.43 matches percentage points, not percent change
+//   | 'harbour' vs 'north' on 'ctr' as percent change is 10.436893… = (0.0455 - 0.0412) / 0.0412 * 100; 0.43 matches
+//   percentage points, not percent change
 //
 // A percent change or ratio against a zero value has no value: that is a finding, never
 // a division. value_field = "" checks only who beat whom.
@@ -60,16 +61,20 @@ enum class Convention { percent_change, percentage_points, ratio, difference };
 // "percent_change", "percentage_points", "ratio", "difference": the names check_from_json reads.
 inline std::string_view to_string(Convention c) noexcept {
   switch (c) {
-    case Convention::percent_change: return "percent_change";
-    case Convention::percentage_points: return "percentage_points";
-    case Convention::ratio: return "ratio";
-    case Convention::difference: return "difference";
+    case Convention::percent_change:
+      return "percent_change";
+    case Convention::percentage_points:
+      return "percentage_points";
+    case Convention::ratio:
+      return "ratio";
+    case Convention::difference:
+      return "difference";
   }
   return "percent_change";
 }
 
 struct comparison {
-  std::string fact;            // a Ranking, or a Table with `column` (and a key column)
+  std::string fact;  // a Ranking, or a Table with `column` (and a key column)
   std::string column = "";
   std::string a_field = "a";
   std::string b_field = "b";
@@ -128,13 +133,13 @@ struct comparison {
     if (!value_field.empty())
       schema.add(value_field,
                  {{"type", "number"},
-                  {"description", "how much the first entity beat the second by, as " + std::string(label(reading(convention)))}},
+                  {"description",
+                   "how much the first entity beat the second by, as " + std::string(label(reading(convention)))}},
                  true);
   }
 
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
-    const Finding base =
-        registry.visit(fact, [&](const auto& f) { return detail::finding_about(check_name, "", f); });
+    const Finding base = registry.visit(fact, [&](const auto& f) { return detail::finding_about(check_name, "", f); });
     const auto a = resolve(registry, output, a_field, base, findings);
     const auto b = resolve(registry, output, b_field, base, findings);
 
@@ -153,13 +158,13 @@ struct comparison {
       vf.detail = std::move(why);
       findings.push_back(std::move(vf));
     };
-    const std::string not_a_number =
-        unreadable && said != nullptr ? "expected a number, got " + std::string(detail::type_name(*said)) : std::string();
+    const std::string not_a_number = unreadable && said != nullptr
+                                         ? "expected a number, got " + std::string(detail::type_name(*said))
+                                         : std::string();
 
     if (!a || !b || a->same_as(*b) || !beat(registry, a->value, b->value)) {
       if (a && b) findings.push_back(pair_finding(registry, base, *a, *b, stated));
-      if (unreadable)
-        margin_finding(not_a_number);
+      if (unreadable) margin_finding(not_a_number);
       else if (!value_field.empty() && said == nullptr)
         margin_finding("expected the margin as a number (" + std::string(label(reading(convention))) + ")");
       return;
@@ -179,9 +184,9 @@ struct comparison {
         vf.detail += "; " + match.hint;
       } else {
         const std::string m = matches(*stated, *a, *b, r);
-        vf.detail += "; " + (m.empty() ? detail::render(*stated) +
-                                             " matches none of the four conventions, either way round"
-                                       : m + ", not " + std::string(label(r)));
+        vf.detail +=
+            "; " + (m.empty() ? detail::render(*stated) + " matches none of the four conventions, either way round"
+                              : m + ", not " + std::string(label(r)));
       }
     } else {
       vf.detail = computed(registry, r, *a, *b);
@@ -200,21 +205,30 @@ struct comparison {
 
   static Reading reading(Convention c) {
     switch (c) {
-      case Convention::percent_change: return Reading::percent_change;
-      case Convention::percentage_points: return Reading::percentage_points;
-      case Convention::ratio: return Reading::ratio;
-      case Convention::difference: return Reading::difference;
+      case Convention::percent_change:
+        return Reading::percent_change;
+      case Convention::percentage_points:
+        return Reading::percentage_points;
+      case Convention::ratio:
+        return Reading::ratio;
+      case Convention::difference:
+        return Reading::difference;
     }
     return Reading::percent_change;
   }
 
   static std::string_view label(Reading r) {
     switch (r) {
-      case Reading::percent_change: return "percent change";
-      case Reading::percentage_points: return "percentage points";
-      case Reading::ratio: return "the ratio";
-      case Reading::difference: return "the difference";
-      case Reading::ratio_percent: return "the ratio as a percentage";
+      case Reading::percent_change:
+        return "percent change";
+      case Reading::percentage_points:
+        return "percentage points";
+      case Reading::ratio:
+        return "the ratio";
+      case Reading::difference:
+        return "the difference";
+      case Reading::ratio_percent:
+        return "the ratio as a percentage";
     }
     return "percent change";
   }
@@ -226,11 +240,13 @@ struct comparison {
       case Reading::percent_change:
         if (y.is_zero()) return std::nullopt;
         return detail::Rational((x - y) * hundred, y);
-      case Reading::percentage_points: return detail::Rational((x - y) * hundred);
+      case Reading::percentage_points:
+        return detail::Rational((x - y) * hundred);
       case Reading::ratio:
         if (y.is_zero()) return std::nullopt;
         return detail::Rational(x, y);
-      case Reading::difference: return detail::Rational(x - y);
+      case Reading::difference:
+        return detail::Rational(x - y);
       case Reading::ratio_percent:
         if (y.is_zero()) return std::nullopt;
         return detail::Rational(x * hundred, y);
@@ -245,11 +261,16 @@ struct comparison {
     const std::string sx = operand(x);
     const std::string sy = operand(y);
     switch (r) {
-      case Reading::percent_change: return "(" + sx + " - " + sy + ") / " + sy + " * 100";
-      case Reading::percentage_points: return "(" + sx + " - " + sy + ") * 100";
-      case Reading::ratio: return sx + " / " + sy;
-      case Reading::difference: return sx + " - " + sy;
-      case Reading::ratio_percent: return sx + " / " + sy + " * 100";
+      case Reading::percent_change:
+        return "(" + sx + " - " + sy + ") / " + sy + " * 100";
+      case Reading::percentage_points:
+        return "(" + sx + " - " + sy + ") * 100";
+      case Reading::ratio:
+        return sx + " / " + sy;
+      case Reading::difference:
+        return sx + " - " + sy;
+      case Reading::ratio_percent:
+        return sx + " / " + sy + " * 100";
     }
     return "";
   }
@@ -334,7 +355,8 @@ struct comparison {
     f.said = a.shown;
     const std::string on = on_what(registry);
     if (a.value == b.value) {  // a tie's margin is no clue to anything
-      f.detail = "tied: " + a.shown + " did not beat " + b.shown + " on " + on + ": both are " + detail::render(a.value);
+      f.detail =
+          "tied: " + a.shown + " did not beat " + b.shown + " on " + on + ": both are " + detail::render(a.value);
       return f;
     }
     f.supported = b.shown;
@@ -361,8 +383,8 @@ struct comparison {
 
     if (registry.kind_of(fact) == FactKind::ranking) {
       const auto& ranking = registry.get<Ranking>(fact);
-      const std::string ranked = " of the " + detail::count_of(ranking.size(), "entity", "entities") +
-                                 " ranked on " + detail::quote(ranking.key());
+      const std::string ranked = " of the " + detail::count_of(ranking.size(), "entity", "entities") + " ranked on " +
+                                 detail::quote(ranking.key());
       if (said == nullptr) return fail("expected the name of one" + ranked);
       if (!said->is_string())
         return fail("expected an entity name (a string), got " + std::string(detail::type_name(*said)));
@@ -408,9 +430,10 @@ struct comparison {
     }
     const std::string what = "keys in column '" + *table.key_column() + "'";
     if (all_strings) return SchemaBuilder::name_schema(names, what);
-    if (values.size() <= SchemaBuilder::max_enum) return {{"enum", std::move(values)}, {"description", "one of the recorded " + what}};
-    return {{"description", "one of the " + std::to_string(values.size()) + " recorded " + what + " (enum omitted above " +
-                                std::to_string(SchemaBuilder::max_enum) + " names)"}};
+    if (values.size() <= SchemaBuilder::max_enum)
+      return {{"enum", std::move(values)}, {"description", "one of the recorded " + what}};
+    return {{"description", "one of the " + std::to_string(values.size()) + " recorded " + what +
+                                " (enum omitted above " + std::to_string(SchemaBuilder::max_enum) + " names)"}};
   }
 };
 

@@ -215,8 +215,8 @@ inline std::string pointer_into(std::string_view field, std::string_view token) 
 }  // namespace detail
 
 struct entities_recorded {
-  std::vector<std::string> facts;    // Domains, Rankings (entities), Tables (key column)
-  std::vector<std::string> fields;   // string, array of strings, or array of objects with "name"
+  std::vector<std::string> facts;   // Domains, Rankings (entities), Tables (key column)
+  std::vector<std::string> fields;  // string, array of strings, or array of objects with "name"
 
   static constexpr const char* check_name = "entities_recorded";
   // Recorded names examined for suggestions in one verify call, across all unknown names.
@@ -258,8 +258,7 @@ struct entities_recorded {
     const std::string what =
         "names in " + (facts.size() == 1 ? detail::quote(facts.front()) : detail::quoted_or_list(facts));
     const nlohmann::json name = SchemaBuilder::name_schema(names, what);
-    const nlohmann::json named_object = {
-        {"type", "object"}, {"properties", {{"name", name}}}, {"required", {"name"}}};
+    const nlohmann::json named_object = {{"type", "object"}, {"properties", {{"name", name}}}, {"required", {"name"}}};
     const nlohmann::json shapes = {
         {"anyOf", {name, {{"type", "array"}, {"items", name}}, {{"type", "array"}, {"items", named_object}}}}};
     for (const auto& field : fields) schema.add(field, shapes, true);
@@ -271,8 +270,9 @@ struct entities_recorded {
       const nlohmann::json* said = detail::find_field(output, field);
       if (said == nullptr) {
         Finding f = blank(search.sources, field);
-        f.detail = "expected a name, an array of names or an array of objects with a \"name\"; give [] when no "
-                   "names were used";
+        f.detail =
+            "expected a name, an array of names or an array of objects with a \"name\"; give [] when no "
+            "names were used";
         findings.push_back(std::move(f));
       } else if (said->is_string()) {
         check_one(search, field, *said, findings);
@@ -328,13 +328,18 @@ struct entities_recorded {
         Source s;
         s.name = fact;
         switch (registry.kind_of(fact)) {
-          case FactKind::domain: s.domain = &registry.get<Domain>(fact); break;
-          case FactKind::ranking: s.ranking = &registry.get<Ranking>(fact); break;
+          case FactKind::domain:
+            s.domain = &registry.get<Domain>(fact);
+            break;
+          case FactKind::ranking:
+            s.ranking = &registry.get<Ranking>(fact);
+            break;
           case FactKind::table:
             s.table = &registry.get<Table>(fact);
             if (s.table->key_column()) s.key = s.table->column_of(*s.table->key_column());
             break;
-          case FactKind::fact: break;
+          case FactKind::fact:
+            break;
         }
         s.provenance = registry.visit(fact, [](const auto& f) { return f.provenance().render(); });
         list.push_back(std::move(s));

@@ -52,9 +52,9 @@
 namespace groundplane {
 
 struct ranking_prefix {
-  std::string fact;            // a Ranking
-  std::string field = "top";   // array of names, or of objects {"name": .., "score": ..}
-  std::size_t k = 0;           // 0: the list's own length
+  std::string fact;           // a Ranking
+  std::string field = "top";  // array of names, or of objects {"name": .., "score": ..}
+  std::size_t k = 0;          // 0: the list's own length
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
 
@@ -79,13 +79,12 @@ struct ranking_prefix {
     const auto& ranking = registry.get<Ranking>(fact);
     const std::string what = "entities ranked on '" + ranking.key() + "'";
     const nlohmann::json name = SchemaBuilder::name_schema(ranking.order(), what);
-    nlohmann::json entry = {{"type", "object"},
-                            {"properties", {{"name", name}, {"score", {{"type", "number"}}}}},
-                            {"required", {"name"}}};
+    nlohmann::json entry = {
+        {"type", "object"}, {"properties", {{"name", name}, {"score", {{"type", "number"}}}}}, {"required", {"name"}}};
     nlohmann::json list = {{"type", "array"},
                            {"items", {{"anyOf", {name, std::move(entry)}}}},
-                           {"description", (k > 0 ? "the top " + std::to_string(k) : std::string("the leading")) +
-                                               " " + what + ", best first"}};
+                           {"description", (k > 0 ? "the top " + std::to_string(k) : std::string("the leading")) + " " +
+                                               what + ", best first"}};
     list["minItems"] = k > 0 ? k : std::size_t{1};
     list["maxItems"] = k > 0 ? k : ranking.size();
     schema.add(field, std::move(list), true);
@@ -124,14 +123,13 @@ struct ranking_prefix {
       return;
     } else if (k == 0 && n > ranking.size()) {
       whole.detail = "the list has " + detail::count_of(n, "name", "names") + " but only " +
-                     detail::count_of(ranking.size(), "entity is", "entities are") + " ranked on " +
-                     on_key(ranking);
+                     detail::count_of(ranking.size(), "entity is", "entities are") + " ranked on " + on_key(ranking);
       findings.push_back(whole);
     }
 
     std::unordered_map<std::string, std::size_t> seen;  // name -> 0-based place first named
     std::size_t reported = 0;
-    std::vector<std::size_t> unreported;                // 0-based places past the cap
+    std::vector<std::size_t> unreported;  // 0-based places past the cap
     const auto report = [&](Finding f, std::size_t at) {
       if (reported < max_place_findings) {
         findings.push_back(std::move(f));
@@ -159,10 +157,10 @@ struct ranking_prefix {
       if (name_json == nullptr || !name_json->is_string()) {
         Finding f = place_finding();
         f.said = detail::render(name_json == nullptr ? entry : *name_json);
-        f.detail = place(i) + ": expected an entity name or an object with a 'name', got " +
-                   (name_json == nullptr ? std::string("an object without one")
-                                         : std::string(detail::type_name(*name_json))) +
-                   then();
+        f.detail =
+            place(i) + ": expected an entity name or an object with a 'name', got " +
+            (name_json == nullptr ? std::string("an object without one") : std::string(detail::type_name(*name_json))) +
+            then();
         report(std::move(f), i);
         continue;
       }
@@ -179,8 +177,8 @@ struct ranking_prefix {
       if (const auto it = seen.find(name); it != seen.end()) {
         Finding f = place_finding();
         f.said = detail::quote(name);
-        f.detail = place(i) + " repeats " + f.said + " (already at place " + std::to_string(it->second + 1) + ")" +
-                   then();
+        f.detail =
+            place(i) + " repeats " + f.said + " (already at place " + std::to_string(it->second + 1) + ")" + then();
         report(std::move(f), i);
         continue;
       }
@@ -204,8 +202,8 @@ struct ranking_prefix {
         where += (j > 0 ? ", " : "") + std::to_string(unreported[j] + 1);
       if (unreported.size() > 4) where += ", …";
       rest.detail = detail::count_of(unreported.size(), "more place does", "more places do") +
-                    " not match the computed order on " + on_key(ranking) + " (places " + where +
-                    "; only the first " + std::to_string(max_place_findings) + " problems are listed)";
+                    " not match the computed order on " + on_key(ranking) + " (places " + where + "; only the first " +
+                    std::to_string(max_place_findings) + " problems are listed)";
       findings.push_back(std::move(rest));
     }
   }
@@ -248,10 +246,11 @@ struct ranking_prefix {
     const std::string score = detail::render(r.score_at(i));
     if (count == 1) return place(i) + " of " + top + " is " + detail::quote(r.order()[i]) + " (" + score + ")";
     const std::string tied = detail::render_all_of(detail::tie_block_names(r, i)) + " tie at " + score;
-    if (first + count <= cut) return "in " + top + ", " + tied + " and fill " + places(first, count) + " in either order";
+    if (first + count <= cut)
+      return "in " + top + ", " + tied + " and fill " + places(first, count) + " in either order";
     const std::size_t open = cut - first;  // places the block may fill before the cut
-    const std::string who = open == 1 ? (count == 2 ? "either" : "any of them")
-                                      : "any " + std::to_string(open) + " of them";
+    const std::string who =
+        open == 1 ? (count == 2 ? "either" : "any of them") : "any " + std::to_string(open) + " of them";
     return "in " + top + ", " + tied + "; " + who + " may fill " + places(first, open);
   }
 
@@ -262,7 +261,8 @@ struct ranking_prefix {
     Finding f = detail::finding_about(check_name, field, ranking);
     f.said = detail::render(said);
     f.supported = detail::render(recorded);
-    const std::string whose = detail::quote(name) + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
+    const std::string whose =
+        detail::quote(name) + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
     const auto value = Decimal::from_json(said);
     if (!value) {
       f.detail = place(i) + ": expected a number as " + detail::quote(name) + "'s score, got " +

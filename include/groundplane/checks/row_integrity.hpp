@@ -110,11 +110,11 @@ inline std::optional<std::string> column_type(const Table& t, std::size_t column
 }  // namespace detail
 
 struct row_integrity {
-  std::string fact;            // a Table
-  std::string key_field;       // output field naming the row
+  std::string fact;                                         // a Table
+  std::string key_field;                                    // output field naming the row
   std::vector<std::pair<std::string, std::string>> fields;  // output field -> column
-  std::string key_column = ""; // "" = the table's key column
-  std::string at = "";         // JSON Pointer to an object or array of objects; "" = the root
+  std::string key_column = "";                              // "" = the table's key column
+  std::string at = "";  // JSON Pointer to an object or array of objects; "" = the root
   Tolerance tolerance{};
 
   static constexpr const char* check_name = "row_integrity";
@@ -162,8 +162,8 @@ struct row_integrity {
           const auto [it, added] = seen.emplace(*k, r);
           if (!added)
             throw ConfigurationError(prefix + "key_column " + detail::quote(key_column) + " holds " +
-                                     detail::render(t.cell(r, c)) + " in rows " + std::to_string(it->second) +
-                                     " and " + std::to_string(r) + "; a key must name one row");
+                                     detail::render(t.cell(r, c)) + " in rows " + std::to_string(it->second) + " and " +
+                                     std::to_string(r) + "; a key must name one row");
         }
       }
     }
@@ -227,8 +227,8 @@ struct row_integrity {
       }
       Finding f = detail::finding_about(check_name, base, rows.table);
       f.said = detail::render(item);
-      f.detail = "expected an object naming a row of " + detail::quote(fact) + ", got " +
-                 std::string(detail::type_name(item));
+      f.detail =
+          "expected an object naming a row of " + detail::quote(fact) + ", got " + std::string(detail::type_name(item));
       findings.push_back(std::move(f));
     }
   }
@@ -305,11 +305,10 @@ struct row_integrity {
       }
       kf.detail = kf.said + " names no row of " + detail::quote(fact) + ": no row has it in column " +
                   detail::quote(rows.column_name);
-      kf.detail += rows.table.complete()
-                       ? " (" + detail::count_of(rows.table.row_count(), "row", "rows") + " recorded)"
-                       : " (only " + detail::group_thousands(rows.table.row_count()) + " of " +
-                             detail::count_of(*rows.table.total_rows(), "row", "rows") +
-                             " recorded; the row may be among those not recorded)";
+      kf.detail += rows.table.complete() ? " (" + detail::count_of(rows.table.row_count(), "row", "rows") + " recorded)"
+                                         : " (only " + detail::group_thousands(rows.table.row_count()) + " of " +
+                                               detail::count_of(*rows.table.total_rows(), "row", "rows") +
+                                               " recorded; the row may be among those not recorded)";
       kf.detail += key_type_hint(rows, *key);
       findings.push_back(std::move(kf));
       return;
@@ -346,8 +345,8 @@ struct row_integrity {
     if (c && !t.is_null(row, *c)) {
       if (const auto exact = t.number(row, *c)) {
         const auto value = Decimal::from_json(said);
-        if (value && (*value == *exact ||
-                      detail::match_number(*value, detail::Rational(*exact), tolerance, Rounding::exact).ok))
+        if (value &&
+            (*value == *exact || detail::match_number(*value, detail::Rational(*exact), tolerance, Rounding::exact).ok))
           return;
       } else if (detail::same_value(said, t.cell(row, *c))) {
         return;
@@ -387,14 +386,15 @@ struct row_integrity {
 
   // "; 0.0301 is 'delta''s 'ctr', not 'north''s" and "; 0.0455 is 'north''s 'spend', not
   // its 'ctr'": where in the table a wrong value came from, when it is there exactly.
-  std::string borrowed_from(const Resolver& rows, std::size_t row, std::size_t column, const nlohmann::json& said) const {
+  std::string borrowed_from(const Resolver& rows, std::size_t row, std::size_t column,
+                            const nlohmann::json& said) const {
     const Table& t = rows.table;
     const std::string value = detail::render(said);
     const std::string who = rows.label(row);
     std::string out;
     if (const auto r = t.column_data(column).find_equal(said, row))
-      out += "; " + value + " is " + rows.label(*r) + "'s " + detail::quote(t.columns()[column]) + ", not " + who +
-             "'s";
+      out +=
+          "; " + value + " is " + rows.label(*r) + "'s " + detail::quote(t.columns()[column]) + ", not " + who + "'s";
     for (std::size_t c = 0; c < t.columns().size(); ++c) {
       if (c != column && detail::same_value(t.cell(row, c), said)) {
         // NOLINTNEXTLINE(performance-inefficient-string-concatenation): built once, then break

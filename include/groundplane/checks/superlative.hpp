@@ -34,11 +34,11 @@ enum class Pick { best, worst };
 enum class Ties { reject, accept_any };
 
 struct superlative {
-  std::string fact;                    // a Ranking
+  std::string fact;  // a Ranking
   std::string field = "winner";
-  std::string score_field = "score";   // checked when present in the output; "" = never
+  std::string score_field = "score";  // checked when present in the output; "" = never
   Pick pick = Pick::best;
-  Ties ties = Ties::reject;            // reject: naming one of several tied leaders is a finding
+  Ties ties = Ties::reject;  // reject: naming one of several tied leaders is a finding
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
 

@@ -119,7 +119,10 @@ class BigUint {
   BigUint& operator*=(const BigUint& b) { return *this = *this * b; }
 
   void mul_small(limb_t m) {
-    if (m == 0) { limbs_.clear(); return; }
+    if (m == 0) {
+      limbs_.clear();
+      return;
+    }
     wide_t carry = 0;
     for (auto& l : limbs_) {
       const wide_t t = wide_t{l} * m + carry;
@@ -189,7 +192,10 @@ class BigUint {
 
   void shift_right(std::size_t bits) {
     const std::size_t limbs = bits / limb_bits;
-    if (limbs >= limbs_.size()) { limbs_.clear(); return; }
+    if (limbs >= limbs_.size()) {
+      limbs_.clear();
+      return;
+    }
     limbs_.erase(limbs_.begin(), limbs_.begin() + static_cast<std::ptrdiff_t>(limbs));
     const unsigned rest = static_cast<unsigned>(bits % limb_bits);
     if (rest != 0) {
@@ -242,8 +248,8 @@ class BigUint {
       std::int64_t borrow = 0;
       for (std::size_t i = 0; i < n; ++i) {
         const wide_t p = qhat * v.limbs_[i];
-        const std::int64_t t = static_cast<std::int64_t>(u[i + j]) - borrow -
-                               static_cast<std::int64_t>(p & 0xFFFFFFFFu);
+        const std::int64_t t =
+            static_cast<std::int64_t>(u[i + j]) - borrow - static_cast<std::int64_t>(p & 0xFFFFFFFFu);
         u[i + j] = static_cast<limb_t>(t);
         borrow = static_cast<std::int64_t>(p >> limb_bits) - (t >> limb_bits);
       }

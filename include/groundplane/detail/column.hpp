@@ -42,7 +42,7 @@ enum class CellTag : std::uint8_t {
   string,         // pool id in word
   boolean_false,
   boolean_true,
-  other,          // an array, an object or binary: side[word]
+  other,  // an array, an object or binary: side[word]
 };
 
 // A number whose word and exponent are the value itself (everything but big).
@@ -77,11 +77,21 @@ struct Column {
   std::size_t booleans = 0;
   std::size_t others = 0;
 
-  bool scaled = false;       // numeric words hold value / 10^scale
+  bool scaled = false;  // numeric words hold value / 10^scale
   std::int32_t scale = 0;
   std::uint64_t max_magnitude = 0;  // the largest |word| of a number, when scaled
 
   int decimals_hint = 0;  // for detail::shortest_decimal while recording
+
+  // Strings met while recording, interned after the last row (intern_staged): in a
+  // batch the hash-table slot of a string a few ahead can be fetched while this one is
+  // placed, which hides most of the cache misses of a large column.
+  struct Staged {
+    const char* data;
+    std::size_t size;
+    std::uint64_t hash;
+  };
+  std::vector<Staged> staged;
 
   explicit Column(std::size_t rows) : tags(rows, CellTag::null), words(rows, 0), exps(rows, 0) {}
 
@@ -122,16 +132,25 @@ struct Column {
   nlohmann::json json(std::size_t row) const {
     const auto w = words[row];
     switch (tags[row]) {
-      case CellTag::null: return nullptr;
-      case CellTag::integer: return nlohmann::json(static_cast<std::int64_t>(coefficient(row)));
-      case CellTag::unsigned_int: return nlohmann::json(static_cast<std::uint64_t>(coefficient(row)));
-      case CellTag::floating: return nlohmann::json(floating(row));
-      case CellTag::negative_zero: return nlohmann::json(-0.0);
-      case CellTag::string: return nlohmann::json(std::string(strings.at(static_cast<StringPool::Id>(w))));
-      case CellTag::boolean_false: return nlohmann::json(false);
-      case CellTag::boolean_true: return nlohmann::json(true);
+      case CellTag::null:
+        return nullptr;
+      case CellTag::integer:
+        return nlohmann::json(static_cast<std::int64_t>(coefficient(row)));
+      case CellTag::unsigned_int:
+        return nlohmann::json(static_cast<std::uint64_t>(coefficient(row)));
+      case CellTag::floating:
+        return nlohmann::json(floating(row));
+      case CellTag::negative_zero:
+        return nlohmann::json(-0.0);
+      case CellTag::string:
+        return nlohmann::json(std::string(strings.at(static_cast<StringPool::Id>(w))));
+      case CellTag::boolean_false:
+        return nlohmann::json(false);
+      case CellTag::boolean_true:
+        return nlohmann::json(true);
       case CellTag::big:
-      case CellTag::other: return side[static_cast<std::size_t>(w)];
+      case CellTag::other:
+        return side[static_cast<std::size_t>(w)];
     }
     return nullptr;
   }
@@ -188,9 +207,42 @@ struct Column {
       return scan([&](std::size_t r) { return tags[r] == want; });
     }
     if (v.is_null()) return scan([&](std::size_t r) { return tags[r] == CellTag::null; });
-    return scan([&](std::size_t r) {
-      return tags[r] == CellTag::other && side[static_cast<std::size_t>(words[r])] == v;
-    });
+    return scan(
+        [&](std::size_t r) { return tags[r] == CellTag::other && side[static_cast<std::size_t>(words[r])] == v; });
+  }
+
+  // Records a string cell; the source string must outlive intern_staged().
+  void stage(std::size_t row, std::string_view s) {
+    tags[row] = CellTag::string;
+    staged.push_back({s.data(), s.size(), hash_bytes(s)});
+    ++texts;
+  }
+
+  // Interns the staged strings in row order (ids in first-seen order, as one by one).
+  void intern_staged() {
+    constexpr std::size_t ahead = 8;
+    // After a sample: a column of mostly distinct strings (a key) gets all its room at
+    // once; one of few distinct values (a region) never needs it.
+    constexpr std::size_t sample = 4096;
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < tags.size() && k < staged.size(); ++r) {
+      if (tags[r] != CellTag::string) continue;
+      if (k == sample && strings.size() * 2 > sample) {
+        std::size_t bytes = 0;
+        for (const Staged& s : staged) bytes += s.size;
+        strings.reserve(staged.size(), bytes);
+      }
+      if (k + ahead < staged.size()) {
+        strings.prefetch(staged[k + ahead].hash);
+#if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(staged[k + ahead].data);
+#endif
+      }
+      bool added = false;
+      words[r] = strings.intern({staged[k].data, staged[k].size}, staged[k].hash, added);
+      ++k;
+    }
+    std::vector<Staged>().swap(staged);
   }
 
   // Called once, after the last row.

@@ -75,18 +75,22 @@ inline std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexc
 inline std::uint32_t utf8_decode(std::string_view seq) noexcept {
   const auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(seq[k])); };
   switch (seq.size()) {
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    case 4: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-    default: return b(0);
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    case 4:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    default:
+      return b(0);
   }
 }
 
 // Valid UTF-8 that is still invisible or reorders text: C1 controls, line/paragraph
 // separators and bidirectional overrides ("Trojan Source"). Escaped as \u{XXXX}.
 inline bool is_hostile_code_point(std::uint32_t cp) noexcept {
-  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
-         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
 }
 
 // Escapes `s` into `w`: \\, the quote character, \n, \r, \t, \xHH for every other
@@ -99,15 +103,29 @@ inline void escape_into(BoundedWriter& w, std::string_view s, char quote) {
     if (c < 0x80) {
       char buf[4] = {'\\', 0, 0, 0};
       std::string_view unit;
-      if (c == '\\') { buf[1] = '\\'; unit = {buf, 2}; }
-      else if (quote != '\0' && c == static_cast<unsigned char>(quote)) { buf[1] = quote; unit = {buf, 2}; }
-      else if (c == '\n') { buf[1] = 'n'; unit = {buf, 2}; }
-      else if (c == '\r') { buf[1] = 'r'; unit = {buf, 2}; }
-      else if (c == '\t') { buf[1] = 't'; unit = {buf, 2}; }
-      else if (c < 0x20 || c == 0x7F) {
-        buf[1] = 'x'; buf[2] = hex[c >> 4]; buf[3] = hex[c & 0xF]; unit = {buf, 4};
+      if (c == '\\') {
+        buf[1] = '\\';
+        unit = {buf, 2};
+      } else if (quote != '\0' && c == static_cast<unsigned char>(quote)) {
+        buf[1] = quote;
+        unit = {buf, 2};
+      } else if (c == '\n') {
+        buf[1] = 'n';
+        unit = {buf, 2};
+      } else if (c == '\r') {
+        buf[1] = 'r';
+        unit = {buf, 2};
+      } else if (c == '\t') {
+        buf[1] = 't';
+        unit = {buf, 2};
+      } else if (c < 0x20 || c == 0x7F) {
+        buf[1] = 'x';
+        buf[2] = hex[c >> 4];
+        buf[3] = hex[c & 0xF];
+        unit = {buf, 4};
       } else {
-        buf[0] = static_cast<char>(c); unit = {buf, 1};
+        buf[0] = static_cast<char>(c);
+        unit = {buf, 1};
       }
       if (!w.put(unit, unit.size())) return;
       ++i;

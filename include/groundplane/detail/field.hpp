@@ -39,7 +39,8 @@ inline std::optional<std::vector<std::string>> pointer_tokens(std::string_view p
 // starts with '/'. Throws ConfigurationError naming the check and the member.
 inline void validate_field(std::string_view field, std::string_view check, std::string_view member) {
   if (field.empty())
-    throw ConfigurationError(std::string(check) + ": " + std::string(member) + " is empty; name the output field to read");
+    throw ConfigurationError(std::string(check) + ": " + std::string(member) +
+                             " is empty; name the output field to read");
   if (field[0] == '/' && !pointer_tokens(field))
     throw ConfigurationError(std::string(check) + ": " + std::string(member) + " " + quote(field) +
                              " is not a valid JSON Pointer (a '~' must be followed by 0 or 1)");

@@ -19,10 +19,10 @@
 // decimal fewer), so its digits are exactly the shortest form's.
 #pragma once
 
+#include <cfloat>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <cfloat>
 #include <cstring>
 #include <system_error>
 

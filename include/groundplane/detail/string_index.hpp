@@ -51,10 +51,10 @@ class StringPool {
   using Id = std::uint32_t;
   static constexpr std::size_t max_size = std::numeric_limits<Id>::max() - 1;
 
-  // The id of s, adding it when new (`added` says which).
-  Id intern(std::string_view s, bool& added) {
+  // The id of s, adding it when new (`added` says which). `h` is hash_bytes(s).
+  Id intern(std::string_view s, bool& added) { return intern(s, hash_bytes(s), added); }
+  Id intern(std::string_view s, std::uint64_t h, bool& added) {
     if ((ends_.size() + 1) * 2 > slots_.size()) grow();
-    const std::uint64_t h = hash_bytes(s);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
     for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
       Slot& slot = slots_[i];
@@ -82,6 +82,21 @@ class StringPool {
       if (slot.id1 == 0) return std::nullopt;
       if (slot.tag == tag && at(slot.id1 - 1) == s) return slot.id1 - 1;
     }
+  }
+
+  // Room for `count` strings of `bytes` characters in all, so interning that many
+  // neither re-allocates nor grows the table.
+  void reserve(std::size_t count, std::size_t bytes) {
+    chars_.reserve(bytes);
+    ends_.reserve(count);
+    while (slots_.size() < 2 * count) grow();
+  }
+
+  // Asks the cache for the slot a string hashing to h starts probing at.
+  void prefetch([[maybe_unused]] std::uint64_t h) const noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    if (!slots_.empty()) __builtin_prefetch(&slots_[static_cast<std::uint32_t>(h >> 32) & mask_]);
+#endif
   }
 
   std::string_view at(Id id) const noexcept {
@@ -115,9 +130,9 @@ class StringPool {
     }
   }
 
-  std::string chars_;               // every string, back to back
-  std::vector<std::size_t> ends_;   // ends_[id]: one past the id's last character
-  std::vector<Slot> slots_;         // open addressing, linear probing, at most half full
+  std::string chars_;              // every string, back to back
+  std::vector<std::size_t> ends_;  // ends_[id]: one past the id's last character
+  std::vector<Slot> slots_;        // open addressing, linear probing, at most half full
   std::size_t mask_ = 0;
 };
 

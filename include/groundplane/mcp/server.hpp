@@ -92,11 +92,11 @@ inline constexpr int internal_error = -32603;
 
 // Member order is API (designated initializers): identity, then limits, then logging.
 struct ServerOptions {
-  std::string name = "groundplane-mcp";                 // serverInfo.name
-  std::string version = version_string;                 // serverInfo.version
+  std::string name = "groundplane-mcp";                       // serverInfo.name
+  std::string version = version_string;                       // serverInfo.version
   std::size_t max_line_bytes = std::size_t{8} * 1024 * 1024;  // a longer line is answered -32600 and skipped
-  std::size_t max_depth = 256;                          // deeper JSON nesting is answered -32600
-  std::function<void(std::string_view)> log = nullptr;  // one line per event; nullptr: std::cerr
+  std::size_t max_depth = 256;                                // deeper JSON nesting is answered -32600
+  std::function<void(std::string_view)> log = nullptr;        // one line per event; nullptr: std::cerr
 };
 
 namespace detail {
@@ -294,8 +294,8 @@ class Server {
           reply = handle_line(line, r.end == detail::LineEnd::eof_after_text);
         } catch (const std::exception& e) {  // out of memory while parsing, say: answer, carry on
           log("internal error: " + detail::escape(e.what(), 300));
-          reply = detail::dump(error_response(nullptr, error_code::internal_error,
-                                              "Internal error: " + detail::escape(e.what(), 300)));
+          reply = detail::dump(
+              error_response(nullptr, error_code::internal_error, "Internal error: " + detail::escape(e.what(), 300)));
         } catch (...) {
           log("internal error: a non-standard exception");
           reply = detail::dump(
@@ -602,8 +602,7 @@ class Server {
     auto key = args.string("key");
     Direction direction = Direction::higher_is_better;
     if (const auto d = args.optional_string("direction")) {
-      if (*d == "lower_is_better")
-        direction = Direction::lower_is_better;
+      if (*d == "lower_is_better") direction = Direction::lower_is_better;
       else if (*d != "higher_is_better")
         detail::Arguments::fail(
             "record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got " +
