@@ -7,6 +7,8 @@
 
 #include <groundplane/groundplane.hpp>
 
+#include "fixtures.hpp"
+
 namespace gp = groundplane;
 using nlohmann::json;
 
@@ -14,9 +16,7 @@ namespace {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking(
-        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    gp::testing::record_campaign_ctr(reg);
     reg.record_ranking("campaign_cpc", {{"north", 1.2}, {"harbour", 0.9}},
                        {.key = "cpc", .direction = gp::Direction::lower_is_better, .tool = "warehouse.query"});
     reg.record_table(

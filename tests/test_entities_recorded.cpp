@@ -7,6 +7,8 @@
 
 #include <groundplane/groundplane.hpp>
 
+#include "fixtures.hpp"
+
 namespace gp = groundplane;
 using nlohmann::json;
 
@@ -15,9 +17,7 @@ struct Seed {
   gp::FactRegistry reg;
   Seed() {
     reg.record_domain("campaigns", {"north", "harbour", "delta"}, {.tool = "crm.list", .args = {{"kind", "campaign"}}});
-    reg.record_ranking(
-        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    gp::testing::record_campaign_ctr(reg);
     reg.record_table("regions", json::array({{{"region", "emea"}, {"spend", 10}}, {{"region", "apac"}, {"spend", 4}}}),
                      {.key_column = "region", .tool = "warehouse.query", .args = {{"table", "regions"}}});
   }

@@ -728,9 +728,10 @@ TEST_CASE("with a session the agent tools are served and a gated order is refuse
                        call(3, "do_action", {{"action", "checkout.place-order"}}) +
                        call(4, "do_action", {{"action", "checkout.refund-everything"}}));
   const auto& tools = t.reply_to(1)["result"]["tools"];
-  REQUIRE(tools.size() == 8);
+  REQUIRE(tools.size() == 9);
   CHECK(tools[6]["name"] == "whats_here");
   CHECK(tools[7]["name"] == "do_action");
+  CHECK(tools[8]["name"] == "record_ledger");
   CHECK(tools[7]["outputSchema"]["required"] == ojson::array({"ok", "facts"}));
 
   const auto& here = t.reply_to(2)["result"]["structuredContent"];
@@ -762,4 +763,50 @@ TEST_CASE("a handler that throws is a tool error and the server keeps serving") 
   CHECK(t.reply_to(1)["result"]["isError"] == true);
   CHECK(text_of(t.reply_to(1)) == "the app failed while serving do_action: disk on fire\\nrm -rf");
   CHECK(t.has_reply_to(2));
+}
+
+TEST_CASE("with a session record_ledger lets the check tool hold a claimed action to the ledger") {
+  gp::Session app({.node = "checkout", .require_human_approval = true});
+  app.declare("cart.add", {.does = "Add to the cart.", .writes = {"cart"}, .handler = [&app](const nlohmann::json&) {
+                             app.report_state({{"cart", 1}});
+                             return gp::HandlerResult{};
+                           }});
+  app.declare("checkout.place-order", {.does = "Place the order.",
+                                       .handler = [](const nlohmann::json&) { return gp::HandlerResult{}; },
+                                       .high_effect = true});
+  Harness h(app);
+  const ojson checks = ojson::array({{{"check", "actions_performed"}, {"fact", "ledger_1"}}});
+  const auto t = h.run(
+      call(1, "do_action", {{"action", "cart.add"}}) + call(2, "do_action", {{"action", "checkout.place-order"}}) +
+      call(3, "record_ledger", {{"name", "ledger_1"}}) +
+      call(4, "check",
+           {{"facts", {"ledger_1"}},
+            {"checks", checks},
+            {"output", {{"performed", {"cart.add", "checkout.place-order"}}}}}) +
+      call(5, "check", {{"facts", {"ledger_1"}}, {"checks", checks}, {"output", {{"performed", {"cart.add"}}}}}) +
+      call(6, "record_ledger", {{"name", "ledger_1"}}) + call(7, "record_ledger", ojson::object()));
+  const auto& recorded = t.reply_to(3)["result"]["structuredContent"];
+  CHECK(recorded["kind"] == "table");
+  CHECK(recorded["size"] == 2);
+  CHECK(recorded["provenance"]["tool"] == "session.ledger");
+
+  const auto& rejected = t.reply_to(4)["result"];
+  CHECK(rejected["isError"] == false);
+  REQUIRE(rejected["structuredContent"]["ok"] == false);
+  REQUIRE(rejected["structuredContent"]["findings"].size() == 1);
+  CHECK(rejected["structuredContent"]["findings"][0]["detail"] ==
+        "the ledger's line for it: did NOT happen — agent's fire of checkout.place-order was refused: "
+        "APPROVAL_REQUIRED");
+  CHECK(t.reply_to(5)["result"]["structuredContent"]["ok"] == true);
+
+  CHECK(t.reply_to(6)["result"]["isError"] == true);  // write-once, like every fact
+  CHECK(t.reply_to(7)["result"]["isError"] == true);
+}
+
+TEST_CASE("without a session there is no record_ledger tool") {
+  Harness h;
+  const auto t = h.run(request(1, "tools/list") + call(2, "record_ledger", {{"name", "l"}}));
+  for (const auto& tool : t.reply_to(1)["result"]["tools"]) CHECK(tool["name"] != "record_ledger");
+  CHECK(t.reply_to(2)["error"]["code"] == -32602);
+  CHECK(t.reply_to(2)["error"]["message"] == "Unknown tool: 'record_ledger'");
 }

@@ -8,17 +8,15 @@
 
 #include <groundplane/groundplane.hpp>
 
+#include "fixtures.hpp"
+
 namespace gp = groundplane;
 using nlohmann::json;
 
 namespace {
 struct Seed {
   gp::FactRegistry reg;
-  Seed() {
-    reg.record_ranking(
-        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
-  }
+  Seed() { gp::testing::record_campaign_ctr(reg); }
 };
 
 // A scripted model: answers in order, and remembers what it was handed.

@@ -10,15 +10,13 @@
 
 #include <groundplane/groundplane.hpp>
 
+#include "fixtures.hpp"
+
 namespace gp = groundplane;
 using nlohmann::json;
 
 namespace {
-const gp::Ranking& seed_ranking(gp::FactRegistry& reg) {
-  return reg.record_ranking(
-      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
-}
+const gp::Ranking& seed_ranking(gp::FactRegistry& reg) { return gp::testing::record_campaign_ctr(reg); }
 }  // namespace
 
 TEST_CASE("a ranking computes its order best first with competition ranks") {

@@ -15,6 +15,8 @@
 
 #include <groundplane/groundplane.hpp>
 
+#include "fixtures.hpp"
+
 namespace gp = groundplane;
 using nlohmann::json;
 
@@ -142,9 +144,7 @@ std::vector<std::string> conformance_problems(const json& s, const json& v) {
 struct Seed {
   gp::FactRegistry reg;
   Seed() {
-    reg.record_ranking(
-        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    gp::testing::record_campaign_ctr(reg);
     reg.record_table("campaign_daily",
                      json::array({{{"campaign", "north"}, {"ctr", 0.0412}, {"spend", 1200}},
                                   {{"campaign", "harbour"}, {"ctr", 0.0455}, {"spend", 980}},

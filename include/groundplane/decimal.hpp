@@ -524,34 +524,12 @@ void Decimal::assign_floating(Float v) {
       return;
     }
   }
-  if constexpr (std::is_same_v<Float, double>) {
-    // The same digits without text (detail/float_decimal.hpp; tested against to_chars).
-    const auto parts = detail::shortest_decimal(v);
-    coeff_ = static_cast<dec_int>(parts.coefficient);
-    exp_ = parts.exponent;
-    return;
-  }
-  // Shortest round-trip digits, always as d.ddde±XX so there is one shape to read.
-  char buf[40];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  const char* p = buf;
-  const char* const end = res.ptr;
-  const bool neg = *p == '-';
-  if (neg) ++p;
-  std::int64_t c = 0;  // at most 17 digits (9 for float)
-  int digits = 0;
-  for (; p != end && *p != 'e'; ++p) {
-    if (*p == '.') continue;
-    c = c * 10 + (*p - '0');
-    ++digits;
-  }
-  ++p;  // 'e'
-  const bool eneg = p != end && *p == '-';
-  if (p != end && (*p == '-' || *p == '+')) ++p;
-  int e = 0;
-  for (; p != end; ++p) e = e * 10 + (*p - '0');
-  coeff_ = neg ? -static_cast<dec_int>(c) : static_cast<dec_int>(c);
-  exp_ = (eneg ? -e : e) - (digits - 1);
+  // A double's digits come without text (detail/float_decimal.hpp; tested against to_chars).
+  detail::DecimalParts parts;
+  if constexpr (std::is_same_v<Float, double>) parts = detail::shortest_decimal(v);
+  else parts = detail::shortest_decimal_by_text(v);
+  coeff_ = static_cast<dec_int>(parts.coefficient);
+  exp_ = parts.exponent;
 }
 
 inline Decimal Decimal::parse(std::string_view text) {

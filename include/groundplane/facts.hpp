@@ -105,6 +105,24 @@ struct EntityAt {
   std::string_view operator()(NameIndex::Id i) const noexcept { return (*scores)[i].first; }
 };
 
+// A cell or a stated value as a row key: type-tagged, numbers in Decimal form so that
+// 7 and 7.0 are one key; nullopt for values that cannot key a row.
+inline std::optional<std::string> row_key(const nlohmann::json& v) {
+  std::string key;  // appended, not "s" + ...: GCC 12 misreads that at -O3 (-Wrestrict)
+  if (v.is_string()) {
+    key = 's';
+    key += v.get_ref<const std::string&>();
+  } else if (v.is_boolean()) {
+    key = v.get<bool>() ? "btrue" : "bfalse";
+  } else if (const auto d = v.is_number() ? Decimal::from_json(v) : std::nullopt) {
+    key = 'n';
+    key += d->to_string();
+  } else {
+    return std::nullopt;
+  }
+  return key;
+}
+
 [[noreturn]] inline void refuse(std::string_view name, std::string_view what) {
   throw InvalidFact("cannot record fact " + quote(name) + ": " + std::string(what));
 }
@@ -386,7 +404,7 @@ class Table {
   std::optional<std::size_t> row_of(const nlohmann::json& key) const {
     if (key.is_string()) return row_of_text(key.get_ref<const std::string&>());
     if (!key_col_) return std::nullopt;
-    const auto k = key_string(key);
+    const auto k = detail::row_key(key);
     if (!k) return std::nullopt;
     const auto it = key_index_.find(*k);
     if (it == key_index_.end()) return std::nullopt;
@@ -401,23 +419,6 @@ class Table {
   }
 
  private:
-  // Non-string keys, type-tagged, numbers in Decimal form so that 7 and 7.0 are one key.
-  static std::optional<std::string> key_string(const nlohmann::json& v) {
-    std::string key;  // appended, not "s" + ...: GCC 12 misreads that at -O3 (-Wrestrict)
-    if (v.is_string()) {
-      key = 's';
-      key += v.get_ref<const std::string&>();
-    } else if (v.is_boolean()) {
-      key = v.get<bool>() ? "btrue" : "bfalse";
-    } else if (const auto d = v.is_number() ? Decimal::from_json(v) : std::nullopt) {
-      key = 'n';
-      key += d->to_string();
-    } else {
-      return std::nullopt;
-    }
-    return key;
-  }
-
   std::size_t column_for(const std::string& key) {
     if (const auto it = column_index_.find(std::string_view(key)); it != column_index_.end()) return it->second;
     column_index_.emplace(key, columns_.size());
@@ -506,7 +507,7 @@ class Table {
         continue;
       }
       const auto v = col.json(r);
-      const auto k = key_string(v);
+      const auto k = detail::row_key(v);
       if (!k)
         detail::refuse(name_, "row " + std::to_string(r) + " has no usable value in key column " +
                                   detail::quote(*key_column_) + " (" + std::string(detail::type_name(v)) + ")");
@@ -531,7 +532,7 @@ class Table {
   std::optional<std::size_t> total_rows_;
   std::optional<std::size_t> key_col_;      // the key column's position, once indexed
   std::vector<std::size_t> key_row_by_id_;  // string key: pool id -> row
-  detail::StringIndex key_index_;           // other keys: key_string -> row
+  detail::StringIndex key_index_;           // other keys: detail::row_key -> row
   Provenance provenance_;
 };
 

@@ -173,7 +173,7 @@ struct actions_performed {
       // the constant, so all that can be said truthfully is that no row names it.
       f.detail = "no row of the ledger names " + f.said + ": nothing by that name DID happen in this session";
     } else {
-      f.detail = "the ledger's line for it: " + detail::escape(latest, 240);
+      f.detail = "the ledger's line for it: " + detail::escape_rendered(latest, 240);
       if (attempts > 1) f.detail += " (the latest of " + std::to_string(attempts) + " attempts; none DID happen)";
     }
     findings.push_back(std::move(f));

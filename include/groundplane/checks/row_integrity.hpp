@@ -49,24 +49,6 @@ namespace groundplane {
 
 namespace detail {
 
-// A cell or a stated value as a lookup key: type-tagged, numbers in Decimal form so that
-// 7 and 7.0 are one key; nullopt for values that cannot key a row.
-inline std::optional<std::string> row_key(const nlohmann::json& v) {
-  std::string key;  // appended, not "s" + ...: GCC 12 misreads that at -O3 (-Wrestrict)
-  if (v.is_string()) {
-    key = 's';
-    key += v.get_ref<const std::string&>();
-  } else if (v.is_boolean()) {
-    key = v.get<bool>() ? "btrue" : "bfalse";
-  } else if (const auto d = v.is_number() ? Decimal::from_json(v) : std::nullopt) {
-    key = 'n';
-    key += d->to_string();
-  } else {
-    return std::nullopt;
-  }
-  return key;
-}
-
 // Two values state the same thing: numbers by value, everything else exactly.
 inline bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) {

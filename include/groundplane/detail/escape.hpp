@@ -95,15 +95,17 @@ inline bool is_hostile_code_point(std::uint32_t cp) noexcept {
 
 // Escapes `s` into `w`: \\, the quote character, \n, \r, \t, \xHH for every other
 // control byte and every byte that is not valid UTF-8, \u{XXXX} for hostile code points.
-// quote == '\0' escapes no quote character.
-inline void escape_into(BoundedWriter& w, std::string_view s, char quote) {
+// quote == '\0' escapes no quote character. With `rendered`, s is text this routine
+// already produced (read back from a record), so a backslash is one of its escapes and is
+// kept; whatever could still be raw is escaped as always.
+inline void escape_into(BoundedWriter& w, std::string_view s, char quote, bool rendered = false) {
   static constexpr char hex[] = "0123456789abcdef";
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       char buf[4] = {'\\', 0, 0, 0};
       std::string_view unit;
-      if (c == '\\') {
+      if (c == '\\' && !rendered) {
         buf[1] = '\\';
         unit = {buf, 2};
       } else if (quote != '\0' && c == static_cast<unsigned char>(quote)) {
@@ -170,6 +172,14 @@ inline std::string quote(std::string_view s, std::size_t cap = render_cap) {
 inline std::string escape(std::string_view s, std::size_t cap = render_cap) {
   BoundedWriter w(cap);
   escape_into(w, s, '\0');
+  return std::move(w).finish();
+}
+
+// A line this library rendered earlier, read back from a recorded fact (a ledger line in
+// a Table): not escaped twice, but nothing raw gets through if the fact was made by hand.
+inline std::string escape_rendered(std::string_view s, std::size_t cap = render_cap) {
+  BoundedWriter w(cap);
+  escape_into(w, s, '\0', true);
   return std::move(w).finish();
 }
 

@@ -33,15 +33,16 @@ struct DecimalParts {
   std::int32_t exponent = 0;
 };
 
-// Through std::to_chars' shortest d.ddde±XX form. v finite and nonzero.
-inline DecimalParts shortest_decimal_by_text(double v) noexcept {
+// Through std::to_chars' shortest d.ddde±XX form (for a float too). v finite and nonzero.
+template <class Float = double>
+DecimalParts shortest_decimal_by_text(Float v) noexcept {
   char buf[40];
   const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   const char* p = buf;
   const char* const end = res.ptr;
   const bool neg = *p == '-';
   if (neg) ++p;
-  std::int64_t c = 0;  // at most 17 digits
+  std::int64_t c = 0;  // at most 17 digits (9 for a float)
   int digits = 0;
   for (; p != end && *p != 'e'; ++p) {
     if (*p == '.') continue;

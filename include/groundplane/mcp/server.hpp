@@ -65,6 +65,7 @@
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
 #include "groundplane/check_from_json.hpp"
+#include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
@@ -264,7 +265,9 @@ class Server {
  public:
   explicit Server(ServerOptions options = {}) : options_(std::move(options)) { build_tools(); }
   // Also serves the session's agent tools (whats_here, do_action) through a gp::AgentPort.
-  explicit Server(Session& session, ServerOptions options = {}) : options_(std::move(options)) {
+  // And record_ledger, which records the session's attempts as a Table fact for an
+  // actions_performed check.
+  explicit Server(Session& session, ServerOptions options = {}) : options_(std::move(options)), session_(&session) {
     port_.emplace(session);
     build_tools();
   }
@@ -457,6 +460,7 @@ class Server {
       if (name == "list_facts") return list_facts(args);
       if (name == "check") return check(args);
       if (port_ && (name == "whats_here" || name == "do_action")) return agent_call(name, args);
+      if (session_ && name == "record_ledger") return record_session_ledger(args);
       return detail::tool_error("Unknown tool: " + detail::quote(name));
     } catch (const ConfigurationError& e) {
       return detail::tool_error(e.what());
@@ -651,6 +655,11 @@ class Server {
                                             {.tool = std::move(tool), .args = args.call_args()}));
   }
 
+  nlohmann::ordered_json record_session_ledger(const nlohmann::ordered_json& a) {
+    const detail::Arguments args("record_ledger", a, {"name"});
+    return recorded(record_ledger(registry_, args.string("name"), *session_));
+  }
+
   nlohmann::ordered_json list_facts(const nlohmann::ordered_json& a) const {
     const detail::Arguments args("list_facts", a, {});
     nlohmann::ordered_json facts = nlohmann::ordered_json::object();
@@ -733,7 +742,36 @@ class Server {
         tool["outputSchema"] = agent_output_schema(tool["name"].get<std::string>());
         tools_.push_back(std::move(tool));
       }
+      auto ledger = nlohmann::ordered_json::parse(R"JSON({
+  "name": "record_ledger",
+  "title": "Record the session's ledger",
+  "description": "Record every attempt this session has seen so far (fires, refusals included, each with its graded line) as a write-once table fact, so that an actions_performed check can hold a claim to have done something to what DID happen. The ledger grows: record each turn's under a new name.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {"name": {"type": "string", "description": "The fact's name; write-once."}},
+    "required": ["name"],
+    "additionalProperties": false
+  }
+})JSON");
+      ledger["outputSchema"] = recorded_output_schema();
+      tools_.push_back(std::move(ledger));
     }
+  }
+
+  // What every record_* tool returns.
+  static const nlohmann::ordered_json& recorded_output_schema() {
+    static const nlohmann::ordered_json schema = nlohmann::ordered_json::parse(R"({
+      "type": "object",
+      "properties": {
+        "recorded": {"type": "string", "description": "The fact's name."},
+        "kind": {"type": "string", "enum": ["fact", "ranking", "table", "domain"]},
+        "provenance": {"type": "object", "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
+                       "required": ["tool", "args"]},
+        "size": {"type": "integer", "description": "Entities, rows or members recorded; 1 for a fact."}
+      },
+      "required": ["recorded", "kind", "provenance", "size"]
+    })");
+    return schema;
   }
 
   static nlohmann::ordered_json agent_output_schema(const std::string& name) {
@@ -765,6 +803,7 @@ class Server {
   }
 
   static const nlohmann::ordered_json& checker_tools() {
+    // The record_* tools' shared inputs (name, tool, args) and output are added below.
     static const nlohmann::ordered_json defs = nlohmann::ordered_json::parse(R"JSON([
 {
   "name": "record_fact",
@@ -773,12 +812,9 @@ class Server {
   "inputSchema": {
     "type": "object",
     "properties": {
-      "name": {"type": "string", "description": "The fact's name; write-once."},
-      "value": {"type": ["number", "string", "boolean"], "description": "The value the tool returned."},
-      "tool": {"type": "string", "description": "The tool whose call returned it, e.g. warehouse.query."},
-      "args": {"type": "object", "description": "That call's arguments."}
+      "value": {"type": ["number", "string", "boolean"], "description": "The value the tool returned."}
     },
-    "required": ["name", "value", "tool"],
+    "required": ["value"],
     "additionalProperties": false
   }
 },
@@ -789,14 +825,11 @@ class Server {
   "inputSchema": {
     "type": "object",
     "properties": {
-      "name": {"type": "string", "description": "The fact's name; write-once."},
       "scores": {"type": "object", "additionalProperties": {"type": "number"}, "description": "Entity to score, in the order the tool listed them (that order breaks ties)."},
       "key": {"type": "string", "description": "The measured quantity, e.g. ctr."},
-      "direction": {"type": "string", "enum": ["higher_is_better", "lower_is_better"], "description": "Default higher_is_better."},
-      "tool": {"type": "string", "description": "The tool whose call returned the scores."},
-      "args": {"type": "object", "description": "That call's arguments."}
+      "direction": {"type": "string", "enum": ["higher_is_better", "lower_is_better"], "description": "Default higher_is_better."}
     },
-    "required": ["name", "scores", "key", "tool"],
+    "required": ["scores", "key"],
     "additionalProperties": false
   }
 },
@@ -807,14 +840,11 @@ class Server {
   "inputSchema": {
     "type": "object",
     "properties": {
-      "name": {"type": "string", "description": "The fact's name; write-once."},
       "rows": {"type": "array", "items": {"type": "object"}, "description": "The rows, each an object of named columns."},
       "key_column": {"type": "string", "description": "The column that names each row (unique per row)."},
-      "total_rows": {"type": "integer", "minimum": 0, "description": "How many rows the source had."},
-      "tool": {"type": "string", "description": "The tool whose call returned the rows."},
-      "args": {"type": "object", "description": "That call's arguments."}
+      "total_rows": {"type": "integer", "minimum": 0, "description": "How many rows the source had."}
     },
-    "required": ["name", "rows", "tool"],
+    "required": ["rows"],
     "additionalProperties": false
   }
 },
@@ -825,12 +855,9 @@ class Server {
   "inputSchema": {
     "type": "object",
     "properties": {
-      "name": {"type": "string", "description": "The fact's name; write-once."},
-      "members": {"type": "array", "items": {"type": "string"}, "description": "The names, without duplicates."},
-      "tool": {"type": "string", "description": "The tool whose call returned them."},
-      "args": {"type": "object", "description": "That call's arguments."}
+      "members": {"type": "array", "items": {"type": "string"}, "description": "The names, without duplicates."}
     },
-    "required": ["name", "members", "tool"],
+    "required": ["members"],
     "additionalProperties": false
   }
 },
@@ -884,19 +911,26 @@ class Server {
 ])JSON");
     static const nlohmann::ordered_json with_schemas = [] {
       nlohmann::ordered_json out = defs;
-      const auto recorded_schema = nlohmann::ordered_json::parse(R"({
-        "type": "object",
-        "properties": {
-          "recorded": {"type": "string", "description": "The fact's name."},
-          "kind": {"type": "string", "enum": ["fact", "ranking", "table", "domain"]},
-          "provenance": {"type": "object", "properties": {"tool": {"type": "string"}, "args": {"type": "object"}},
-                         "required": ["tool", "args"]},
-          "size": {"type": "integer", "description": "Entities, rows or members recorded; 1 for a fact."}
-        },
-        "required": ["recorded", "kind", "provenance", "size"]
+      // Every record_* tool takes the fact's name first and its provenance last.
+      const auto name = nlohmann::ordered_json::parse(
+          R"({"name": {"type": "string", "description": "The fact's name; write-once."}})");
+      const auto provenance = nlohmann::ordered_json::parse(R"({
+        "tool": {"type": "string", "description": "The tool whose call returned the value, e.g. warehouse.query."},
+        "args": {"type": "object", "description": "That call's arguments."}
       })");
-      for (auto& tool : out)
-        if (tool["name"].get_ref<const std::string&>().rfind("record_", 0) == 0) tool["outputSchema"] = recorded_schema;
+      for (auto& tool : out) {
+        if (tool["name"].get_ref<const std::string&>().rfind("record_", 0) != 0) continue;
+        auto& input = tool["inputSchema"];
+        nlohmann::ordered_json properties = name;
+        properties.update(input["properties"]);
+        properties.update(provenance);
+        input["properties"] = std::move(properties);
+        auto required = nlohmann::ordered_json::array({"name"});
+        for (const auto& r : input["required"]) required.push_back(r);
+        required.push_back("tool");
+        input["required"] = std::move(required);
+        tool["outputSchema"] = recorded_output_schema();
+      }
       return out;
     }();
     return with_schemas;
@@ -904,6 +938,7 @@ class Server {
 
   ServerOptions options_;
   FactRegistry registry_;
+  Session* session_ = nullptr;
   std::optional<AgentPort> port_;
   nlohmann::ordered_json tools_ = nlohmann::ordered_json::array();
   std::string protocol_version_;
