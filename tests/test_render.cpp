@@ -115,3 +115,14 @@ TEST_CASE("provenance escapes a hostile tool name and hostile argument keys") {
   const gp::Provenance p{"evil\ntool", {{"k'\n", "v\n"}}};
   CHECK(p.render() == "evil\\ntool(k'\\n='v\\n')");
 }
+
+TEST_CASE("zero-width characters and invisible tag characters are escaped in full") {
+  CHECK(gp::detail::quote("north\xE2\x80\x8B") == "'north\\u{200b}'");  // zero-width space
+  CHECK(gp::detail::quote("a\xE2\x81\xA0z") == "'a\\u{2060}z'");        // word joiner
+  CHECK(gp::detail::quote("\xC2\xAD") == "'\\u{00ad}'");                // soft hyphen
+  // U+E0049 U+E0047: tag letters that spell "IG" invisibly; five hex digits, none dropped.
+  CHECK(gp::detail::quote("ok\xF3\xA0\x81\x89\xF3\xA0\x81\x87") == "'ok\\u{e0049}\\u{e0047}'");
+  CHECK(gp::detail::quote("\xEF\xB8\x8F") == "'\\u{fe0f}'");  // variation selector
+  // Visible text beyond the basic plane is left alone.
+  CHECK(gp::detail::quote("caf\xC3\xA9 \xF0\x9F\x93\x88") == "'caf\xC3\xA9 \xF0\x9F\x93\x88'");
+}

@@ -114,7 +114,7 @@ struct ranking_prefix {
     }
     if (k > 0 && n != k) {
       whole.detail = "the list has " + detail::count_of(n, "name", "names") + "; the " + top_phrase(ranking, k) +
-                     " were asked for";
+                     (k == 1 ? " was asked for" : " were asked for");
       findings.push_back(whole);
     } else if (k == 0 && n == 0) {
       whole.detail = "an empty list names no entities; the computed order on " + on_key(ranking) + " starts with " +
@@ -216,8 +216,10 @@ struct ranking_prefix {
     return detail::quote(r.key()) + (r.direction() == Direction::lower_is_better ? " (lower is better)" : "");
   }
 
-  // "top 3 entities ranked on 'ctr'"; with n == 0 "leading entities ranked on 'ctr'".
+  // "top 3 entities ranked on 'ctr'", "top entity ranked on 'ctr'"; with n == 0 "leading
+  // entities ranked on 'ctr'".
   static std::string top_phrase(const Ranking& r, std::size_t n) {
+    if (n == 1) return "top entity ranked on " + on_key(r);
     return (n > 0 ? "top " + std::to_string(n) : std::string("leading")) + " entities ranked on " + on_key(r);
   }
 

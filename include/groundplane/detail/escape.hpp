@@ -86,11 +86,16 @@ inline std::uint32_t utf8_decode(std::string_view seq) noexcept {
   }
 }
 
-// Valid UTF-8 that is still invisible or reorders text: C1 controls, line/paragraph
-// separators and bidirectional overrides ("Trojan Source"). Escaped as \u{XXXX}.
+// Valid UTF-8 that is still invisible or reorders text, escaped as \u{XXXX}: C1
+// controls, line/paragraph separators, bidirectional marks and overrides ("Trojan
+// Source"), zero-width and other invisible format characters (a name that looks like a
+// recorded one but is not), variation selectors, and the tag characters U+E0000–E007F,
+// which spell out ASCII invisibly and so can smuggle instructions to a model.
 inline bool is_hostile_code_point(std::uint32_t cp) noexcept {
-  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
-         (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0xAD || cp == 0x61C || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
+         cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) ||
+         (cp >= 0xFE00 && cp <= 0xFE0F) || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+         (cp >= 0xE0000 && cp <= 0xE007F) || (cp >= 0xE0100 && cp <= 0xE01EF);
 }
 
 // Escapes `s` into `w`: \\, the quote character, \n, \r, \t, \xHH for every other
@@ -144,7 +149,8 @@ inline void escape_into(BoundedWriter& w, std::string_view s, char quote, bool r
     const std::uint32_t cp = utf8_decode(seq);
     if (is_hostile_code_point(cp)) {
       std::string unit = "\\u{";
-      for (int shift = 12; shift >= 0; shift -= 4) unit.push_back(hex[(cp >> shift) & 0xF]);
+      const int top = cp > 0xFFFFF ? 20 : cp > 0xFFFF ? 16 : 12;  // at least four digits, all of them
+      for (int shift = top; shift >= 0; shift -= 4) unit.push_back(hex[(cp >> shift) & 0xF]);
       unit.push_back('}');
       if (!w.put(unit, unit.size())) return;
     } else if (!w.put(seq, 1)) {
