@@ -269,3 +269,12 @@ TEST_CASE("a million-member domain answers by lookup and bounds the search for s
   CHECK(v.findings()[5].detail.find("closest") != std::string::npos);
   CHECK(v.findings()[7].detail == "'kampaign-999998' is not a recorded name");
 }
+
+TEST_CASE("edits are counted in characters so a name missing its accent is one edit from the recorded one") {
+  gp::FactRegistry reg;
+  reg.record_domain("staff", {"\xC3\x85sa", "Bo"}, {.tool = "hr.list"});  // "Åsa": 4 bytes and 3 characters
+  gp::Boundary b(reg, {"staff"}, gp::entities_recorded{.facts = {"staff"}, .fields = {"name"}});
+  const auto v = b.try_submit({{"name", "Asa"}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].detail == "'Asa' is not a recorded name; closest: '\xC3\x85sa'");
+}

@@ -16,8 +16,9 @@
 //
 // Cost. Membership is one hash lookup per name and per fact, whatever the size of the
 // sets. Only a name that misses is searched for suggestions, and that search is bounded:
-//   - a candidate is at most max_distance(name) edits away (Levenshtein, counted in bytes):
-//     1 for names of up to 4 bytes, 2 up to 12, 3 beyond; a case-only difference
+//   - a candidate is at most max_distance(name) edits away (Levenshtein, counted in
+//     characters, i.e. code points, so an accent or an invisible character is one edit):
+//     1 for names of up to 4 characters, 2 up to 12, 3 beyond; a case-only difference
 //     ("Harbour" for "harbour") is always the closest;
 //   - a candidate whose length differs by more than that bound, or whose set of
 //     characters differs by more than that many, is skipped before any distance is
@@ -32,6 +33,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,12 +58,58 @@ namespace groundplane {
 
 namespace detail {
 
-// Levenshtein distance between two byte strings, computed only inside a band of width
-// `bound` around the diagonal; any distance above `bound` is reported as bound + 1.
-// The scratch rows are reused across calls so a search allocates once.
+// The characters of s as code points; a byte that is not valid UTF-8 stands for itself
+// above the code point range, so it still differs from every character.
+inline void decode_code_points(std::string_view s, std::vector<char32_t>& out) {
+  out.clear();
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : utf8_sequence_length(s, i);
+    if (n == 0) {
+      out.push_back(static_cast<char32_t>(0x110000u + c));
+      ++i;
+      continue;
+    }
+    out.push_back(n == 1 ? static_cast<char32_t>(c) : static_cast<char32_t>(utf8_decode(s.substr(i, n))));
+    i += n;
+  }
+}
+
+inline bool is_ascii(std::string_view s) noexcept {
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  return true;
+}
+
+// Characters (code points) in s, counting no further than stop_at; a byte that is not
+// valid UTF-8 counts as one.
+inline std::size_t character_count(std::string_view s,
+                                   std::size_t stop_at = std::numeric_limits<std::size_t>::max()) noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size() && n < stop_at; ++n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c < 0x80 ? 1 : utf8_sequence_length(s, i);
+    i += len == 0 ? 1 : len;
+  }
+  return n;
+}
+
+// Levenshtein distance in characters, computed only inside a band of width `bound`
+// around the diagonal; any distance above `bound` is reported as bound + 1. ASCII names
+// are compared byte by byte; others are decoded first. The scratch rows are reused
+// across calls so a search allocates once.
 class BoundedEditDistance {
  public:
   std::size_t operator()(std::string_view a, std::string_view b, std::size_t bound) {
+    if (is_ascii(a) && is_ascii(b)) return banded(a, b, bound);
+    decode_code_points(a, a32_);
+    decode_code_points(b, b32_);
+    return banded(std::u32string_view(a32_.data(), a32_.size()), std::u32string_view(b32_.data(), b32_.size()), bound);
+  }
+
+ private:
+  template <class Char>
+  std::size_t banded(std::basic_string_view<Char> a, std::basic_string_view<Char> b, std::size_t bound) {
     if (a.size() > b.size()) std::swap(a, b);
     const std::size_t over = bound + 1;
     if (b.size() - a.size() > bound) return over;
@@ -98,17 +146,24 @@ class BoundedEditDistance {
     return std::min(prev_[m], over);
   }
 
- private:
   std::vector<std::size_t> prev_;
   std::vector<std::size_t> cur_;
+  std::vector<char32_t> a32_;
+  std::vector<char32_t> b32_;
 };
 
-// Which byte values occur in s, folded onto 64 bits. Each edit adds at most one
+// Which characters occur in s, folded onto 64 bits. Each edit adds at most one
 // character to a string's set and removes at most one, so when two masks differ by more
 // than k bits in either direction the strings are more than k edits apart.
 inline std::uint64_t char_mask(std::string_view s) noexcept {
   std::uint64_t m = 0;
-  for (const char c : s) m |= std::uint64_t{1} << (static_cast<unsigned char>(c) & 63u);
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c < 0x80 ? 1 : utf8_sequence_length(s, i);
+    const std::uint32_t unit = len > 1 ? utf8_decode(s.substr(i, len)) : c;
+    m |= std::uint64_t{1} << (unit & 63u);
+    i += len == 0 ? 1 : len;
+  }
   return m;
 }
 
@@ -135,15 +190,22 @@ class NameSuggester {
   }
 
   explicit NameSuggester(std::string_view name, std::size_t* budget)
-      : name_(name), bound_(max_distance(name.size())), mask_(char_mask(name)), budget_(budget) {}
+      : name_(name),
+        length_(character_count(name)),
+        bound_(max_distance(length_)),
+        mask_(char_mask(name)),
+        budget_(budget) {}
 
   // Offers one recorded name; false once the budget is spent (stop offering).
   bool offer(std::string_view candidate) {
     if (*budget_ == 0) return false;
     --*budget_;
-    const std::size_t diff =
-        candidate.size() > name_.size() ? candidate.size() - name_.size() : name_.size() - candidate.size();
-    if (diff > bound_) return true;
+    // Lengths in characters, not bytes (an accent or an invisible character is one
+    // edit), decided without reading the candidate where its byte length is enough: it
+    // has at most as many characters as bytes, and counting stops past the longest allowed.
+    const std::size_t longest = length_ + bound_;
+    if (candidate.size() + bound_ < length_) return true;
+    if (candidate.size() > longest && character_count(candidate, longest + 1) > longest) return true;
     std::size_t score = 0;  // 0: differs only in case; otherwise the edit distance
     if (!equal_ignoring_ascii_case(candidate, name_)) {
       const std::uint64_t m = char_mask(candidate);
@@ -177,6 +239,7 @@ class NameSuggester {
   }
 
   std::string_view name_;
+  std::size_t length_;  // in characters
   std::size_t bound_;
   std::uint64_t mask_;
   std::size_t* budget_;
