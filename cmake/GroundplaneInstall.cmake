@@ -12,6 +12,14 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/groundplane"
 install(EXPORT groundplaneTargets
   NAMESPACE groundplane::
   DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+# Each store in its own export set: its file is read only when its component is asked
+# for, after its dependencies were found (find_package(groundplane COMPONENTS sqlite)).
+if(TARGET groundplane_sqlite)
+  install(TARGETS groundplane_sqlite EXPORT groundplaneSqliteTargets)
+  install(EXPORT groundplaneSqliteTargets
+    NAMESPACE groundplane::
+    DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+endif()
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/groundplaneConfig.cmake.in"

@@ -4,6 +4,8 @@
 # every public header except these, which are reached another way:
 #   groundplane/detail/  internals, included by the parts that use them
 #   groundplane/mcp/     the MCP adapter, opt-in: #include <groundplane/mcp/server.hpp>
+#   groundplane/store/   the durable ledger stores, opt-in with their own targets:
+#                        #include <groundplane/store/sqlite.hpp> (groundplane::sqlite)
 cmake_minimum_required(VERSION 3.25)
 set(umbrella "${INCLUDE_DIR}/groundplane/groundplane.hpp")
 file(STRINGS "${umbrella}" lines ENCODING UTF-8)
@@ -31,7 +33,7 @@ file(GLOB_RECURSE headers RELATIVE "${INCLUDE_DIR}" "${INCLUDE_DIR}/groundplane/
 list(SORT headers)
 set(count 0)
 foreach(header IN LISTS headers)
-  if(header STREQUAL "groundplane/groundplane.hpp" OR header MATCHES "^groundplane/(detail|mcp)/")
+  if(header STREQUAL "groundplane/groundplane.hpp" OR header MATCHES "^groundplane/(detail|mcp|store)/")
     continue()
   endif()
   math(EXPR count "${count} + 1")

@@ -1,0 +1,160 @@
+// The interface a Session writes its ledger through, and the one definition of a stored
+// row that every store shares.
+//
+// A store keeps each session as a chain of rows. A row is what one thing that happened
+// left behind (a fire recorded or refused, a settlement, an ask and each decision on it,
+// a standing grant, work opened or closed, a cursor move): its position in the session
+// (`seq`, from 1), the session version it carries, a short `kind`, and a JSON `body`.
+// Each row also stores
+//
+//     hash(n) = SHA-256( hash(n-1) || canonical_bytes(row n) )
+//
+// where hash(0) = SHA-256("groundplane-ledger/1" 0x00 <session name>), so a chain is
+// bound to the session it belongs to. Anyone can recompute the chain, so it proves order
+// and integrity relative to a head hash published earlier (every GroundTruth carries
+// one), not authorship.
+//
+// This header is deliberately free of I/O and of any hash implementation: the core
+// Session includes it, and the core depends on nlohmann/json only. The hash lives in
+// store/chain.hpp, which only the store targets (groundplane::sqlite, ...) include.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/errors.hpp"
+
+namespace groundplane {
+
+// A store could not do what was asked (the disk, the database, a second writer): the
+// row was not written, and the call that tried to write it throws this.
+class LedgerStoreError : public Error {
+ public:
+  using Error::Error;
+};
+
+// What a Session hands a store: the store gives it its seq and hash.
+struct LedgerRow {
+  std::uint64_t version = 0;      // the session version the row carries
+  std::string kind;               // short tag, e.g. "fire", "gap", "settle" (1..255 bytes)
+  nlohmann::json body = nullptr;  // the row's fields; stored as its canonical text
+};
+
+inline constexpr std::size_t row_hash_size = 32;
+using RowHash = std::array<unsigned char, row_hash_size>;
+
+// A row as a store holds it and hands it back.
+struct StoredRow {
+  std::uint64_t seq = 0;  // position in its session, from 1, no gaps
+  std::uint64_t version = 0;
+  std::string kind;
+  std::string body;  // canonical JSON text (see canonical_body)
+  RowHash hash{};    // SHA-256(previous hash || canonical_bytes(*this))
+};
+
+// The newest row of a session: how many rows, and its hash ("" and 0 rows when empty).
+struct LedgerHead {
+  std::uint64_t rows = 0;
+  std::string hex;
+};
+
+struct LedgerVerification {
+  bool ok = false;
+  std::uint64_t rows = 0;           // rows that verified (all of them when ok)
+  std::string head;                 // hex SHA-256 of the newest row that verified; "" when none
+  std::uint64_t first_bad_row = 0;  // 0 when ok, and when the file is unreadable or not a ledger
+  std::string problem;              // "" when ok: what is wrong, in a sentence
+};
+
+class LedgerStore {
+ public:
+  LedgerStore() = default;
+  LedgerStore(const LedgerStore&) = delete;
+  LedgerStore& operator=(const LedgerStore&) = delete;
+  virtual ~LedgerStore() = default;
+
+  // The session this store reads and writes (fixed when it is opened).
+  virtual const std::string& session() const noexcept = 0;
+
+  // Appends rows after the current head as one unit: all of them are durable (as far as
+  // the store's mode promises) when this returns, or none is written and it throws
+  // LedgerStoreError. Returns the new head.
+  virtual LedgerHead append(std::span<const LedgerRow> rows) = 0;
+
+  // Calls visit for every row with seq >= from_seq, in order; visit returns false to stop.
+  virtual void read(std::uint64_t from_seq, const std::function<bool(const StoredRow&)>& visit) const = 0;
+
+  virtual LedgerHead head() const = 0;
+
+  // Re-derives the whole chain of this session; never throws.
+  virtual LedgerVerification verify() const noexcept = 0;
+};
+
+namespace detail {
+
+inline void put_u64(std::string& out, std::uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xffu));
+}
+inline void put_u32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xffu));
+}
+
+}  // namespace detail
+
+// The body as it is stored and hashed: nlohmann's compact dump, keys sorted (its default
+// object type is ordered by key), no whitespace, UTF-8 kept as is. Invalid UTF-8 in a
+// string is replaced by U+FFFD rather than refused: a row must always be writable.
+inline std::string canonical_body(const nlohmann::json& body) {
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The bytes a row's hash covers, after the previous hash:
+//   seq (u64 BE) | version (u64 BE) | len(kind) (u8) | kind | len(body) (u32 BE) | body
+// Lengths make the encoding unambiguous; seq makes a row's position part of what it says.
+inline std::string canonical_bytes(std::uint64_t seq, std::uint64_t version, std::string_view kind,
+                                   std::string_view body) {
+  if (kind.empty() || kind.size() > 255)
+    throw ConfigurationError("a ledger row's kind must be 1 to 255 bytes, got " + std::to_string(kind.size()));
+  if (body.size() > 0xffffffffu) throw ConfigurationError("a ledger row's body is over 4 GiB");
+  std::string out;
+  out.reserve(8 + 8 + 1 + kind.size() + 4 + body.size());
+  detail::put_u64(out, seq);
+  detail::put_u64(out, version);
+  out.push_back(static_cast<char>(kind.size()));
+  out.append(kind);
+  detail::put_u32(out, static_cast<std::uint32_t>(body.size()));
+  out.append(body);
+  return out;
+}
+
+inline std::string canonical_bytes(const StoredRow& row) {
+  return canonical_bytes(row.seq, row.version, row.kind, row.body);
+}
+
+// What hash(0) is taken over: the chain's domain and the session it belongs to.
+inline std::string chain_genesis_bytes(std::string_view session) {
+  std::string out = "groundplane-ledger/1";
+  out.push_back('\0');
+  out.append(session);
+  return out;
+}
+
+inline std::string to_hex(std::span<const unsigned char> bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const unsigned char b : bytes) {
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 0x0f]);
+  }
+  return out;
+}
+
+}  // namespace groundplane

@@ -1,0 +1,458 @@
+// The ledger in an SQLite file: one file holds many sessions, each a hash chain of rows
+// (store/ledger_store.hpp). CMake: groundplane::sqlite (SQLite3 + OpenSSL::Crypto);
+// header-only like the rest, so `c++ app.cpp -lsqlite3 -lcrypto` is all a build needs.
+//
+//   auto store = gp::open_sqlite_store("app.ledger", {.session = user_id});
+//   gp::Session s({.store = store});          // restored if the file holds user_id
+//   ...
+//   gp::verify_ledger("app.ledger", user_id);  // names the first row that was altered
+//
+// Durability: the file is in WAL mode. With synchronous_full (the default) a row is on
+// disk when the call that made it returns, so it survives a process crash and a power
+// loss. With synchronous_full = false (synchronous=NORMAL) it survives a process crash;
+// on power loss or an OS crash the rows of the last few commits (those since the last
+// WAL checkpoint reached the disk) may be lost, never half-written. See docs/ledger-store.md.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <sqlite3.h>
+
+#include "groundplane/store/chain.hpp"
+#include "groundplane/store/ledger_store.hpp"
+
+namespace groundplane {
+
+struct SqliteStoreOptions {
+  std::string session = "default";  // one file may hold many sessions (one per user, say)
+  bool synchronous_full = true;     // false: WAL + synchronous=NORMAL — survives a process
+                                    // crash, may lose the last rows on power loss
+  bool read_only = false;           // for auditing a file: append() throws, nothing is created
+};
+
+namespace detail {
+
+// The schema this release writes. A later release that changes it reads this number
+// from groundplane_schema and migrates; this one refuses a file from a newer release.
+inline constexpr int sqlite_schema_version = 1;
+
+// An SQLite failure, with SQLite's result code (corrupt files are told apart by it).
+class SqliteError : public LedgerStoreError {
+ public:
+  SqliteError(const std::string& what, int code) : LedgerStoreError(what), code_(code) {}
+  int code() const noexcept { return code_; }
+  bool corrupt() const noexcept { return (code_ & 0xff) == SQLITE_CORRUPT; }
+
+ private:
+  int code_;
+};
+
+struct SqliteCloser {
+  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+};
+struct SqliteFinalizer {
+  void operator()(sqlite3_stmt* st) const noexcept { sqlite3_finalize(st); }
+};
+using SqliteHandle = std::unique_ptr<sqlite3, SqliteCloser>;
+
+class SqliteStatement {
+ public:
+  SqliteStatement() = default;
+  SqliteStatement(sqlite3* db, std::string_view sql) : db_(db) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &st, nullptr) !=
+        SQLITE_OK)
+      throw SqliteError("SQLite could not prepare \"" + std::string(sql) + "\": " + sqlite3_errmsg(db),
+                        sqlite3_extended_errcode(db));
+    st_.reset(st);
+  }
+  sqlite3_stmt* get() const noexcept { return st_.get(); }
+
+  void bind(int i, std::int64_t v) { check(sqlite3_bind_int64(get(), i, v)); }
+  void bind(int i, std::string_view text) {
+    check(sqlite3_bind_text64(get(), i, text.data(), text.size(), SQLITE_STATIC, SQLITE_UTF8));
+  }
+  void bind_blob(int i, std::string_view bytes) {
+    check(sqlite3_bind_blob64(get(), i, bytes.data(), bytes.size(), SQLITE_STATIC));
+  }
+  // SQLITE_ROW: true; SQLITE_DONE: false; anything else throws.
+  bool step() {
+    const int rc = sqlite3_step(get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    code_ = rc;
+    throw SqliteError(std::string("SQLite: ") + sqlite3_errmsg(db_), sqlite3_extended_errcode(db_));
+  }
+  void reset() noexcept {
+    sqlite3_reset(get());
+    sqlite3_clear_bindings(get());
+  }
+  int last_error() const noexcept { return code_; }
+
+  std::int64_t int_at(int col) const noexcept { return sqlite3_column_int64(get(), col); }
+  std::string text_at(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(get(), col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(get(), col))) : std::string();
+  }
+  std::string_view blob_at(int col) const noexcept {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(get(), col));
+    return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(get(), col))) : std::string_view();
+  }
+
+ private:
+  void check(int rc) const {
+    if (rc != SQLITE_OK) throw LedgerStoreError(std::string("SQLite could not bind a value: ") + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_ = nullptr;
+  std::unique_ptr<sqlite3_stmt, SqliteFinalizer> st_;
+  int code_ = SQLITE_OK;
+};
+
+// Resets a statement when a scope using it ends, however it ends.
+class StatementUse {
+ public:
+  explicit StatementUse(SqliteStatement& st) : st_(&st) {}
+  ~StatementUse() { st_->reset(); }
+  StatementUse(const StatementUse&) = delete;
+  StatementUse& operator=(const StatementUse&) = delete;
+
+ private:
+  SqliteStatement* st_;
+};
+
+inline void sqlite_exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw SqliteError("SQLite could not run \"" + std::string(sql) + "\": " + msg, sqlite3_extended_errcode(db));
+  }
+}
+
+inline SqliteHandle sqlite_open(const std::filesystem::path& file, bool read_only) {
+  sqlite3* raw = nullptr;
+  const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                    SQLITE_OPEN_NOMUTEX;  // the store's own mutex serializes its use
+  const int rc = sqlite3_open_v2(file.string().c_str(), &raw, flags, nullptr);
+  SqliteHandle db(raw);
+  if (rc != SQLITE_OK)
+    throw LedgerStoreError("cannot open " + file.string() + ": " +
+                           (raw ? std::string(sqlite3_errmsg(raw)) : std::string(sqlite3_errstr(rc))));
+  sqlite3_extended_result_codes(db.get(), 1);
+  sqlite3_busy_timeout(db.get(), 10'000);
+  return db;
+}
+
+inline bool sqlite_has_table(sqlite3* db, std::string_view name) {
+  SqliteStatement st(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1");
+  st.bind(1, name);
+  return st.step();
+}
+
+// The file's schema version, or 0 when it holds no ledger tables. Throws for a file
+// SQLite cannot read.
+inline int sqlite_read_schema_version(sqlite3* db) {
+  if (!sqlite_has_table(db, "groundplane_schema")) return 0;
+  SqliteStatement st(db, "SELECT max(version) FROM groundplane_schema");
+  return st.step() ? static_cast<int>(st.int_at(0)) : 0;
+}
+
+// Creates the tables in a new file, or checks an existing file's version. The rows
+// table is keyed by (session, seq) without a rowid: one B-tree, rows of one session
+// adjacent, and the key itself refuses a second row at the same position.
+inline void sqlite_prepare_schema(sqlite3* db, const std::filesystem::path& file) {
+  sqlite_exec(db, "BEGIN IMMEDIATE");
+  try {
+    const int found = sqlite_read_schema_version(db);
+    if (found == 0) {
+      SqliteStatement any(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
+      if (any.step() && any.int_at(0) > 0)
+        throw LedgerStoreError(file.string() + " is an SQLite database but not a groundplane ledger");
+      sqlite_exec(db,
+                  "CREATE TABLE groundplane_schema(version INTEGER NOT NULL);"
+                  "CREATE TABLE groundplane_sessions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+                  "CREATE TABLE groundplane_rows("
+                  " session INTEGER NOT NULL, seq INTEGER NOT NULL, version INTEGER NOT NULL,"
+                  " kind TEXT NOT NULL, body TEXT NOT NULL, hash BLOB NOT NULL,"
+                  " PRIMARY KEY (session, seq)) WITHOUT ROWID;");
+      sqlite_exec(
+          db,
+          ("INSERT INTO groundplane_schema(version) VALUES (" + std::to_string(sqlite_schema_version) + ")").c_str());
+    } else if (found > sqlite_schema_version) {
+      throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
+                             std::to_string(found) + "; this release reads up to " +
+                             std::to_string(sqlite_schema_version) + ")");
+    }
+    sqlite_exec(db, "COMMIT");
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+// The session's id in the file; with create, added when absent. 0: not there.
+inline std::int64_t sqlite_session_id(sqlite3* db, std::string_view session, bool create) {
+  if (create) {
+    SqliteStatement ins(db, "INSERT OR IGNORE INTO groundplane_sessions(name) VALUES (?1)");
+    ins.bind(1, session);
+    ins.step();
+  }
+  SqliteStatement sel(db, "SELECT id FROM groundplane_sessions WHERE name = ?1");
+  sel.bind(1, session);
+  return sel.step() ? sel.int_at(0) : 0;
+}
+
+inline std::vector<std::string> sqlite_session_names(sqlite3* db) {
+  std::vector<std::string> out;
+  SqliteStatement st(db, "SELECT name FROM groundplane_sessions ORDER BY name");
+  while (st.step()) out.push_back(st.text_at(0));
+  return out;
+}
+
+// Reads one row from a statement selecting (seq, version, kind, body, hash).
+inline StoredRow sqlite_row(const SqliteStatement& st) {
+  StoredRow row;
+  row.seq = static_cast<std::uint64_t>(st.int_at(0));
+  row.version = static_cast<std::uint64_t>(st.int_at(1));
+  row.kind = st.text_at(2);
+  row.body = st.text_at(3);
+  const std::string_view h = st.blob_at(4);
+  if (h.size() == row.hash.size()) std::copy(h.begin(), h.end(), reinterpret_cast<char*>(row.hash.data()));
+  else row.hash.fill(0);  // cannot match any SHA-256 the chain expects
+  return row;
+}
+
+inline constexpr std::string_view sqlite_select_rows =
+    "SELECT seq, version, kind, body, hash FROM groundplane_rows WHERE session = ?1 AND seq >= ?2 ORDER BY seq";
+
+class SqliteStore final : public LedgerStore {
+ public:
+  SqliteStore(const std::filesystem::path& file, SqliteStoreOptions options)
+      : file_(file), session_(std::move(options.session)), read_only_(options.read_only) {
+    if (session_.empty()) throw ConfigurationError("gp::SqliteStoreOptions::session is empty");
+    db_ = sqlite_open(file, read_only_);
+    if (read_only_) {
+      const int v = sqlite_read_schema_version(db_.get());
+      if (v == 0) throw LedgerStoreError(file.string() + " is not a groundplane ledger");
+      if (v > sqlite_schema_version)
+        throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
+                               std::to_string(v) + ")");
+    } else {
+      // WAL: a commit is one append to the log, readers never block the writer, and a
+      // crash mid-commit leaves the previous commit intact.
+      {
+        SqliteStatement wal(db_.get(), "PRAGMA journal_mode = WAL");
+        if (!wal.step() || wal.text_at(0) != "wal")
+          throw LedgerStoreError("SQLite could not put " + file.string() + " in WAL mode");
+      }
+      sqlite_exec(db_.get(), options.synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+      sqlite_prepare_schema(db_.get(), file);
+    }
+    session_id_ = sqlite_session_id(db_.get(), session_, !read_only_);
+    if (session_id_ == 0 && !read_only_)
+      throw LedgerStoreError("SQLite could not register session \"" + session_ + "\" in " + file.string());
+    if (!read_only_) {
+      begin_ = SqliteStatement(db_.get(), "BEGIN IMMEDIATE");
+      commit_ = SqliteStatement(db_.get(), "COMMIT");
+      insert_ = SqliteStatement(
+          db_.get(),
+          "INSERT INTO groundplane_rows(session, seq, version, kind, body, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    }
+    select_ = SqliteStatement(db_.get(), sqlite_select_rows);
+    last_ = SqliteStatement(db_.get(),
+                            "SELECT seq, hash FROM groundplane_rows WHERE session = ?1 ORDER BY seq DESC LIMIT 1");
+    load_head();
+  }
+
+  const std::string& session() const noexcept override { return session_; }
+
+  LedgerHead append(std::span<const LedgerRow> rows) override {
+    const std::lock_guard lock(mutex_);
+    if (read_only_) throw LedgerStoreError("this store of " + file_.string() + " was opened read-only");
+    if (rows.empty()) return head_locked();
+    const std::uint64_t start_rows = rows_;
+    const RowHash start_hash = prev_;
+    {
+      const StatementUse use(begin_);
+      begin_.step();
+    }
+    try {
+      for (const LedgerRow& r : rows) {
+        const std::string body = canonical_body(r.body);
+        const std::uint64_t seq = rows_ + 1;
+        const RowHash h = chain_next(sha_, prev_, canonical_bytes(seq, r.version, r.kind, body));
+        const StatementUse use(insert_);
+        insert_.bind(1, session_id_);
+        insert_.bind(2, static_cast<std::int64_t>(seq));
+        insert_.bind(3, static_cast<std::int64_t>(r.version));
+        insert_.bind(4, r.kind);
+        insert_.bind(5, body);
+        insert_.bind_blob(6, as_chars(h));
+        try {
+          insert_.step();
+        } catch (const LedgerStoreError& e) {
+          if ((insert_.last_error() & 0xff) == SQLITE_CONSTRAINT)
+            throw LedgerStoreError("another writer appended to session \"" + session_ + "\" in " + file_.string() +
+                                   " (row " + std::to_string(seq) + " already exists): one session, one writer");
+          throw;
+        }
+        prev_ = h;
+        rows_ = seq;
+      }
+      const StatementUse use(commit_);
+      commit_.step();
+    } catch (...) {
+      sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      rows_ = start_rows;
+      prev_ = start_hash;
+      throw;
+    }
+    return head_locked();
+  }
+
+  void read(std::uint64_t from_seq, const std::function<bool(const StoredRow&)>& visit) const override {
+    const std::lock_guard lock(mutex_);
+    const StatementUse use(select_);
+    select_.bind(1, session_id_);
+    select_.bind(2, static_cast<std::int64_t>(from_seq));
+    while (select_.step())
+      if (!visit(sqlite_row(select_))) break;
+  }
+
+  LedgerHead head() const override {
+    const std::lock_guard lock(mutex_);
+    return head_locked();
+  }
+
+  LedgerVerification verify() const noexcept override {
+    try {
+      const std::lock_guard lock(mutex_);
+      ChainVerifier chain(session_);
+      const StatementUse use(select_);
+      select_.bind(1, session_id_);
+      select_.bind(2, 0);
+      try {
+        while (select_.step())
+          if (!chain.feed(sqlite_row(select_))) break;
+      } catch (const std::exception& e) {
+        chain.fail(chain.rows() + 1,
+                   "the file is corrupt or torn after row " + std::to_string(chain.rows()) + ": " + e.what());
+      }
+      return chain.result();
+    } catch (const std::exception& e) {
+      return LedgerVerification{false, 0, "", 0, e.what()};
+    }
+  }
+
+ private:
+  void load_head() {
+    rows_ = 0;
+    prev_ = chain_genesis(sha_, session_);
+    if (session_id_ == 0) return;
+    const StatementUse use(last_);
+    last_.bind(1, session_id_);
+    if (last_.step()) {
+      rows_ = static_cast<std::uint64_t>(last_.int_at(0));
+      const std::string_view h = last_.blob_at(1);
+      if (h.size() != prev_.size())
+        throw LedgerStoreError("the newest row of session \"" + session_ + "\" in " + file_.string() +
+                               " has no valid hash: the file was altered (run verify_ledger)");
+      std::copy(h.begin(), h.end(), reinterpret_cast<char*>(prev_.data()));
+    }
+  }
+  LedgerHead head_locked() const { return {rows_, rows_ ? to_hex(prev_) : std::string()}; }
+
+  std::filesystem::path file_;
+  std::string session_;
+  bool read_only_;
+  SqliteHandle db_;
+  std::int64_t session_id_ = 0;
+  mutable std::mutex mutex_;
+  Sha256 sha_;
+  std::uint64_t rows_ = 0;
+  RowHash prev_{};
+  SqliteStatement begin_, commit_, insert_;
+  mutable SqliteStatement select_, last_;
+};
+
+}  // namespace detail
+
+// Opens (creating when absent) the ledger file and the session in it. Throws
+// LedgerStoreError for a file that cannot be opened, is not a ledger, or was written by
+// a newer release; ConfigurationError for an empty session name.
+inline std::shared_ptr<LedgerStore> open_sqlite_store(const std::filesystem::path& file,
+                                                      SqliteStoreOptions options = {}) {
+  return std::make_shared<detail::SqliteStore>(file, std::move(options));
+}
+
+// Re-derives the session's chain from the file alone and names the first row that
+// breaks it. With published_head (hex, as GroundTruth::head gave it), also catches a
+// tail cut: that hash must still be in the chain. Never throws: a file that cannot be
+// read or is not a ledger is ok = false with first_bad_row = 0; a file that breaks off
+// mid-chain (corrupt or torn) names the row where it breaks.
+inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::string_view session = "default",
+                                        std::string_view published_head = {}) noexcept {
+  const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
+  try {
+    RowHash published{};
+    if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
+      return unreadable("the published head \"" + std::string(published_head) +
+                        "\" is not a head hash (64 hexadecimal digits)");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec))
+      return unreadable(file.string() + " cannot be read: " + (ec ? ec.message() : "it is not a regular file"));
+    detail::SqliteHandle db;
+    int version = 0;
+    try {
+      db = detail::sqlite_open(file, true);
+      version = detail::sqlite_read_schema_version(db.get());
+    } catch (const detail::SqliteError& e) {
+      // A file SQLite knows as its own but finds malformed is a torn or corrupt ledger:
+      // not one row of it can be vouched for.
+      if (e.corrupt()) return LedgerVerification{false, 0, "", 1, file.string() + " is corrupt or torn: " + e.what()};
+      return unreadable(file.string() + " is not a readable SQLite database: " + e.what());
+    } catch (const std::exception& e) {
+      return unreadable(file.string() + " is not a readable SQLite database: " + e.what());
+    }
+    if (version == 0)
+      return unreadable(file.string() + " is not a groundplane ledger (it has no groundplane_schema table)");
+    if (version > detail::sqlite_schema_version)
+      return unreadable(file.string() + " was written by a newer groundplane (ledger schema " +
+                        std::to_string(version) + ")");
+    const std::int64_t id = detail::sqlite_session_id(db.get(), session, false);
+    if (id == 0) {
+      std::string names;
+      for (const auto& n : detail::sqlite_session_names(db.get())) names += (names.empty() ? "" : ", ") + n;
+      return unreadable(file.string() + " holds no session \"" + std::string(session) + "\"" +
+                        (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")"));
+    }
+    detail::ChainVerifier chain(session, published_head.empty() ? nullptr : &published);
+    try {
+      detail::SqliteStatement st(db.get(), detail::sqlite_select_rows);
+      st.bind(1, id);
+      st.bind(2, 0);
+      while (st.step())
+        if (!chain.feed(detail::sqlite_row(st))) break;
+    } catch (const std::exception& e) {
+      chain.fail(chain.rows() + 1,
+                 "the file is corrupt or torn after row " + std::to_string(chain.rows()) + ": " + e.what());
+    }
+    return chain.result();
+  } catch (const std::exception& e) {
+    return unreadable(e.what());
+  } catch (...) {
+    return unreadable("verification failed for an unknown reason");
+  }
+}
+
+}  // namespace groundplane

@@ -1,0 +1,508 @@
+// The SQLite ledger store: the chain it writes, what survives a reopen, one file with
+// many sessions, atomic batches, one writer per session — and tampering with the file
+// through SQLite itself (alter, insert, delete, reorder, cut the tail, tear the file),
+// each time with verify_ledger naming the first bad row.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "groundplane/store/sqlite.hpp"
+#include "store_fixtures.hpp"
+
+namespace gp = groundplane;
+using gp_test::raw_sql;
+using gp_test::TempLedger;
+using nlohmann::json;
+
+namespace {
+
+// n rows, row k carrying version k - 1 and a body naming k.
+gp::LedgerHead fill(gp::LedgerStore& store, int n) {
+  gp::LedgerHead head;
+  for (int k = 1; k <= n; ++k) {
+    const gp::LedgerRow row{static_cast<std::uint64_t>(k - 1), "fire",
+                            json{{"a", "act-" + std::to_string(k)}, {"k", k}}};
+    head = store.append(std::span(&row, 1));
+  }
+  return head;
+}
+
+std::vector<gp::StoredRow> all_rows(const gp::LedgerStore& store) {
+  std::vector<gp::StoredRow> out;
+  store.read(1, [&](const gp::StoredRow& r) {
+    out.push_back(r);
+    return true;
+  });
+  return out;
+}
+
+// The hash of every stored row, by seq (1-based; [0] unused).
+std::vector<std::string> hashes(const std::filesystem::path& file, const std::string& session = "default") {
+  const auto store = gp::open_sqlite_store(file, {.session = session, .read_only = true});
+  std::vector<std::string> out{""};
+  for (const auto& r : all_rows(*store)) out.push_back(gp::to_hex(r.hash));
+  return out;
+}
+
+// A ten-row ledger whose store is closed again (so the file is all there is).
+struct TenRows {
+  TempLedger file{"tamper"};
+  std::string head;
+  TenRows() { head = fill(*gp::open_sqlite_store(file.path()), 10).hex; }
+};
+
+std::string hex_of(const gp::RowHash& h) { return gp::to_hex(h); }
+
+}  // namespace
+
+TEST_CASE("The chain's hash is OpenSSL's SHA-256: the FIPS 180-2 vector for \"abc\" comes out", "[store]") {
+  gp::detail::Sha256 sha;
+  CHECK(hex_of(sha("abc")) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(hex_of(sha("ab", "c")) == hex_of(sha("abc")));  // (a || b), not two digests
+  CHECK(hex_of(sha("")) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("A row's canonical bytes are seq, version, kind and body, length-prefixed, big-endian", "[store]") {
+  const std::string bytes = gp::canonical_bytes(2, 258, "gap", R"({"a":1})");
+  const std::string expected = std::string("\0\0\0\0\0\0\0\x02", 8) + std::string("\0\0\0\0\0\0\x01\x02", 8) +
+                               "\x03gap" + std::string("\0\0\0\x07", 4) + R"({"a":1})";
+  CHECK(bytes == expected);
+  // Moving a byte from the kind to the body changes the bytes: the lengths disambiguate.
+  CHECK(gp::canonical_bytes(1, 0, "ab", "c") != gp::canonical_bytes(1, 0, "a", "bc"));
+  CHECK_THROWS_AS(gp::canonical_bytes(1, 0, "", "{}"), gp::ConfigurationError);
+  CHECK_THROWS_AS(gp::canonical_bytes(1, 0, std::string(256, 'k'), "{}"), gp::ConfigurationError);
+}
+
+TEST_CASE("A body is stored as its canonical JSON: keys sorted, no whitespace, the same for equal values", "[store]") {
+  CHECK(gp::canonical_body(json::parse(R"({ "b": [1, 2], "a": {"y": null, "x": "é"} })")) ==
+        R"({"a":{"x":"é","y":null},"b":[1,2]})");
+  CHECK(gp::canonical_body(json{{"s", std::string("\xff")}}) == "{\"s\":\"\xef\xbf\xbd\"}");  // replaced, not refused
+}
+
+TEST_CASE("Each stored hash is SHA-256 of the previous hash and the row's bytes, from a genesis bound to the session",
+          "[store]") {
+  TempLedger file;
+  const auto store = gp::open_sqlite_store(file.path(), {.session = "alice"});
+  fill(*store, 3);
+  gp::detail::Sha256 sha;
+  gp::RowHash prev = sha(gp::chain_genesis_bytes("alice"));
+  const auto rows = all_rows(*store);
+  REQUIRE(rows.size() == 3);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(rows[i].seq == i + 1);
+    CHECK(rows[i].version == i);
+    CHECK(rows[i].kind == "fire");
+    CHECK(rows[i].body == R"({"a":"act-)" + std::to_string(i + 1) + R"(","k":)" + std::to_string(i + 1) + "}");
+    const gp::RowHash expected = sha(gp::detail::as_chars(prev), gp::canonical_bytes(rows[i]));
+    CHECK(hex_of(rows[i].hash) == hex_of(expected));
+    prev = rows[i].hash;
+  }
+  CHECK(store->head().hex == hex_of(prev));
+  CHECK(store->head().rows == 3);
+}
+
+TEST_CASE("Rows survive closing the store, and a reopened store chains new rows after them", "[store]") {
+  TempLedger file;
+  std::string head;
+  {
+    const auto store = gp::open_sqlite_store(file.path());
+    CHECK(store->head().rows == 0);
+    CHECK(store->head().hex.empty());
+    head = fill(*store, 4).hex;
+  }
+  const auto store = gp::open_sqlite_store(file.path());
+  CHECK(store->head().rows == 4);
+  CHECK(store->head().hex == head);
+  fill(*store, 1);
+  CHECK(store->head().rows == 5);
+  const auto v = gp::verify_ledger(file.path());
+  CHECK(v.ok);
+  CHECK(v.rows == 5);
+  CHECK(v.head == store->head().hex);
+  CHECK(v.first_bad_row == 0);
+  CHECK(v.problem.empty());
+  CHECK(store->verify().ok);
+}
+
+TEST_CASE("A batch is one transaction: a row that cannot be written leaves none of the batch", "[store]") {
+  TempLedger file;
+  const auto store = gp::open_sqlite_store(file.path());
+  fill(*store, 2);
+  const std::vector<gp::LedgerRow> batch{{2, "fire", json{{"a", 1}}}, {3, "", json{{"a", 2}}}};  // empty kind: refused
+  CHECK_THROWS(store->append(batch));
+  CHECK(store->head().rows == 2);
+  CHECK(all_rows(*store).size() == 2);
+  fill(*store, 1);  // the store still works, and the chain still holds
+  CHECK(gp::verify_ledger(file.path()).ok);
+  CHECK(gp::verify_ledger(file.path()).rows == 3);
+}
+
+TEST_CASE("One file holds many sessions, each its own chain", "[store]") {
+  TempLedger file;
+  const auto a = gp::open_sqlite_store(file.path(), {.session = "alice"});
+  const auto b = gp::open_sqlite_store(file.path(), {.session = "bob", .synchronous_full = false});
+  fill(*a, 3);
+  fill(*b, 5);
+  fill(*a, 1);
+  CHECK(gp::verify_ledger(file.path(), "alice").rows == 4);
+  CHECK(gp::verify_ledger(file.path(), "bob").rows == 5);
+  CHECK(gp::verify_ledger(file.path(), "alice").ok);
+  // Same bodies, different sessions: different chains.
+  CHECK(all_rows(*a)[0].body == all_rows(*b)[0].body);
+  CHECK(all_rows(*a)[0].hash != all_rows(*b)[0].hash);
+  const auto none = gp::verify_ledger(file.path(), "carol");
+  CHECK_FALSE(none.ok);
+  CHECK(none.first_bad_row == 0);
+  CHECK(none.problem.find("holds no session \"carol\" (it holds: alice, bob)") != std::string::npos);
+}
+
+TEST_CASE("A row copied from another session's chain does not verify in this one", "[store][tamper]") {
+  TempLedger file;
+  fill(*gp::open_sqlite_store(file.path(), {.session = "alice"}), 3);
+  fill(*gp::open_sqlite_store(file.path(), {.session = "bob"}), 3);
+  // bob's rows replaced wholesale by alice's (bodies, hashes and all)
+  raw_sql(file.path(),
+          "DELETE FROM groundplane_rows WHERE session = (SELECT id FROM groundplane_sessions WHERE name = 'bob');"
+          "INSERT INTO groundplane_rows SELECT (SELECT id FROM groundplane_sessions WHERE name = 'bob'), seq, version, "
+          "kind, body, hash FROM groundplane_rows WHERE session = (SELECT id FROM groundplane_sessions WHERE name = "
+          "'alice');");
+  const auto v = gp::verify_ledger(file.path(), "bob");
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 1);
+  CHECK(gp::verify_ledger(file.path(), "alice").ok);
+}
+
+TEST_CASE("A second writer on the same session is refused, and the chain does not fork", "[store]") {
+  TempLedger file;
+  const auto first = gp::open_sqlite_store(file.path());
+  const auto second = gp::open_sqlite_store(file.path());
+  fill(*first, 2);
+  const gp::LedgerRow row{9, "fire", json{{"late", true}}};
+  try {
+    second->append(std::span(&row, 1));
+    FAIL("a stale writer appended");
+  } catch (const gp::LedgerStoreError& e) {
+    CHECK(std::string(e.what()).find("another writer appended") != std::string::npos);
+  }
+  CHECK(second->head().rows == 0);  // its view did not move
+  const auto v = gp::verify_ledger(file.path());
+  CHECK(v.ok);
+  CHECK(v.rows == 2);
+}
+
+TEST_CASE("A read-only store reads the rows and refuses to append", "[store]") {
+  TempLedger file;
+  fill(*gp::open_sqlite_store(file.path()), 3);
+  const auto ro = gp::open_sqlite_store(file.path(), {.read_only = true});
+  CHECK(ro->head().rows == 3);
+  CHECK(all_rows(*ro).size() == 3);
+  const gp::LedgerRow row{0, "fire", nullptr};
+  CHECK_THROWS_AS(ro->append(std::span(&row, 1)), gp::LedgerStoreError);
+  CHECK(gp::verify_ledger(file.path()).rows == 3);
+}
+
+TEST_CASE("The file records its schema version, and a file from a newer release is refused, not misread", "[store]") {
+  TempLedger file;
+  fill(*gp::open_sqlite_store(file.path()), 1);
+  raw_sql(file.path(), "UPDATE groundplane_schema SET version = 2");
+  CHECK_THROWS_WITH(gp::open_sqlite_store(file.path()), Catch::Contains("written by a newer groundplane"));
+  const auto v = gp::verify_ledger(file.path());
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 0);
+  CHECK(v.problem.find("newer groundplane") != std::string::npos);
+}
+
+TEST_CASE("Opening a store on an SQLite file that is not a ledger is refused and leaves it untouched", "[store]") {
+  TempLedger file;
+  raw_sql(file.path(), "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+  CHECK_THROWS_WITH(gp::open_sqlite_store(file.path()), Catch::Contains("not a groundplane ledger"));
+  const auto v = gp::verify_ledger(file.path());
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 0);
+  CHECK(v.problem.find("is not a groundplane ledger") != std::string::npos);
+}
+
+TEST_CASE("verify_ledger never throws: a missing file, a non-database and a malformed head are each named",
+          "[store][tamper]") {
+  TempLedger missing;
+  const auto a = gp::verify_ledger(missing.path());
+  CHECK_FALSE(a.ok);
+  CHECK(a.first_bad_row == 0);
+  CHECK(a.problem.find("cannot be read") != std::string::npos);
+
+  TempLedger junk;
+  std::ofstream(junk.path()) << std::string(5000, 'x');
+  const auto b = gp::verify_ledger(junk.path());
+  CHECK_FALSE(b.ok);
+  CHECK(b.first_bad_row == 0);
+  CHECK(b.problem.find("is not a readable SQLite database") != std::string::npos);
+
+  TenRows t;
+  const auto c = gp::verify_ledger(t.file.path(), "default", "not-hex");
+  CHECK_FALSE(c.ok);
+  CHECK(c.first_bad_row == 0);
+  CHECK(c.problem.find("is not a head hash") != std::string::npos);
+
+  CHECK(gp::verify_ledger(std::filesystem::temp_directory_path()).problem.find("not a regular file") !=
+        std::string::npos);
+}
+
+TEST_CASE("Tamper: an altered body, version, kind or hash is named as the first bad row", "[store][tamper]") {
+  for (const std::string change :
+       {"body = '{\"a\":\"act-5\",\"k\":50}'", "version = 40", "kind = 'gap'", "hash = zeroblob(32)", "hash = x'00'"}) {
+    TenRows t;
+    raw_sql(t.file.path(), "UPDATE groundplane_rows SET " + change + " WHERE seq = 5");
+    const auto v = gp::verify_ledger(t.file.path());
+    INFO(change);
+    CHECK_FALSE(v.ok);
+    CHECK(v.first_bad_row == 5);
+    CHECK(v.rows == 4);
+    CHECK(v.problem.find("row 5 does not follow") != std::string::npos);
+  }
+}
+
+TEST_CASE("Tamper: an altered row whose own hash was recomputed breaks the chain at the next row", "[store][tamper]") {
+  TenRows t;
+  const auto h = hashes(t.file.path());
+  gp::detail::Sha256 sha;
+  gp::RowHash prev{};
+  REQUIRE(gp::detail::parse_row_hash(h[4], prev));
+  const std::string body = R"({"a":"act-5","k":5000})";
+  const gp::RowHash forged = gp::detail::chain_next(sha, prev, gp::canonical_bytes(5, 4, "fire", body));
+  raw_sql(t.file.path(),
+          "UPDATE groundplane_rows SET body = '" + body + "', hash = x'" + gp::to_hex(forged) + "' WHERE seq = 5");
+  const auto v = gp::verify_ledger(t.file.path());
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 6);
+}
+
+TEST_CASE("Tamper: a chain rewritten from an altered row to the end verifies alone, and the published head catches it",
+          "[store][tamper]") {
+  TenRows t;
+  const auto h = hashes(t.file.path());
+  gp::detail::Sha256 sha;
+  gp::RowHash prev{};
+  REQUIRE(gp::detail::parse_row_hash(h[6], prev));
+  const auto store = gp::open_sqlite_store(t.file.path(), {.read_only = true});
+  std::string sql;
+  for (const auto& r : all_rows(*store)) {
+    if (r.seq < 7) continue;
+    const std::string body = r.seq == 7 ? R"({"a":"act-7","k":-7})" : r.body;
+    prev = gp::detail::chain_next(sha, prev, gp::canonical_bytes(r.seq, r.version, r.kind, body));
+    sql += "UPDATE groundplane_rows SET body = '" + body + "', hash = x'" + gp::to_hex(prev) +
+           "' WHERE seq = " + std::to_string(r.seq) + ";";
+  }
+  raw_sql(t.file.path(), sql);
+  CHECK(gp::verify_ledger(t.file.path()).ok);  // anyone can recompute SHA-256 ...
+  const auto v = gp::verify_ledger(t.file.path(), "default", t.head);
+  CHECK_FALSE(v.ok);  // ... which is why a head is published
+  CHECK(v.first_bad_row == 11);
+  CHECK(v.problem.find("published head " + t.head) != std::string::npos);
+}
+
+TEST_CASE("Tamper: a row inserted into the middle is named, with or without a correct hash of its own",
+          "[store][tamper]") {
+  for (const bool forge_hash : {false, true}) {
+    TenRows t;
+    const auto h = hashes(t.file.path());
+    std::string hash_hex = std::string(64, '1');
+    const std::string body = R"({"a":"refund","k":0})";
+    if (forge_hash) {
+      gp::detail::Sha256 sha;
+      gp::RowHash prev{};
+      REQUIRE(gp::detail::parse_row_hash(h[3], prev));
+      hash_hex = gp::to_hex(gp::detail::chain_next(sha, prev, gp::canonical_bytes(4, 3, "fire", body)));
+    }
+    // Make room at seq 4 (highest first, so the key never collides), then insert.
+    std::string sql;
+    for (int k = 10; k >= 4; --k)
+      sql += "UPDATE groundplane_rows SET seq = " + std::to_string(k + 1) + " WHERE seq = " + std::to_string(k) + ";";
+    sql += "INSERT INTO groundplane_rows VALUES (1, 4, 3, 'fire', '" + body + "', x'" + hash_hex + "');";
+    raw_sql(t.file.path(), sql);
+    const auto v = gp::verify_ledger(t.file.path());
+    INFO("forged hash: " << forge_hash);
+    CHECK_FALSE(v.ok);
+    CHECK(v.first_bad_row == (forge_hash ? 5u : 4u));
+  }
+}
+
+TEST_CASE("Tamper: a row appended after the head without the chain is named", "[store][tamper]") {
+  TenRows t;
+  raw_sql(t.file.path(), "INSERT INTO groundplane_rows VALUES (1, 11, 10, 'fire', '{}', zeroblob(32));");
+  const auto v = gp::verify_ledger(t.file.path());
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 11);
+  CHECK(v.rows == 10);
+  CHECK(v.head == t.head);  // the last row that verified
+}
+
+TEST_CASE("Tamper: a deleted row is named by its number, whether the rest was renumbered or not", "[store][tamper]") {
+  for (const bool renumber : {false, true}) {
+    TenRows t;
+    std::string sql = "DELETE FROM groundplane_rows WHERE seq = 4;";
+    if (renumber)
+      for (int k = 5; k <= 10; ++k)
+        sql += "UPDATE groundplane_rows SET seq = " + std::to_string(k - 1) + " WHERE seq = " + std::to_string(k) + ";";
+    raw_sql(t.file.path(), sql);
+    const auto v = gp::verify_ledger(t.file.path());
+    INFO("renumbered: " << renumber);
+    CHECK_FALSE(v.ok);
+    CHECK(v.first_bad_row == 4);
+    CHECK(v.rows == 3);
+    if (!renumber) CHECK(v.problem.find("row 4 is missing") != std::string::npos);
+  }
+}
+
+TEST_CASE("Tamper: two rows swapped — by their contents or by their numbers — name the earlier one",
+          "[store][tamper]") {
+  for (const bool swap_numbers : {false, true}) {
+    TenRows t;
+    const std::string sql =
+        swap_numbers
+            ? "UPDATE groundplane_rows SET seq = -1 WHERE seq = 3; UPDATE groundplane_rows SET seq = 3 WHERE seq = 7;"
+              "UPDATE groundplane_rows SET seq = 7 WHERE seq = -1;"
+            : "CREATE TEMP TABLE r AS SELECT * FROM groundplane_rows WHERE seq IN (3, 7);"
+              "UPDATE groundplane_rows SET (version, kind, body, hash) = (SELECT version, kind, body, hash FROM r "
+              "WHERE r.seq = 10 - groundplane_rows.seq) WHERE seq IN (3, 7);";
+    raw_sql(t.file.path(), sql);
+    const auto v = gp::verify_ledger(t.file.path());
+    INFO("swapped numbers: " << swap_numbers);
+    CHECK_FALSE(v.ok);
+    CHECK(v.first_bad_row == 3);
+  }
+}
+
+TEST_CASE("Tamper: a tail cut verifies as a shorter chain, and is caught with a head published earlier",
+          "[store][tamper]") {
+  TenRows t;
+  const std::string mid = hashes(t.file.path())[6];
+  raw_sql(t.file.path(), "DELETE FROM groundplane_rows WHERE seq > 7");
+  const auto alone = gp::verify_ledger(t.file.path());
+  CHECK(alone.ok);
+  CHECK(alone.rows == 7);
+  const auto v = gp::verify_ledger(t.file.path(), "default", t.head);
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 8);
+  CHECK(v.rows == 7);
+  CHECK(v.problem.find("cut from the tail") != std::string::npos);
+  // A head published when the ledger was shorter is still in it: intact.
+  CHECK(gp::verify_ledger(t.file.path(), "default", mid).ok);
+}
+
+TEST_CASE("Tamper: a ledger file cut short on disk is reported corrupt or torn, never as intact", "[store][tamper]") {
+  TempLedger file{"torn"};
+  {
+    const auto store = gp::open_sqlite_store(file.path());
+    std::vector<gp::LedgerRow> batch;
+    for (int k = 0; k < 3000; ++k)
+      batch.push_back({static_cast<std::uint64_t>(k), "fire", json{{"pad", std::string(100, 'p')}}});
+    store->append(batch);
+  }  // closed: checkpointed into the main file
+  const auto size = std::filesystem::file_size(file.path());
+  REQUIRE(size > 100'000);
+  std::filesystem::resize_file(file.path(), size / 2);
+  const auto v = gp::verify_ledger(file.path());
+  CHECK_FALSE(v.ok);
+  CHECK(v.rows < 3000);
+  CHECK(v.first_bad_row == v.rows + 1);  // torn: a row is named, unlike an unreadable file
+  INFO(v.problem);
+  CHECK(v.problem.find("corrupt") != std::string::npos);
+}
+
+#ifdef GROUNDPLANE_LEDGER_TOOL
+#include <sys/wait.h>
+#include <cstdio>
+
+namespace {
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs groundplane-ledger with args (already shell-quoted), capturing stdout and stderr.
+ToolRun ledger_tool(const std::string& args) {
+  const std::string cmd = std::string("'") + GROUNDPLANE_LEDGER_TOOL + "' " + args + " 2>&1";
+  ToolRun r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("groundplane-ledger verify exits 0 on an intact file, 1 on a tampered one naming the row, 2 when unusable",
+          "[store][tool]") {
+  TenRows t;
+  const std::string f = "'" + t.file.str() + "'";
+  const auto intact = ledger_tool("verify " + f);
+  CHECK(intact.exit_code == 0);
+  CHECK(intact.out.find("intact: session \"default\"") != std::string::npos);
+  CHECK(intact.out.find("10 row(s), head " + t.head) != std::string::npos);
+  CHECK(ledger_tool("verify " + f + " --head " + t.head).exit_code == 0);
+
+  raw_sql(t.file.path(), "UPDATE groundplane_rows SET body = '{\"a\":\"act-3\",\"k\":33}' WHERE seq = 3");
+  const auto tampered = ledger_tool("verify " + f);
+  CHECK(tampered.exit_code == 1);
+  CHECK(tampered.out.find("NOT INTACT") != std::string::npos);
+  CHECK(tampered.out.find("first bad row 3") != std::string::npos);
+
+  CHECK(ledger_tool("verify " + f + " --session nobody").exit_code == 2);
+  TempLedger missing;
+  const auto gone = ledger_tool("verify '" + missing.str() + "'");
+  CHECK(gone.exit_code == 2);
+  CHECK(gone.out.find("cannot verify") != std::string::npos);
+  CHECK(ledger_tool("verify").exit_code == 2);
+  CHECK(ledger_tool("frobnicate " + f).exit_code == 2);
+  CHECK(ledger_tool("verify " + f + " --head").exit_code == 2);
+  CHECK(ledger_tool("export " + f + " --head " + t.head).exit_code == 2);
+}
+
+TEST_CASE("groundplane-ledger verify --head catches a cut tail that the chain alone cannot", "[store][tool]") {
+  TenRows t;
+  const std::string f = "'" + t.file.str() + "'";
+  raw_sql(t.file.path(), "DELETE FROM groundplane_rows WHERE seq > 6");
+  CHECK(ledger_tool("verify " + f).exit_code == 0);
+  const auto cut = ledger_tool("verify " + f + " --head " + t.head);
+  CHECK(cut.exit_code == 1);
+  CHECK(cut.out.find("first bad row 7") != std::string::npos);
+  CHECK(cut.out.find("cut from the tail") != std::string::npos);
+}
+
+TEST_CASE("groundplane-ledger export prints one JSON object per row with its hash, oldest first", "[store][tool]") {
+  TenRows t;
+  const auto h = hashes(t.file.path());
+  const auto r = ledger_tool("export '" + t.file.str() + "'");
+  CHECK(r.exit_code == 0);
+  std::vector<json> lines;
+  std::size_t start = 0;
+  while (start < r.out.size()) {
+    const std::size_t end = r.out.find('\n', start);
+    lines.push_back(json::parse(r.out.substr(start, end - start)));
+    start = end + 1;
+  }
+  REQUIRE(lines.size() == 10);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    CHECK(lines[i]["seq"] == i + 1);
+    CHECK(lines[i]["version"] == i);
+    CHECK(lines[i]["kind"] == "fire");
+    CHECK(lines[i]["body"]["k"] == i + 1);
+    CHECK(lines[i]["hash"] == h[i + 1]);
+  }
+  // An edited body that no longer parses is exported as the text it is.
+  raw_sql(t.file.path(), "UPDATE groundplane_rows SET body = 'not json' WHERE seq = 2");
+  const auto edited = ledger_tool("export '" + t.file.str() + "'");
+  CHECK(edited.exit_code == 0);
+  CHECK(edited.out.find(R"("body_text":"not json")") != std::string::npos);
+}
+#endif
