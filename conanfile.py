@@ -1,6 +1,7 @@
 # groundplane as a Conan 2 package: `conan create .` in this checkout, then require
 # "groundplane/<version>" (see the README). Header-only, so one package serves every
-# settings combination.
+# settings combination. Option sqlite=True adds the durable ledger store's component,
+# groundplane::sqlite (<groundplane/store/sqlite.hpp>), which links SQLite3 and OpenSSL.
 import os
 import re
 
@@ -22,6 +23,8 @@ class GroundplaneConan(ConanFile):
     topics = ("llm", "validation", "header-only", "json")
     package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
+    options = {"sqlite": [True, False]}
+    default_options = {"sqlite": False}
     exports_sources = "include/*", "LICENSE"
     exports = "CMakeLists.txt"
     no_copy_source = True
@@ -40,6 +43,10 @@ class GroundplaneConan(ConanFile):
     def requirements(self):
         # Its types appear in groundplane's headers, so consumers see its headers too.
         self.requires("nlohmann_json/3.11.3", transitive_headers=True)
+        if self.options.sqlite:
+            # <groundplane/store/sqlite.hpp> includes <sqlite3.h> and <openssl/evp.h>.
+            self.requires("sqlite3/3.45.3", transitive_headers=True, transitive_libs=True)
+            self.requires("openssl/[>=3 <4]", transitive_headers=True, transitive_libs=True)
 
     def validate(self):
         if self.settings.get_safe("compiler.cppstd"):
@@ -56,9 +63,23 @@ class GroundplaneConan(ConanFile):
 
     def package_info(self):
         # The names CMake users write: find_package(groundplane) and groundplane::groundplane.
+        # The names CMake users write: find_package(groundplane), groundplane::groundplane,
+        # and with sqlite=True groundplane::sqlite (what find_package(... COMPONENTS sqlite)
+        # gives an installed build).
         self.cpp_info.set_property("cmake_file_name", "groundplane")
-        self.cpp_info.set_property("cmake_target_name", "groundplane::groundplane")
-        self.cpp_info.set_property("pkg_config_name", "groundplane")
-        self.cpp_info.requires = ["nlohmann_json::nlohmann_json"]
+        self.cpp_info.set_property("cmake_target_name", "groundplane::all")
+        self.cpp_info.set_property("pkg_config_name", "groundplane-all")
+        core = self.cpp_info.components["groundplane"]
+        core.set_property("cmake_target_name", "groundplane::groundplane")
+        core.set_property("pkg_config_name", "groundplane")
+        core.requires = ["nlohmann_json::nlohmann_json"]
+        core.bindirs = []
+        core.libdirs = []
+        if self.options.sqlite:
+            store = self.cpp_info.components["sqlite"]
+            store.set_property("cmake_target_name", "groundplane::sqlite")
+            store.requires = ["groundplane", "sqlite3::sqlite3", "openssl::crypto"]
+            store.bindirs = []
+            store.libdirs = []
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []

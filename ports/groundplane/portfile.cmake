@@ -7,7 +7,9 @@ set(VCPKG_BUILD_TYPE release)
 
 vcpkg_check_features(OUT_FEATURE_OPTIONS feature_options
   FEATURES
-    mcp-server GROUNDPLANE_BUILD_MCP_SERVER)
+    mcp-server GROUNDPLANE_BUILD_MCP_SERVER
+    sqlite GROUNDPLANE_SQLITE
+    sqlite GROUNDPLANE_BUILD_LEDGER_TOOL)
 
 # nlohmann-json comes from vcpkg; groundplane's own download fallback is switched off.
 vcpkg_cmake_configure(
@@ -27,6 +29,9 @@ vcpkg_fixup_pkgconfig()
 
 if("mcp-server" IN_LIST FEATURES)
   vcpkg_copy_tools(TOOL_NAMES groundplane-mcp AUTO_CLEAN)
+endif()
+if("sqlite" IN_LIST FEATURES)
+  vcpkg_copy_tools(TOOL_NAMES groundplane-ledger AUTO_CLEAN)
 endif()
 
 # Header-only: no debug tree, and the license goes where vcpkg expects it.

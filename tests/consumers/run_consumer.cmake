@@ -1,4 +1,4 @@
-# Drives one consumer test (cmake -P): MODE is install, find_package, too_new_version,
+# Drives one consumer test (cmake -P): MODE is install, find_package, find_package_sqlite, too_new_version,
 # add_subdirectory, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
@@ -44,6 +44,16 @@ if(MODE STREQUAL "install")
       message(FATAL_ERROR "the install lacks ${installed}")
     endif()
   endforeach()
+  if(HAVE_SQLITE)
+    foreach(installed IN ITEMS
+        "${INSTALL_INCLUDEDIR}/groundplane/store/sqlite.hpp"
+        "${INSTALL_INCLUDEDIR}/groundplane/store/ledger_store.hpp"
+        "${INSTALL_CMAKEDIR}/groundplaneSqliteTargets.cmake")
+      if(NOT EXISTS "${PREFIX}/${installed}")
+        message(FATAL_ERROR "the install lacks ${installed}")
+      endif()
+    endforeach()
+  endif()
   return()
 endif()
 
@@ -64,7 +74,7 @@ if(NOT IS_MULTI_CONFIG)
   list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${CONFIG}")
 endif()
 set(prefix_path ${OUTER_PREFIX_PATH})
-if(MODE MATCHES "^(find_package|too_new_version|conan_test_package)$")
+if(MODE MATCHES "^(find_package|find_package_sqlite|too_new_version|conan_test_package)$")
   list(PREPEND prefix_path "${PREFIX}")
 endif()
 string(REPLACE ";" "\\;" prefix_path_arg "${prefix_path}")
@@ -97,6 +107,21 @@ endfunction()
 
 if(MODE STREQUAL "find_package")
   build_and_run("${CONSUMERS_DIR}/find_package" -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
+
+elseif(MODE STREQUAL "find_package_sqlite")
+  # The ledger store: a component, with SQLite3 and OpenSSL found by the package config.
+  run(COMMAND "${CMAKE_COMMAND}" -S "${CONSUMERS_DIR}/find_package_sqlite" -B "${work}/build" ${configure_args}
+      -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
+  run(COMMAND "${CMAKE_COMMAND}" --build "${work}/build" ${config_args})
+  if(IS_MULTI_CONFIG)
+    set(program "${work}/build/${CONFIG}/consumer_sqlite")
+  else()
+    set(program "${work}/build/consumer_sqlite")
+  endif()
+  run(COMMAND "${program}" OUTPUT out)
+  if(NOT out MATCHES "tampered: first bad row 2")
+    message(FATAL_ERROR "the store consumer did not name the tampered row")
+  endif()
 
 elseif(MODE STREQUAL "conan_test_package")
   # The Conan recipe's test_package, built against the same names the recipe declares

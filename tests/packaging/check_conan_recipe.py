@@ -57,12 +57,25 @@ class Info:
 class CppInfo:
     def __init__(self):
         self.properties = {}
+        self.components = Components()
 
     def set_property(self, key, value):
         self.properties[key] = value
 
 
+class Components(dict):
+    def __missing__(self, key):
+        self[key] = CppInfo()
+        return self[key]
+
+
+class Options:
+    def __init__(self, sqlite):
+        self.sqlite = sqlite
+
+
 r = recipes[0]()
+r.options = Options(False)
 r.recipe_folder = source_dir
 r.info = Info()
 r.cpp_info = CppInfo()
@@ -89,9 +102,26 @@ r.package_id()
 expect(("info.clear",) in calls, "package_id() clears the settings: one package for every configuration")
 r.package_info()
 props = r.cpp_info.properties
+core = r.cpp_info.components["groundplane"]
 expect(props.get("cmake_file_name") == "groundplane", "CMakeDeps writes find_package(groundplane)")
-expect(props.get("cmake_target_name") == "groundplane::groundplane", "the CMake target is groundplane::groundplane")
+expect(core.properties.get("cmake_target_name") == "groundplane::groundplane", "the CMake target is groundplane::groundplane")
+expect(core.requires == ["nlohmann_json::nlohmann_json"], "the core component needs nlohmann_json only")
+expect("sqlite" not in r.cpp_info.components, "without the sqlite option there is no store component")
 expect(r.cpp_info.bindirs == [] and r.cpp_info.libdirs == [], "no bin or lib directories: header-only")
+expect(r.default_options.get("sqlite") is False, "the sqlite option is off by default")
+
+# sqlite=True: the store's libraries are required and its component is groundplane::sqlite.
+calls.clear()
+r.options = Options(True)
+r.cpp_info = CppInfo()
+r.requirements()
+names = [c[1].split("/")[0] for c in calls if c[0] == "requires"]
+expect(sorted(names) == ["nlohmann_json", "openssl", "sqlite3"], f"sqlite=True requires sqlite3 and openssl (got {names})")
+r.package_info()
+store = r.cpp_info.components["sqlite"]
+expect(store.properties.get("cmake_target_name") == "groundplane::sqlite", "sqlite=True adds groundplane::sqlite")
+expect(set(store.requires) == {"groundplane", "sqlite3::sqlite3", "openssl::crypto"},
+       "groundplane::sqlite links the core, SQLite3 and libcrypto")
 expect(any("include/*" in s for s in ([r.exports_sources] if isinstance(r.exports_sources, str) else r.exports_sources)),
        "the headers are exported with the recipe")
 

@@ -49,6 +49,10 @@ endforeach()
 expect("has_json" "vcpkg.json depends on nlohmann-json >= 3.11")
 expect("host_helpers EQUAL 2" "vcpkg-cmake and vcpkg-cmake-config are host dependencies")
 
+string(JSON sqlite_deps ERROR_VARIABLE err GET "${manifest}" features sqlite dependencies)
+expect("NOT err AND sqlite_deps MATCHES \"sqlite3\" AND sqlite_deps MATCHES \"openssl\""
+  "the sqlite feature depends on sqlite3 and openssl")
+
 file(READ "${port}/portfile.cmake" portfile)
 string(REGEX REPLACE "#[^\n]*" "" portfile "${portfile}")
 string(REGEX REPLACE "[ \t\r\n]+" " " portfile "${portfile}")
@@ -59,6 +63,8 @@ expect("portfile MATCHES \"set[(]VCPKG_BUILD_TYPE release[)]\"" "the portfile bu
 expect("portfile MATCHES \"vcpkg_cmake_install[(][)]\"" "the portfile installs through the project's own install rules")
 expect("portfile MATCHES \"-DFETCHCONTENT_FULLY_DISCONNECTED=ON\"" "the portfile forbids groundplane's download fallback")
 expect("EXISTS \"${port}/usage\"" "the port has a usage file")
+expect("portfile MATCHES \"sqlite GROUNDPLANE_SQLITE\"" "the sqlite feature turns on GROUNDPLANE_SQLITE (groundplane::sqlite)")
+expect("portfile MATCHES \"vcpkg_copy_tools[(]TOOL_NAMES groundplane-ledger\"" "the sqlite feature installs groundplane-ledger")
 
 if(failures)
   message(FATAL_ERROR "ports/groundplane:\n${failures}")
