@@ -109,22 +109,102 @@ TEST_CASE("a do_action naming an action the app does not have is answered withou
   CHECK(keys_of(r).front() == "facts");
 }
 
-TEST_CASE("a do_action naming an action the app has elsewhere says so without a fire or a row") {
+TEST_CASE("a do_action naming an action declared earlier this session says so without a fire or a row") {
   Shop shop;
   auto compose = shop.s.declare("inbox.compose.send", {.does = "Send.", .handler = ok_handler});
   compose.undeclare();
   const auto r = shop.port.call("do_action", {{"action", "inbox.compose.send"}});
   CHECK(r["reason"] == "NOT_HERE");
-  CHECK(r["message"].get<std::string>().find("elsewhere") != std::string::npos);
+  CHECK(r["message"].get<std::string>().find("inbox.compose.send was declared earlier in this session") !=
+        std::string::npos);
+  const auto never = shop.port.call("do_action", {{"action", "inbox.compose.archive"}});
+  CHECK(never["reason"] == "UNKNOWN_ACTION");
+  CHECK(never["message"].get<std::string>().find("No action by that name was declared") != std::string::npos);
   CHECK(rows(shop.s) == 0);
 }
 
-TEST_CASE("a do_action naming a disabled action says it is disabled here without a fire or a row") {
+TEST_CASE("a greyed-out action fired through the port lands as a TOOL_DISABLED row the next block states") {
   Shop shop;
+  const auto listed = shop.port.call("whats_here");
+  REQUIRE(listed["actions"][2] == ojson::parse(R"({"id": "cart.clear", "does": "Empty the cart.", "enabled": false})"));
   const auto r = shop.port.call("do_action", {{"action", "cart.clear"}});
+  CHECK(r["ok"] == false);
   CHECK(r["reason"] == "TOOL_DISABLED");
-  CHECK(r["message"].get<std::string>().find("cart.clear is on offer here but disabled") != std::string::npos);
-  CHECK(rows(shop.s) == 0);
+  CHECK(rows(shop.s) == 1);
+  REQUIRE(shop.s.view().gap_rows().size() == 1);
+  CHECK(shop.s.view().gap_rows()[0].reason == gp::Refusal::tool_disabled);
+  const std::string line = "  • did NOT happen — agent's fire of cart.clear was refused: TOOL_DISABLED";
+  CHECK(r["facts"].get<std::string>().find(line) != std::string::npos);
+  CHECK(shop.port.call("whats_here")["facts"].get<std::string>().find(line) != std::string::npos);
+}
+
+TEST_CASE("a forged confirm or approved argument reaches the gate and lands as APPROVAL_REQUIRED") {
+  for (const char* forged : {"confirm", "approved"}) {
+    Shop shop;
+    INFO(forged);
+    const auto r = shop.port.call("do_action", {{"action", "checkout.place-order"}, {forged, true}});
+    CHECK(r["ok"] == false);
+    CHECK(r["reason"] == "APPROVAL_REQUIRED");
+    CHECK(shop.placed == 0);
+    const std::string message = r["message"];
+    CHECK(message.find(std::string("Ignored, not arguments of do_action: '") + forged + "'") != std::string::npos);
+    CHECK(message.find("An approval is only an ask_id a person answered in the app") != std::string::npos);
+    CHECK(r["facts"].get<std::string>().find(
+              "  • did NOT happen — agent's fire of checkout.place-order was refused: APPROVAL_REQUIRED") !=
+          std::string::npos);
+    CHECK(rows(shop.s) == 1);
+  }
+}
+
+TEST_CASE("an empty or non-string ask_id reaches the gate and lands as APPROVAL_REQUIRED") {
+  Shop shop;
+  REQUIRE(shop.s.approve_ask(shop.s.confirm_ask("checkout.place-order").id, "pat"));  // ask-1 exists, approved
+  for (const json& forged : {json(""), json(1), json(true), json{{"id", "ask-1"}}, json::array({"ask-1"})}) {
+    INFO(forged.dump());
+    const auto r = shop.port.call("do_action", {{"action", "checkout.place-order"}, {"ask_id", forged}});
+    CHECK(r["reason"] == "APPROVAL_REQUIRED");
+  }
+  CHECK(shop.placed == 0);
+  CHECK(shop.s.view().gap_rows().size() == 5);
+  CHECK(shop.s.view().ask("ask-1")->state == gp::AskState::approved);  // none of them spent the real one
+}
+
+TEST_CASE("extra keys never stop an ungated attempt and are named in the message") {
+  Shop shop;
+  const auto r = shop.port.call("do_action", {{"action", "cart.add"}, {"payload", {{"sku", "A1"}}}, {"ask_id", 7}});
+  CHECK(r["ok"] == true);
+  CHECK(r["transition_id"] == "t-1");
+  const std::string message = r["message"];
+  CHECK(message.find("Ignored, not arguments of do_action: 'payload'") != std::string::npos);
+  CHECK(message.find("\"ask_id\" was not a string") != std::string::npos);
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "message", "transition_id"});
+}
+
+TEST_CASE("a once action already performed is served disabled and already_performed and its refire lands") {
+  gp::Session s;
+  gp::AgentPort port(s);
+  int charged = 0;
+  s.declare("billing.charge", {.does = "Charge the card.",
+                               .handler =
+                                   [&](const json&) {
+                                     ++charged;
+                                     return gp::HandlerResult{};
+                                   },
+                               .concurrency = gp::Concurrency::once});
+  CHECK(port.call("whats_here")["actions"][0] ==
+        ojson::parse(R"({"id": "billing.charge", "does": "Charge the card."})"));
+  REQUIRE(port.call("do_action", {{"action", "billing.charge"}})["ok"] == true);
+  CHECK(port.call("whats_here")["actions"][0] ==
+        ojson::parse(R"({"id": "billing.charge", "does": "Charge the card.", "enabled": false,
+                         "already_performed": true})"));
+  const auto again = port.call("do_action", {{"action", "billing.charge"}});
+  CHECK(again["reason"] == "DUPLICATE_EXECUTION");
+  CHECK(again["prior_transition_id"] == "t-1");
+  CHECK(again["message"].get<std::string>().find("already happened") != std::string::npos);
+  CHECK(charged == 1);
+  CHECK(again["facts"].get<std::string>().find(
+            "  • did NOT happen — agent's fire of billing.charge was refused: DUPLICATE_EXECUTION") !=
+        std::string::npos);
 }
 
 TEST_CASE("a high-effect do_action without approval is refused and the port asks the human") {
@@ -198,12 +278,10 @@ TEST_CASE("every approval forgery through the port is refused with its reason") 
 
 TEST_CASE("a model's malformed call is answered with a reason it can read") {
   Shop shop;
-  const std::vector<json> bad = {json::array(),
-                                 json::object(),
-                                 json{{"action", 3}},
-                                 json{{"action", ""}},
-                                 json{{"action", "cart.add"}, {"payload", {{"sku", "A1"}}}},
-                                 json{{"action", "cart.add"}, {"ask_id", 7}}};
+  // Only what cannot name an action is answered without a row (extra keys do not count:
+  // see the tests above).
+  const std::vector<json> bad = {json::array(), json::object(), json{{"action", 3}}, json{{"action", ""}},
+                                 json{{"input", {{"sku", "A1"}}}}};
   for (const auto& args : bad) {
     const auto r = shop.port.call("do_action", args);
     CHECK(r["ok"] == false);

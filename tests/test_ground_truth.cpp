@@ -1,9 +1,12 @@
 // The ground-truth block: exact lines, section order, cursor deltas, caps, the constant
 // for undeclared ids, hostile strings, render cost — and the context brief beside it.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -12,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "groundplane/agent_port.hpp"
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/session.hpp"
 
@@ -457,6 +461,138 @@ TEST_CASE("available actions and does sentences are not in the block") {
   CHECK(s.ground_truth().text.find("a.go") == std::string::npos);
   s.fire("a.go");
   CHECK(s.ground_truth().text.find("distinctive") == std::string::npos);
+}
+
+TEST_CASE("10 000 refires without a report keep the block's size bounded") {
+  gp::Session s;
+  s.declare("shipping.quote", {.does = "Ask the carrier for a quote.", .writes = {"shipping"}, .handler = ok_handler});
+  gp::AgentPort port(s);
+  std::size_t after_100 = 0;
+  std::string text;
+  for (int i = 1; i <= 10000; ++i) {
+    const auto r = port.call("do_action", {{"action", "shipping.quote"}});
+    REQUIRE(r["ok"] == true);
+    if (i == 100) after_100 = s.ground_truth().text.size();
+  }
+  text = s.ground_truth().text;
+  CHECK(has_line(text, "Awaiting the app's report: shipping.quote (10000 fires)."));
+  // Only digits grew: "version 100" -> "10000", "80 earlier" -> "9980", "(100 fires)" -> "(10000 fires)".
+  CHECK(text.size() == after_100 + 6);
+  CHECK(text.size() < 2500);
+}
+
+TEST_CASE("the awaiting-report line names each action once and at most max_attempts of them") {
+  gp::Session s;
+  for (int a = 0; a < 30; ++a) {
+    const std::string id = "a" + std::to_string(a) + ".sync";
+    s.declare(id, {.does = "Sync.", .writes = {"x"}, .handler = ok_handler});
+    for (int k = 0; k <= a % 3; ++k) s.fire(id);
+  }
+  gp::detail::RenderProbe probe;
+  const auto gt = gp::detail::ground_truth_probed(s, {.max_attempts = 4}, probe);
+  CHECK(has_line(gt.text,
+                 "Awaiting the app's report: a0.sync, a1.sync (2 fires), a2.sync (3 fires), a3.sync, "
+                 "and 26 more actions."));
+  CHECK(probe.rows_read <= 4 + 4);    // the attempts shown and the groups shown, not the 59 pending fires
+  s.report_state({{"x", 1}}, "t-1");  // a0's only fire settles: a1 is now the oldest
+  CHECK(has_line(s.ground_truth({.max_attempts = 1}).text,
+                 "Awaiting the app's report: a1.sync (2 fires), and 28 more actions."));
+}
+
+TEST_CASE("the still-working line names each action once with its count and is capped") {
+  gp::Session s;
+  s.declare("a.go", {.does = "Go.", .handler = ok_handler});
+  s.declare("b.go", {.does = "Go.", .handler = ok_handler});
+  std::vector<gp::WorkHandle> work;
+  for (int i = 0; i < 50; ++i) work.push_back(s.begin_work("", s.fire("a.go").transition_id));
+  work.push_back(s.begin_work("", s.fire("b.go").transition_id));
+  work.push_back(s.begin_work("unbound"));
+  auto text = s.ground_truth().text;
+  CHECK(has_line(text, "The app is still working on: a.go (50 tasks), b.go."));
+  CHECK(has_line(text, std::string(gp::unbound_work_text)));
+  CHECK(has_line(s.ground_truth({.max_attempts = 1}).text,
+                 "The app is still working on: a.go (50 tasks), and 1 more action."));
+  for (std::size_t i = 0; i < 49; ++i) work[i].done();
+  CHECK(has_line(s.ground_truth().text, "The app is still working on: a.go, b.go."));
+}
+
+TEST_CASE("a report without an id from inside a handler settles that handler's own fire") {
+  gp::Session s = naming_session();
+  const auto waiting = s.fire(set_name);  // pending: the oldest fire awaiting a report
+  s.declare("cart.sync", {.does = "Sync.", .writes = {"cart"}, .handler = [&s](const json&) {
+                            s.report_state({{"cart", json::array()}});  // no id: about this fire
+                            return gp::HandlerResult{};
+                          }});
+  const auto own = s.fire("cart.sync");
+  CHECK(s.view().transition(own.transition_id)->outcome == gp::Outcome::observed);
+  CHECK(s.view().transition(waiting.transition_id)->outcome == gp::Outcome::pending);
+  CHECK(has_line(s.ground_truth().text, "Awaiting the app's report: setup.set-name."));
+}
+
+TEST_CASE("the answered lines show a withdrawn yes a stale yes and standing grants") {
+  gp::Session s({.state = {{"cart", {"A"}}}, .require_human_approval = true});
+  for (const char* id : {"a.buy", "b.buy", "c.buy", "d.buy"})
+    s.declare(id, {.does = "Buy.", .handler = ok_handler, .high_effect = true, .reads = {"cart"}});
+  const auto a = s.confirm_ask("a.buy");
+  const auto b = s.confirm_ask("b.buy");
+  REQUIRE(s.approve_ask(a.id, "pat"));
+  REQUIRE(s.approve_ask(b.id, "pat"));
+  REQUIRE(s.revoke_ask(a.id, "pat"));
+  s.report_state({{"cart", {"A", "B"}}});
+  REQUIRE(s.grant_standing("c.buy", "pat"));
+  REQUIRE(s.grant_standing("d.buy", "pat"));
+  REQUIRE(s.revoke_standing("d.buy", "pat"));
+  const auto lines = split_lines(s.ground_truth().text);
+  const std::vector<std::string> tail(lines.end() - 4, lines.end());
+  CHECK(tail == std::vector<std::string>{"The human withdrew approval: a.buy (ask-1).",
+                                         "Approved by the human, but stale now: b.buy (ask-2).",
+                                         "The human allows c.buy without asking, this session.",
+                                         "The human withdrew standing approval: d.buy."});
+}
+
+TEST_CASE("the 100 000th ask costs within 2x of the 100th") {
+  // Two sessions, one holding 99 asks and one holding 99,999, each then asked through the
+  // port with a new input (a refused high-effect fire that mints an ask), timed one call
+  // at a time, interleaved so load on the machine hits both alike; medians compared.
+  const auto shop = [](int asks) {
+    auto s = std::make_unique<gp::Session>(gp::SessionOptions{.require_human_approval = true});
+    s->declare("checkout.place-order", {.does = "Place.", .handler = ok_handler, .high_effect = true});
+    for (int i = 0; i < asks; ++i) s->confirm_ask("checkout.place-order", {{"sku", i}});
+    return s;
+  };
+  const auto small = shop(99);
+  const auto large = shop(99999);
+  gp::AgentPort small_port(*small), large_port(*large);
+  using clock = std::chrono::steady_clock;
+  std::vector<double> small_ns, large_ns, small_ask_ns, large_ask_ns;
+  const auto time = [](auto&& f) {
+    const auto t0 = clock::now();
+    f();
+    return std::chrono::duration<double, std::nano>(clock::now() - t0).count();
+  };
+  for (int i = 0; i < 301; ++i) {
+    const json args = {{"action", "checkout.place-order"}, {"input", {{"sku", 1000000 + i}}}};
+    const json again = {{"sku", 2000000 + i}};
+    for (auto* which : {&small_port, &large_port}) {
+      gp::Session& s = which == &small_port ? *small : *large;
+      (which == &small_port ? small_ns : large_ns).push_back(time([&] {
+        const auto r = which->call("do_action", args);
+        REQUIRE(r.contains("ask_id"));
+      }));
+      (which == &small_port ? small_ask_ns : large_ask_ns).push_back(time([&] {
+        (void)s.confirm_ask("checkout.place-order", again);
+      }));
+    }
+  }
+  const auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  INFO("do_action median ns: 100th ask " << median(small_ns) << ", 100,000th " << median(large_ns));
+  INFO("confirm_ask median ns: 100th ask " << median(small_ask_ns) << ", 100,000th " << median(large_ask_ns));
+  CHECK(large->view().asks().size() == 99999 + 2 * 301);
+  CHECK(median(large_ns) <= 2 * median(small_ns));
+  CHECK(median(large_ask_ns) <= 2 * median(small_ask_ns));
 }
 
 // ---------------------------------------------------------------- render cost

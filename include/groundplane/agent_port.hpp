@@ -13,21 +13,29 @@
 // nlohmann::ordered_json so their key order is stable.
 //
 // What the port decides, and why:
-// * A do_action naming an action that is not served (not declared now, or declared but
-//   disabled) is answered by the port without a fire and leaves no ledger row: the
-//   ledgers hold what the session was asked to do, and a name the port could not resolve
-//   was never that. The answer says which case it is: "UNKNOWN_ACTION" (the app has no
-//   such action; the name is not echoed), "NOT_HERE" (the app declared it earlier in
-//   this session, elsewhere; it is not mounted now) or "TOOL_DISABLED" (here, with its
-//   conditions unmet).
-// * Anything a model can put in a call — an unknown tool name, arguments of the wrong
-//   shape — is answered with ok = false, a reason ("UNKNOWN_TOOL", "INVALID_ARGUMENTS")
-//   and a fixed message the model can act on. call() never throws for the model's input:
-//   the model cannot fix a C++ exception. An exception thrown by an action's handler is
-//   the app's bug and propagates (the session has recorded the failure first).
+// * Every attempt lands. A do_action naming an action whats_here serves — declared and
+//   mounted now, enabled or not, already performed or not — always reaches
+//   Session::fire and writes its row: a disabled one is refused TOOL_DISABLED, and that
+//   refusal is a fact in the next block. Only a name whats_here does not serve is
+//   answered by the port without a fire and without a row, since a name that matches
+//   nothing was never something the session could act on: "UNKNOWN_ACTION" (never
+//   declared this session; the name is not echoed) or "NOT_HERE" (declared earlier this
+//   session, not mounted now).
+// * Arguments never stop an attempt. Keys beyond the schema (`confirm`, `approved`, ...)
+//   are ignored for dispatch and named in the result's `message`; an `ask_id` that is not
+//   a string names no approval and is refused at the gate like any other. So a forged
+//   {action, confirm: true} reaches the gate and lands as APPROVAL_REQUIRED.
+// * What cannot name an action at all — arguments that are not an object, a missing or
+//   non-string `action`, an unknown tool — is answered with ok = false, a reason
+//   ("INVALID_ARGUMENTS", "UNKNOWN_TOOL") and a fixed message, and no row. call() never
+//   throws for the model's input: the model cannot fix a C++ exception. An exception
+//   thrown by an action's handler is the app's bug and propagates (the session has
+//   recorded the failure first).
 // * An APPROVAL_REQUIRED refusal mints (or finds) the human's confirm ask for exactly
 //   that action and input and returns its ask_id, so the model can tell the person and
-//   retry with it once they approve. Approving or declining is never reachable here.
+//   retry with it once they approve; so does APPROVAL_STALE (the yes no longer fits, so
+//   the person is asked afresh). Approving, declining, revoking and standing grants are
+//   never reachable here.
 #pragma once
 
 #include <cstddef>
@@ -68,7 +76,9 @@ class AgentPort {
                   "app itself, never through a tool.");
   }
 
-  // {facts, node, version, actions: [{id, does, enabled: false only when disabled}]}.
+  // {facts, node, version, actions: [{id, does, enabled: false only when disabled,
+  //  already_performed: true only for a `once` action that would be refused
+  //  DUPLICATE_EXECUTION}]}.
   // since_version narrows the facts (attempts at or after that version) as
   // Session::ground_truth does; the tool itself takes no input, so a host that tracks a
   // model's cursor passes it here.
@@ -79,6 +89,7 @@ class AgentPort {
     for (const auto& a : session_->actions()) {
       nlohmann::ordered_json item{{"id", a.id}, {"does", a.does}};
       if (!a.enabled) item["enabled"] = false;
+      if (a.already_performed) item["already_performed"] = true;
       actions.push_back(std::move(item));
     }
     nlohmann::ordered_json out;
@@ -89,51 +100,58 @@ class AgentPort {
     return out;
   }
 
-  // {action, input?, ask_id?} -> {facts, ok, reason?, message?, transition_id?, ask_id?}.
-  // A null input or ask_id is read as absent (many tool-calling models send null for an
-  // optional argument they do not use).
+  // {action, input?, ask_id?} -> {facts, ok, reason?, message?, transition_id?,
+  // prior_transition_id?, ask_id?}. A null input or ask_id is read as absent (many
+  // tool-calling models send null for an optional argument they do not use).
   nlohmann::ordered_json do_action(const nlohmann::json& args) {
     static constexpr std::string_view shape =
         "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
     if (!args.is_object())
       return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
-    for (const auto& [key, value] : args.items()) {
-      (void)value;
-      if (key != "action" && key != "input" && key != "ask_id")
-        return answer("INVALID_ARGUMENTS",
-                      std::string(shape) + "; it has no argument named " + detail::quote(key) + ".");
-    }
     const auto action = args.find("action");
     if (action == args.end() || !action->is_string() || action->get_ref<const std::string&>().empty())
       return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"action\" must be a non-empty string.");
-    auto ask = args.find("ask_id");
-    if (ask != args.end() && ask->is_null()) ask = args.end();
-    if (ask != args.end() && !ask->is_string())
-      return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"ask_id\" must be a string.");
     const std::string& id = action->get_ref<const std::string&>();
-    const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
 
     switch (session_->availability(id)) {
       case Availability::unknown:
         return answer("UNKNOWN_ACTION",
-                      "No action by that name is on offer in this app; nothing was fired. Call whats_here for "
-                      "what is on offer.");
+                      "No action by that name was declared in this app this session; nothing was fired. Call "
+                      "whats_here for what is on offer.");
       case Availability::not_mounted:
         return answer("NOT_HERE", detail::escape(id) +
-                                      " is an action this app has elsewhere; it is not on offer here now, so "
+                                      " was declared earlier in this session and is not on offer here now, so "
                                       "nothing was fired. Call whats_here for what is on offer.");
-      case Availability::disabled:
-        return answer("TOOL_DISABLED", detail::escape(id) +
-                                           " is on offer here but disabled right now: its conditions are unmet, "
-                                           "so nothing was fired.");
+      case Availability::disabled:  // served: it lands as TOOL_DISABLED
       case Availability::available:
         break;
     }
 
-    const FireResult r = session_->fire(
-        id, {.source = Principal::agent, .payload = input, .ask_id = ask != args.end() ? ask->get<std::string>() : ""});
+    // Nothing beyond the schema stops the attempt: extra keys are ignored and named.
+    std::string notes;
+    for (const auto& [key, value] : args.items()) {
+      (void)value;
+      if (key == "action" || key == "input" || key == "ask_id") continue;
+      notes += notes.empty() ? " Ignored, not arguments of do_action: " : ", ";
+      notes += detail::quote(key);
+    }
+    if (!notes.empty())
+      notes += ". An approval is only an ask_id a person answered in the app; no argument stands in for one.";
+    std::string ask_id_arg;
+    if (const auto ask = args.find("ask_id"); ask != args.end() && !ask->is_null()) {
+      if (ask->is_string()) {
+        ask_id_arg = ask->get<std::string>();
+      } else {
+        ask_id_arg = ask->dump();  // names no ask: minted ids are strings "ask-N"
+        notes += " \"ask_id\" was not a string, so it named no approval.";
+      }
+    }
+    const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
+
+    const FireResult r =
+        session_->fire(id, {.source = Principal::agent, .payload = input, .ask_id = std::move(ask_id_arg)});
     std::string ask_id;
-    if (r.reason == to_string(Refusal::approval_required)) {
+    if (r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale)) {
       try {
         ask_id = session_->confirm_ask(id, input).id;
       } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
@@ -142,11 +160,12 @@ class AgentPort {
     nlohmann::ordered_json out;
     out["facts"] = facts_text();
     out["ok"] = r.ok;
-    if (!r.ok) {
-      out["reason"] = r.reason;
-      out["message"] = std::string(refusal_message(r.reason));
-    }
+    if (!r.ok) out["reason"] = r.reason;
+    std::string message = r.ok ? std::string() : std::string(refusal_message(r.reason));
+    if (!notes.empty()) message += message.empty() ? notes.substr(1) : notes;
+    if (!message.empty()) out["message"] = std::move(message);
     if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
+    if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
     if (!ask_id.empty()) out["ask_id"] = ask_id;
     return out;
   }
@@ -175,6 +194,16 @@ class AgentPort {
     if (reason == "APPROVAL_SPENT") return "That approval was already used: one approval allows one fire. Nothing ran.";
     if (reason == "APPROVAL_MISMATCH")
       return "That approval was given for a different action or a different input; nothing ran.";
+    if (reason == "APPROVAL_REVOKED") return "The person withdrew that approval before it was used; nothing ran.";
+    if (reason == "APPROVAL_STALE")
+      return "That approval no longer holds: it expired, or what it was given for has changed since. Nothing "
+             "ran. The app has asked the person again (ask_id).";
+    if (reason == "PRIOR_FIRE_PENDING")
+      return "An earlier fire of this action (prior_transition_id) has not settled yet; it may still be "
+             "happening, so this one was not started. Nothing ran.";
+    if (reason == "DUPLICATE_EXECUTION")
+      return "This action happens at most once and it already happened this session (prior_transition_id); "
+             "nothing ran.";
     if (reason == "HANDLER_FAILED") return "The app tried and its handler failed; it did not happen.";
     return "The app refused it; nothing ran.";
   }

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,6 +42,7 @@ struct GroundTruth {
   std::string node;
   std::uint64_t version;  // pass it back as since_version next turn
   std::string text;
+  std::string head = "";  // the durable ledger's head hash when the session has a store; "" without
 };
 
 // The fixed sentences of the block. Exposed so tests and tools can match them exactly.
@@ -68,7 +70,8 @@ inline std::string rendered_action(const std::string& action, const std::optiona
 // The graded line for one transition (without the bullet).
 inline std::string attempt_line(const Transition& t) {
   const std::string who(to_string(t.cause.principal));
-  const std::string x = detail::rendered_action(t.cause.action, t.cause.does);
+  // A repeat of a single_flight / once action says so: "fired X again".
+  const std::string x = detail::rendered_action(t.cause.action, t.cause.does) + (t.cause.repeat ? " again" : "");
   switch (t.outcome) {
     case Outcome::observed:
       return "DID happen — " + who + " fired " + x + " (committed; declared effect observed)";
@@ -118,17 +121,35 @@ std::size_t first_at_or_after(std::span<const Row> rows, std::uint64_t since, Re
   return static_cast<std::size_t>(it - rows.begin());
 }
 
-inline std::string join_names(const std::vector<std::string>& names) {
+// "a (3 fires), b, and 4 more actions": each action once, at most `cap` of them, oldest
+// first; name_of(row index) renders a group's name from its oldest row.
+template <class NameOf>
+std::string grouped_names(const ActionGroups& groups, std::size_t cap, std::string_view unit, NameOf name_of,
+                          RenderProbe* probe) {
   std::string out;
-  for (const auto& n : names) {
+  std::size_t shown = 0;
+  for (const auto& [first, action] : groups.order()) {
+    if (shown == cap) break;
+    if (probe) ++probe->rows_read;
     if (!out.empty()) out += ", ";
-    out += n;
+    out += name_of(first);
+    const std::size_t n = groups.count(action);
+    if (n > 1) out += " (" + std::to_string(n) + " " + std::string(unit) + ")";
+    ++shown;
+  }
+  const std::size_t rest = groups.actions() - shown;
+  if (rest > 0) {
+    if (!out.empty()) out += ", and ";
+    out += std::to_string(rest) + (rest == 1 ? " more action" : " more actions");
   }
   return out;
 }
 
+// stale(k): whether the approved ask asks[k] would be refused APPROVAL_STALE now (the
+// Session decides: it holds the clock, the state and the actions' `reads`).
 inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
-                                       RenderProbe* probe = nullptr) {
+                                       RenderProbe* probe = nullptr,
+                                       const std::function<bool(std::size_t)>& stale = nullptr) {
   std::vector<std::string> lines;
   const auto read = [&] {
     if (probe) ++probe->rows_read;
@@ -204,28 +225,33 @@ inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOp
     read();
     const AskStatus& a = ledger.asks[k];
     const std::string tail = rendered_action(a.action, a.does) + " (" + escape(a.id) + ").";
-    if (a.state == AskState::approved) lines.push_back("Approved by the human, not yet done: " + tail);
+    if (a.state == AskState::approved && stale && stale(k))
+      lines.push_back("Approved by the human, but stale now: " + tail);
+    else if (a.state == AskState::approved) lines.push_back("Approved by the human, not yet done: " + tail);
     else if (a.state == AskState::declined) lines.push_back("The human declined: " + tail);
+    else if (a.state == AskState::revoked) lines.push_back("The human withdrew approval: " + tail);
+  }
+  for (const StandingGrant& g : ledger.standing) {
+    read();
+    const std::string x = rendered_action(g.action, g.does);
+    lines.push_back(g.active ? "The human allows " + x + " without asking, this session."
+                             : "The human withdrew standing approval: " + x + ".");
   }
 
-  // 5. what the app has not answered
-  if (!ledger.awaiting_report.empty()) {
-    std::vector<std::string> names;
-    for (const std::size_t k : ledger.awaiting_report) {
-      read();
-      names.push_back(rendered_action(ledger.transitions[k].cause.action, ledger.transitions[k].cause.does));
-    }
-    lines.push_back("Awaiting the app's report: " + join_names(names) + ".");
+  // 5. what the app has not answered: each action once, at most max_attempts of them
+  if (!ledger.awaiting_by_action.empty()) {
+    const auto name = [&](std::size_t k) {
+      return rendered_action(ledger.transitions[k].cause.action, ledger.transitions[k].cause.does);
+    };
+    lines.push_back("Awaiting the app's report: " +
+                    grouped_names(ledger.awaiting_by_action, opts.max_attempts, "fires", name, probe) + ".");
   }
-  std::vector<std::string> working;
-  bool unbound = false;
-  for (const std::size_t k : ledger.open_work) {
-    read();
-    const WorkRow& w = ledger.work[k];
-    if (w.transition_id.empty()) unbound = true;
-    else working.push_back(rendered_action(w.action, w.does));
+  if (!ledger.working_by_action.empty()) {
+    const auto name = [&](std::size_t k) { return rendered_action(ledger.work[k].action, ledger.work[k].does); };
+    lines.push_back("The app is still working on: " +
+                    grouped_names(ledger.working_by_action, opts.max_attempts, "tasks", name, probe) + ".");
   }
-  if (!working.empty()) lines.push_back("The app is still working on: " + join_names(working) + ".");
+  const bool unbound = ledger.open_work.size() > ledger.working_by_action.rows();
   if (unbound) lines.emplace_back(unbound_work_text);
   if (ledger.actions_may_be_stale) lines.emplace_back(stale_actions_text);
 

@@ -12,12 +12,15 @@
 // block then renders a constant instead of the id).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -57,10 +60,14 @@ enum class Refusal {
   not_materialized,
   tool_disabled,
   guard_failed,
+  prior_fire_pending,   // single_flight / once: an earlier recorded fire has not settled
+  duplicate_execution,  // once: it already happened this session
   approval_required,
   approval_declined,
   approval_spent,
+  approval_revoked,  // the human withdrew the yes before it was used
   approval_mismatch,
+  approval_stale,  // older than approval_ttl, or a key in the action's `reads` changed since
 };
 
 constexpr std::string_view to_string(Refusal r) noexcept {
@@ -81,6 +88,14 @@ constexpr std::string_view to_string(Refusal r) noexcept {
       return "APPROVAL_SPENT";
     case Refusal::approval_mismatch:
       return "APPROVAL_MISMATCH";
+    case Refusal::prior_fire_pending:
+      return "PRIOR_FIRE_PENDING";
+    case Refusal::duplicate_execution:
+      return "DUPLICATE_EXECUTION";
+    case Refusal::approval_revoked:
+      return "APPROVAL_REVOKED";
+    case Refusal::approval_stale:
+      return "APPROVAL_STALE";
   }
   return "UNKNOWN_AFFORDANCE";
 }
@@ -92,6 +107,9 @@ struct Cause {
   Principal principal = Principal::agent;
   nlohmann::json payload = nullptr;  // detached copy; never rendered
   std::string ask_id = "";           // the approval it spent, if any
+  bool standing_grant = false;       // passed the approval gate under a standing grant
+  bool repeat = false;               // a single_flight / once action that had already happened
+                                     // or was still in flight (a user's repeat, or a reopened once)
 };
 
 // One row of the transition ledger.
@@ -114,6 +132,7 @@ struct GapRow {
   nlohmann::json payload = nullptr;  // never rendered
   std::string ask_id = "";           // as the caller passed it; never rendered
   std::string node;
+  std::string prior_transition_id = "";  // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
 };
 
 enum class AskState {
@@ -121,6 +140,7 @@ enum class AskState {
   approved,  // a human said yes; no fire has used it yet
   declined,  // a human said no (terminal)
   spent,     // the one fire it allowed has been recorded (terminal)
+  revoked,   // a human withdrew the yes before any fire used it (terminal)
 };
 
 // A confirm ask: a card waiting on (or answered by) a person.
@@ -130,9 +150,33 @@ struct AskStatus {
   std::optional<std::string> does;  // frozen at minting
   nlohmann::json input = nullptr;   // detached copy of what was asked; the approval is bound to it
   AskState state = AskState::awaiting;
-  std::string by = "";        // who answered: audit only, never rendered
-  std::uint64_t version = 0;  // session version when it was minted
-  std::string spent_by = "";  // the transition that used the approval
+  std::string by = "";                                  // who answered: audit only, never rendered
+  std::uint64_t version = 0;                            // session version when it was minted
+  std::string spent_by = "";                            // the transition that used the approval
+  std::string revoked_by = "";                          // who withdrew the yes: audit only, never rendered
+  std::chrono::system_clock::time_point approved_at{};  // for approval_ttl (wall clock: it must
+                                                        // mean the same after a restart)
+  // The values the action's `reads` keys had when the yes was given:
+  // {key: [value]} for a present key, {key: []} for an absent one.
+  nlohmann::json approved_reads = nlohmann::json::object();
+};
+
+// "Allow this action without asking, this session": one per action, the latest decision.
+struct StandingGrant {
+  std::string action;
+  std::optional<std::string> does;  // frozen at the first grant
+  bool active = true;
+  std::string by = "";          // who granted: audit only, never rendered
+  std::string revoked_by = "";  // who withdrew it, once withdrawn
+  std::uint64_t version = 0;    // session version at the latest decision
+};
+
+// What happened to an action this session, for Concurrency::once. A receipt is minted by
+// every recorded agent or system fire whose handler did not fail; a user transition
+// (fired or inferred) reopens it, so the next agent fire proceeds and mints anew.
+struct OnceReceipt {
+  std::string transition_id;  // the fire holding the receipt, or the user transition that reopened it
+  bool reopened = false;
 };
 
 // A recorded fire whose declared writes the app has not reported yet.
@@ -157,6 +201,42 @@ struct WorkRow {
 
 namespace detail {
 
+// Row indices grouped by action, ordered by each action's oldest member: what the
+// awaiting-report and still-working lines read, so each names an action once and a
+// render reads O(shown) groups however many rows are open.
+class ActionGroups {
+ public:
+  void insert(const std::string& action, std::size_t k) {
+    auto& m = members_[action];
+    if (!m.empty()) order_.erase({*m.begin(), action});
+    rows_ += m.insert(k).second ? 1 : 0;
+    order_.insert({*m.begin(), action});
+  }
+  void erase(const std::string& action, std::size_t k) {
+    const auto it = members_.find(action);
+    if (it == members_.end() || !it->second.contains(k)) return;
+    order_.erase({*it->second.begin(), action});
+    it->second.erase(k);
+    --rows_;
+    if (it->second.empty()) members_.erase(it);
+    else order_.insert({*it->second.begin(), action});
+  }
+  bool empty() const noexcept { return order_.empty(); }
+  std::size_t actions() const noexcept { return order_.size(); }
+  std::size_t rows() const noexcept { return rows_; }
+  // (oldest row index, action), oldest first
+  const std::set<std::pair<std::size_t, std::string>>& order() const noexcept { return order_; }
+  std::size_t count(const std::string& action) const {
+    const auto it = members_.find(action);
+    return it == members_.end() ? 0 : it->second.size();
+  }
+
+ private:
+  std::map<std::string, std::set<std::size_t>, std::less<>> members_;
+  std::set<std::pair<std::size_t, std::string>> order_;
+  std::size_t rows_ = 0;
+};
+
 // Everything the ground-truth block is rendered from. The Session owns one and guards
 // it with its mutex; rows are appended in version order, and the open sets are kept
 // apart so that rendering never walks the whole history.
@@ -166,15 +246,20 @@ struct Ledger {
   std::string focus;
   bool actions_may_be_stale = false;
 
-  std::vector<Transition> transitions;  // version strictly increasing
-  std::vector<GapRow> gaps;             // version non-decreasing
-  std::vector<AskStatus> asks;          // creation order
-  std::vector<WorkRow> work;            // creation order
+  std::vector<Transition> transitions;                       // version strictly increasing
+  std::vector<GapRow> gaps;                                  // version non-decreasing
+  std::vector<AskStatus> asks;                               // creation order
+  std::vector<WorkRow> work;                                 // creation order
+  std::vector<StandingGrant> standing;                       // first-grant order, one per action
+  std::map<std::string, OnceReceipt, std::less<>> receipts;  // by action id
 
+  // Derived from the rows above (rebuildable from them): what renders read.
   std::set<std::size_t> awaiting_asks;    // indices into asks, oldest first
-  std::set<std::size_t> answered_asks;    // approved-not-spent and declined
+  std::set<std::size_t> answered_asks;    // approved-not-spent, declined and revoked
   std::set<std::size_t> awaiting_report;  // indices into transitions
   std::set<std::size_t> open_work;        // indices into work
+  ActionGroups awaiting_by_action;        // awaiting_report, by action
+  ActionGroups working_by_action;         // open work bound to a fire, by action
 };
 
 }  // namespace detail

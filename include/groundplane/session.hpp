@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -38,6 +39,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -55,6 +57,14 @@ struct HandlerResult {
   std::string error = "";  // kept on the row for the developer; never rendered
 };
 
+// What a repeat of an action gets (agent and system fires; a user's fire is always
+// recorded, marked a repeat, and reopens the action).
+enum class Concurrency {
+  parallel,       // any number of fires, in flight at once or one after another
+  single_flight,  // refused PRIOR_FIRE_PENDING while an earlier recorded fire has not settled
+  once,           // single_flight, and refused DUPLICATE_EXECUTION once it has happened this session
+};
+
 struct ActionSpec {
   std::string does;                      // authored sentence; required
   std::vector<std::string> writes = {};  // declared effect: state keys ("/a/b" = JSON Pointer)
@@ -63,13 +73,22 @@ struct ActionSpec {
   std::function<bool(const nlohmann::json& state)> guard = nullptr;               // false: GUARD_FAILED
   std::function<bool(const nlohmann::json& state)> verify = nullptr;              // the app's own check
   bool high_effect = false;                                                       // gated under require_human_approval
+  Concurrency concurrency = Concurrency::parallel;                                // what a repeat of this action gets
+  std::vector<std::string> reads = {};  // state keys an approval depends on: a change makes it APPROVAL_STALE
 };
+
+// The durable ledger a session writes through (groundplane/store/). Declared here so
+// options can name it; a session built without one keeps everything in memory.
+class LedgerStore;
 
 struct SessionOptions {
   std::string node = "";
   nlohmann::json state = nlohmann::json::object();
   bool require_human_approval = false;
   bool allow_unmaterialized_fires = false;
+  std::chrono::milliseconds approval_ttl{0};     // 0: approvals never expire; else older ones are APPROVAL_STALE
+  std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only (the durable ledger is groundplane/store/)
+  std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory (the cap is the store's job)
 };
 
 struct FireOptions {
@@ -85,6 +104,7 @@ struct FireResult {
   bool ok;
   std::string reason;  // "" when ok
   std::string transition_id;
+  std::string prior_transition_id = "";  // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
 };
 
 struct Ask {
@@ -92,8 +112,9 @@ struct Ask {
   std::string action;
 };
 
-// approve_ask / decline_ask. reason: "" when ok, else "UNKNOWN_ASK", "ALREADY_APPROVED",
-// "ALREADY_DECLINED" or "ALREADY_SPENT".
+// The human doors. reason: "" when ok, else "UNKNOWN_ASK", "ALREADY_APPROVED",
+// "ALREADY_DECLINED", "ALREADY_SPENT", "ALREADY_REVOKED", "NOT_APPROVED" (revoking an ask
+// still awaiting its decision), and for standing grants "ALREADY_GRANTED" / "NOT_GRANTED".
 struct ApprovalResult {
   bool ok;
   std::string reason;
@@ -113,7 +134,8 @@ struct ActionInfo {
   std::string id;
   std::string does;
   bool enabled = true;
-  bool materialized = true;  // has a handler
+  bool materialized = true;        // has a handler
+  bool already_performed = false;  // a `once` action a fire would find DUPLICATE_EXECUTION (then enabled is false)
 };
 
 // The friendly narrative that goes beside the facts block (see context_brief).
@@ -146,11 +168,17 @@ struct Mounted {
   std::uint64_t order = 0;       // declaration order, for listings
 };
 
+// Everything the session decides from lives in `ledger` (rows and the plain records of
+// asks, standing grants and once receipts) and `state`; the maps below are lookups
+// derived from those rows, so a session restored from stored rows rebuilds them.
 struct SessionCore {
   explicit SessionCore(SessionOptions o)
       : state(std::move(o.state)),
         require_human_approval(o.require_human_approval),
-        allow_unmaterialized_fires(o.allow_unmaterialized_fires) {
+        allow_unmaterialized_fires(o.allow_unmaterialized_fires),
+        approval_ttl(o.approval_ttl),
+        store(std::move(o.store)),
+        max_rows_in_memory(o.max_rows_in_memory) {
     ledger.node = std::move(o.node);
   }
 
@@ -160,6 +188,9 @@ struct SessionCore {
   nlohmann::json state;
   const bool require_human_approval;
   const bool allow_unmaterialized_fires;
+  const std::chrono::milliseconds approval_ttl;
+  const std::shared_ptr<LedgerStore> store;  // held for the durable ledger; nothing here writes it yet
+  const std::size_t max_rows_in_memory;
   Ledger ledger;
 
   std::map<std::string, Mounted, std::less<>> actions;
@@ -167,10 +198,151 @@ struct SessionCore {
   std::uint64_t next_generation = 1;
   std::uint64_t next_order = 0;
 
-  std::map<std::string, std::size_t, std::less<>> transition_index;
-  std::map<std::string, std::size_t, std::less<>> ask_index;
   std::map<std::size_t, Unsettled> unsettled;  // by transition index
+  // Recorded fires not graded yet (handler running, or awaiting the report), by action:
+  // what single_flight and once ask about.
+  std::map<std::string, std::set<std::size_t>, std::less<>> in_flight;
+  // The open ask for an action and an input: (action, canonical input) -> index in asks,
+  // so asking again and firing never scan the asks.
+  std::unordered_map<std::string, std::size_t> ask_by_key;
+  std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
 };
+
+// "t-12" -> 11 when rows[11] has that id. Ids are minted as prefix + (index + 1), so
+// finding a row by id is O(1) however long the session.
+template <class Rows>
+std::optional<std::size_t> row_index(std::string_view id, std::string_view prefix, const Rows& rows) {
+  if (id.size() <= prefix.size() || id.size() > prefix.size() + 19 || id.substr(0, prefix.size()) != prefix ||
+      id[prefix.size()] == '0')
+    return std::nullopt;
+  std::size_t n = 0;
+  for (const char ch : id.substr(prefix.size())) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::size_t>(ch - '0');
+  }
+  if (n == 0 || n > rows.size() || rows[n - 1].id != id) return std::nullopt;
+  return n - 1;
+}
+
+// A form of a JSON value that is equal exactly when the values are (nlohmann's ==):
+// keys sorted, and 1, 1u and 1.0 written alike.
+inline void canonical_into(std::string& out, const nlohmann::json& v) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [k, x] : v.items()) {
+        if (!first) out += ',';
+        first = false;
+        out += nlohmann::json(k).dump();
+        out += ':';
+        canonical_into(out, x);
+      }
+      out += '}';
+      return;
+    }
+    case nlohmann::json::value_t::array: {
+      out += '[';
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) out += ',';
+        canonical_into(out, v[i]);
+      }
+      out += ']';
+      return;
+    }
+    case nlohmann::json::value_t::number_float: {
+      const double d = v.get<double>();
+      if (d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<std::int64_t>(d))) {
+        out += std::to_string(static_cast<std::int64_t>(d));
+        return;
+      }
+      out += v.dump();
+      return;
+    }
+    default:
+      out += v.dump();
+  }
+}
+
+inline std::string ask_key(std::string_view action, const nlohmann::json& input) {
+  std::string key = std::to_string(action.size()) + ':';
+  key += action;
+  canonical_into(key, input);
+  return key;
+}
+
+// A state key's value as an approval snapshot holds it: [value] when present, [] when not.
+inline nlohmann::json read_value(const nlohmann::json& state, const std::string& key) {
+  if (!key.empty() && key.front() == '/') {
+    const nlohmann::json::json_pointer ptr(key);
+    return state.contains(ptr) ? nlohmann::json::array({state.at(ptr)}) : nlohmann::json::array();
+  }
+  const auto it = state.find(key);
+  return it == state.end() ? nlohmann::json::array() : nlohmann::json::array({*it});
+}
+
+// The decider is the audit trail: nobody, or a name of only spaces, is no decider.
+inline bool blank(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == ' ' || (c >= '\t' && c <= '\r')) {
+      ++i;
+      continue;
+    }
+    // UTF-8 spaces and invisible separators: U+0085, U+00A0, U+1680, U+180E, U+2000-U+200D,
+    // U+2028, U+2029, U+202F, U+205F, U+2060, U+3000, U+FEFF.
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    if (c == 0xC2 && i + 1 < s.size() && (at(i + 1) == 0x85 || at(i + 1) == 0xA0)) {
+      i += 2;
+      continue;
+    }
+    if (i + 2 < s.size()) {
+      const unsigned b = at(i + 1), d = at(i + 2);
+      const bool space = (c == 0xE1 && b == 0x9A && d == 0x80) || (c == 0xE1 && b == 0xA0 && d == 0x8E) ||
+                         (c == 0xE2 && b == 0x80 && (d <= 0x8D || d == 0xA8 || d == 0xA9 || d == 0xAF)) ||
+                         (c == 0xE2 && b == 0x81 && (d == 0x9F || d == 0xA0)) ||
+                         (c == 0xE3 && b == 0x80 && d == 0x80) || (c == 0xEF && b == 0xBB && d == 0xBF);
+      if (space) {
+        i += 3;
+        continue;
+      }
+    }
+    return false;
+  }
+  return true;
+}
+
+inline void require_decider(std::string_view by, std::string_view door) {
+  if (blank(by))
+    throw ConfigurationError("gp::Session::" + std::string(door) +
+                             ": `by` is empty or blank; every human decision names who made it (it is the "
+                             "audit trail)");
+}
+
+// The fire whose handler this thread is running, per session: a report without a
+// transition id made from inside a handler settles that handler's own fire.
+struct RunningFire {
+  const SessionCore* core;
+  std::size_t index;
+};
+inline std::vector<RunningFire>& running_fires() {
+  static thread_local std::vector<RunningFire> stack;
+  return stack;
+}
+class RunningScope {
+ public:
+  RunningScope(const SessionCore* core, std::size_t index) { running_fires().push_back({core, index}); }
+  ~RunningScope() { running_fires().pop_back(); }
+  RunningScope(const RunningScope&) = delete;
+  RunningScope& operator=(const RunningScope&) = delete;
+};
+inline std::optional<std::size_t> running_fire_of(const SessionCore* core) {
+  const auto& stack = running_fires();
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+    if (it->core == core) return it->index;
+  return std::nullopt;
+}
 
 // The session's mutex, with a re-entrancy check: the thread that holds it calling back
 // in is a bug (a predicate using the session, or a View left alive), and a loud
@@ -313,13 +485,14 @@ class Session {
       return out;
     }
     const Transition* transition(std::string_view id) const {
-      const auto it = core_->transition_index.find(id);
-      return it == core_->transition_index.end() ? nullptr : &core_->ledger.transitions[it->second];
+      const auto k = detail::row_index(id, "t-", core_->ledger.transitions);
+      return k ? &core_->ledger.transitions[*k] : nullptr;
     }
     const AskStatus* ask(std::string_view id) const {
-      const auto it = core_->ask_index.find(id);
-      return it == core_->ask_index.end() ? nullptr : &core_->ledger.asks[it->second];
+      const auto k = detail::row_index(id, "ask-", core_->ledger.asks);
+      return k ? &core_->ledger.asks[*k] : nullptr;
     }
+    std::span<const StandingGrant> standing_grants() const noexcept { return core_->ledger.standing; }
     const nlohmann::json& state() const noexcept { return core_->state; }
     std::uint64_t version() const noexcept { return core_->ledger.version; }
     const std::string& node() const noexcept { return core_->ledger.node; }
@@ -348,15 +521,19 @@ class Session {
     if (spec.does.empty())
       throw ConfigurationError("gp::Session::declare(" + detail::quote(id) +
                                "): `does` is empty; every action needs its authored sentence");
-    for (const auto& w : spec.writes) {
-      if (w.empty())
-        throw ConfigurationError("gp::Session::declare(" + detail::quote(id) + "): an entry of `writes` is empty");
-      if (w.front() == '/') {
-        try {
-          (void)nlohmann::json::json_pointer(w);
-        } catch (const nlohmann::json::exception&) {
-          throw ConfigurationError("gp::Session::declare(" + detail::quote(id) + "): " + detail::quote(w) +
-                                   " in `writes` is not a valid JSON Pointer");
+    for (const auto* keys : {&spec.writes, &spec.reads}) {
+      const char* field = keys == &spec.writes ? "`writes`" : "`reads`";
+      for (const auto& w : *keys) {
+        if (w.empty())
+          throw ConfigurationError("gp::Session::declare(" + detail::quote(id) + "): an entry of " + field +
+                                   " is empty");
+        if (w.front() == '/') {
+          try {
+            (void)nlohmann::json::json_pointer(w);
+          } catch (const nlohmann::json::exception&) {
+            throw ConfigurationError("gp::Session::declare(" + detail::quote(id) + "): " + detail::quote(w) + " in " +
+                                     field + " is not a valid JSON Pointer");
+          }
         }
       }
     }
@@ -386,10 +563,11 @@ class Session {
     detail::SessionLock lock(*core_);
     auto& c = *core_;
     auto& L = c.ledger;
+    std::string prior;
     const auto refuse = [&](Refusal r, std::optional<std::string> does) {
-      FireResult out{false, std::string(to_string(r)), ""};  // before the row: nothing can fail after it
+      FireResult out{false, std::string(to_string(r)), "", prior};  // before the row: nothing can fail after it
       L.gaps.push_back(GapRow{L.version, std::string(id), std::move(does), options.source, r,
-                              std::move(options.payload), std::move(options.ask_id), L.node});
+                              std::move(options.payload), std::move(options.ask_id), L.node, std::move(prior)});
       return out;
     };
 
@@ -400,16 +578,51 @@ class Session {
     if (spec.enabled_when && !spec.enabled_when(c.state)) return refuse(Refusal::tool_disabled, spec.does);
     if (spec.guard && !spec.guard(c.state)) return refuse(Refusal::guard_failed, spec.does);
 
+    // Repeats, before any approval reason: a person is never sent to approve a fire about
+    // to be turned away. A user's fire is a person acting on the screen: recorded.
+    bool repeat = false;
+    if (spec.concurrency != Concurrency::parallel) {
+      const auto flying = c.in_flight.find(id);
+      const auto receipt = L.receipts.find(id);
+      // single_flight repeats while in flight; once, ever after it happened
+      repeat = flying != c.in_flight.end() || (spec.concurrency == Concurrency::once && receipt != L.receipts.end());
+      if (options.source != Principal::user) {
+        if (flying != c.in_flight.end()) {
+          prior = L.transitions[*flying->second.rbegin()].id;
+          return refuse(Refusal::prior_fire_pending, spec.does);
+        }
+        if (spec.concurrency == Concurrency::once && receipt != L.receipts.end() && !receipt->second.reopened) {
+          prior = receipt->second.transition_id;
+          return refuse(Refusal::duplicate_execution, spec.does);
+        }
+      }
+    }
+
     std::optional<std::size_t> spend;
+    bool standing = false;
     if (c.require_human_approval && spec.high_effect && options.source == Principal::agent) {
-      const auto ai = options.ask_id.empty() ? c.ask_index.end() : c.ask_index.find(options.ask_id);
-      if (ai == c.ask_index.end()) return refuse(Refusal::approval_required, spec.does);
-      const AskStatus& a = L.asks[ai->second];
-      if (a.state == AskState::awaiting) return refuse(Refusal::approval_required, spec.does);
-      if (a.state == AskState::declined) return refuse(Refusal::approval_declined, spec.does);
-      if (a.state == AskState::spent) return refuse(Refusal::approval_spent, spec.does);
-      if (a.action != id || a.input != options.payload) return refuse(Refusal::approval_mismatch, spec.does);
-      spend = ai->second;
+      const auto grant = c.standing_index.find(id);
+      standing = grant != c.standing_index.end() && L.standing[grant->second].active;
+      if (!standing) {
+        const auto k = detail::row_index(options.ask_id, "ask-", L.asks);
+        if (!k) return refuse(Refusal::approval_required, spec.does);
+        const AskStatus& a = L.asks[*k];
+        switch (a.state) {
+          case AskState::awaiting:
+            return refuse(Refusal::approval_required, spec.does);
+          case AskState::declined:
+            return refuse(Refusal::approval_declined, spec.does);
+          case AskState::spent:
+            return refuse(Refusal::approval_spent, spec.does);
+          case AskState::revoked:
+            return refuse(Refusal::approval_revoked, spec.does);
+          case AskState::approved:
+            break;
+        }
+        if (a.action != id || a.input != options.payload) return refuse(Refusal::approval_mismatch, spec.does);
+        if (approval_stale(a, &spec)) return refuse(Refusal::approval_stale, spec.does);
+        spend = *k;
+      }
     }
 
     // Recorded: the row takes the current version, then the version bumps. A fire is
@@ -422,20 +635,22 @@ class Session {
     const bool has_writes = !spec.writes.empty();
     const nlohmann::json payload = handler ? options.payload : nlohmann::json();  // the handler's copy
     std::string spent_by = spend ? tid : std::string();
-    L.transitions.push_back(Transition{
-        tid, L.version,
-        Cause{std::string(id), spec.does, options.source, std::move(options.payload), std::move(options.ask_id)},
-        L.node, handler ? Outcome::pending : Outcome::not_materialized, ""});
+    L.transitions.push_back(Transition{tid, L.version,
+                                       Cause{std::string(id), spec.does, options.source, std::move(options.payload),
+                                             std::move(options.ask_id), standing, repeat},
+                                       L.node, handler ? Outcome::pending : Outcome::not_materialized, ""});
+    const std::string& action = L.transitions[idx].cause.action;
     try {
-      c.transition_index.emplace(tid, idx);
+      if (handler) c.in_flight[action].insert(idx);
       if (handler && has_writes) {
         c.unsettled.emplace(idx, detail::Unsettled{spec.writes, verify});
         L.awaiting_report.insert(idx);
+        L.awaiting_by_action.insert(action, idx);
       }
     } catch (...) {
-      L.awaiting_report.erase(idx);
+      stop_awaiting(idx);
       c.unsettled.erase(idx);
-      c.transition_index.erase(tid);
+      graded(idx);
       L.transitions.pop_back();
       throw;
     }
@@ -452,6 +667,7 @@ class Session {
     HandlerResult result;
     std::exception_ptr thrown;
     try {
+      const detail::RunningScope running(core_.get(), idx);
       result = handler(payload);
     } catch (...) {
       thrown = std::current_exception();
@@ -463,13 +679,17 @@ class Session {
       row.outcome = Outcome::handler_failed;
       row.error = thrown ? detail::exception_text(thrown) : result.error;
       c.unsettled.erase(idx);
-      L.awaiting_report.erase(idx);
+      stop_awaiting(idx);
+      graded(idx);
       if (thrown) {
         lock.release();
         std::rethrow_exception(thrown);
       }
       return FireResult{false, "HANDLER_FAILED", tid};
     }
+    // Ran without failing: it happened, observed or not (unprovable non-execution is not
+    // non-execution). An agent or system fire holds the once receipt; a user's reopens.
+    L.receipts.insert_or_assign(row.cause.action, OnceReceipt{tid, row.cause.principal == Principal::user});
     if (has_writes) {
       const auto u = c.unsettled.find(idx);
       if (u != c.unsettled.end()) {
@@ -480,6 +700,7 @@ class Session {
     }
     // Nothing declared to observe: settles now.
     row.outcome = Outcome::unobservable;
+    graded(idx);
     if (verify) {
       bool held = false;
       try {
@@ -494,8 +715,9 @@ class Session {
   }
 
   // Merges `delta` (a JSON object) into the state per RFC 7386, then settles: the named
-  // transition, else the oldest fire awaiting a report, else — when nothing is pending —
-  // infers a user fire if exactly one declared action's writes are all in the delta.
+  // transition; else, from inside a handler, that handler's own fire; else the oldest
+  // fire awaiting a report; else — when nothing is pending — infers a user fire if
+  // exactly one declared action's writes are all in the delta.
   // A transition_id that names no transition is a ConfigurationError (nothing changes);
   // one that is already settled changes the state but never the history.
   // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
@@ -509,11 +731,12 @@ class Session {
     auto& c = *core_;
     std::optional<std::size_t> named;
     if (!transition_id.empty()) {
-      const auto f = c.transition_index.find(transition_id);
-      if (f == c.transition_index.end())
+      named = detail::row_index(transition_id, "t-", c.ledger.transitions);
+      if (!named)
         throw ConfigurationError("gp::Session::report_state: no transition " + detail::quote(transition_id) +
                                  " was recorded in this session");
-      named = f->second;
+    } else {
+      named = detail::running_fire_of(core_.get());  // a handler reporting on its own fire
     }
     c.state.merge_patch(delta);
 
@@ -529,10 +752,11 @@ class Session {
     infer(delta);
   }
 
-  // Mints a card for a human (or returns the open one for the same action and an equal
-  // input, so repeated asks do not pile up). The input is copied: the approval is bound
-  // to what was asked, whatever the caller does with its object afterwards. The action
-  // must be declared now (ConfigurationError otherwise).
+  // Mints a card for a human (or returns the open one — awaiting, or approved and not
+  // stale — for the same action and an equal input, so repeated asks do not pile up).
+  // The input is copied: the approval is bound to what was asked, whatever the caller
+  // does with its object afterwards. The action must be declared now
+  // (ConfigurationError otherwise). O(size of the input), whatever the number of asks.
   Ask confirm_ask(std::string_view id, nlohmann::json input = nullptr) {
     detail::SessionLock lock(*core_);
     auto& c = *core_;
@@ -540,47 +764,126 @@ class Session {
     const auto it = c.actions.find(id);
     if (it == c.actions.end())
       throw ConfigurationError("gp::Session::confirm_ask: no action " + detail::quote(id) + " is declared now");
-    for (const auto* open : {&L.awaiting_asks, &L.answered_asks})
-      for (const std::size_t k : *open) {
-        const AskStatus& a = L.asks[k];
-        if (a.state != AskState::declined && a.action == id && a.input == input) return Ask{a.id, a.action};
-      }
+    std::string key = detail::ask_key(id, input);
+    const auto open = c.ask_by_key.find(key);
+    if (open != c.ask_by_key.end()) {
+      const AskStatus& a = L.asks[open->second];
+      if (a.state == AskState::awaiting || (a.state == AskState::approved && !approval_stale(a, &it->second.spec)))
+        return Ask{a.id, a.action};
+    }
     const std::size_t k = L.asks.size();
     std::string ask_id = "ask-" + std::to_string(k + 1);
     L.asks.push_back(AskStatus{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "",
                                L.version, ""});
-    c.ask_index.emplace(ask_id, k);
-    L.awaiting_asks.insert(k);
+    try {
+      c.ask_by_key.insert_or_assign(std::move(key), k);
+      L.awaiting_asks.insert(k);
+    } catch (...) {
+      L.asks.pop_back();
+      throw;
+    }
     return Ask{std::move(ask_id), std::string(id)};
   }
 
-  // Human-side doors; never served to a model. `by` is kept for audit and never rendered.
+  // Human-side doors; never served to a model. `by` is kept for audit and never
+  // rendered; an empty or blank `by` is a ConfigurationError on every door.
   ApprovalResult approve_ask(std::string_view ask_id, std::string by) {
+    detail::require_decider(by, "approve_ask");
     detail::SessionLock lock(*core_);
-    auto& L = core_->ledger;
-    const auto it = core_->ask_index.find(ask_id);
-    if (it == core_->ask_index.end()) return {false, "UNKNOWN_ASK"};
-    AskStatus& a = L.asks[it->second];
+    auto& c = *core_;
+    auto& L = c.ledger;
+    const auto k = detail::row_index(ask_id, "ask-", L.asks);
+    if (!k) return {false, "UNKNOWN_ASK"};
+    AskStatus& a = L.asks[*k];
     if (a.state != AskState::awaiting) return answered_already(a.state);
+    // The yes is bound to the state its action reads, as it is now.
+    nlohmann::json reads = nlohmann::json::object();
+    if (const auto act = c.actions.find(a.action); act != c.actions.end())
+      for (const auto& key : act->second.spec.reads) reads[key] = detail::read_value(c.state, key);
     a.state = AskState::approved;
     a.by = std::move(by);
-    L.awaiting_asks.erase(it->second);
-    L.answered_asks.insert(it->second);
+    a.approved_at = std::chrono::system_clock::now();
+    a.approved_reads = std::move(reads);
+    L.awaiting_asks.erase(*k);
+    L.answered_asks.insert(*k);
     return {true, ""};
   }
 
-  // Terminal for its ask. An approval nothing has used yet may still be withdrawn.
+  // Terminal for its ask. An approval nothing has used yet may still be turned into a no.
   ApprovalResult decline_ask(std::string_view ask_id, std::string by) {
+    detail::require_decider(by, "decline_ask");
     detail::SessionLock lock(*core_);
     auto& L = core_->ledger;
-    const auto it = core_->ask_index.find(ask_id);
-    if (it == core_->ask_index.end()) return {false, "UNKNOWN_ASK"};
-    AskStatus& a = L.asks[it->second];
-    if (a.state == AskState::declined || a.state == AskState::spent) return answered_already(a.state);
+    const auto k = detail::row_index(ask_id, "ask-", L.asks);
+    if (!k) return {false, "UNKNOWN_ASK"};
+    AskStatus& a = L.asks[*k];
+    if (a.state != AskState::awaiting && a.state != AskState::approved) return answered_already(a.state);
     a.state = AskState::declined;
     a.by = std::move(by);
-    L.awaiting_asks.erase(it->second);
-    L.answered_asks.insert(it->second);
+    L.awaiting_asks.erase(*k);
+    L.answered_asks.insert(*k);
+    return {true, ""};
+  }
+
+  // Withdraws an approved, unspent yes: presenting it is refused APPROVAL_REVOKED.
+  // NOT_APPROVED for an ask still awaiting its decision (decline that instead).
+  ApprovalResult revoke_ask(std::string_view ask_id, std::string by) {
+    detail::require_decider(by, "revoke_ask");
+    detail::SessionLock lock(*core_);
+    auto& L = core_->ledger;
+    const auto k = detail::row_index(ask_id, "ask-", L.asks);
+    if (!k) return {false, "UNKNOWN_ASK"};
+    AskStatus& a = L.asks[*k];
+    if (a.state == AskState::awaiting) return {false, "NOT_APPROVED"};
+    if (a.state != AskState::approved) return answered_already(a.state);
+    a.state = AskState::revoked;
+    a.revoked_by = std::move(by);
+    return {true, ""};
+  }
+
+  // "Allow this action without asking": agent fires of it pass the approval gate with no
+  // ask until revoke_standing, each such transition marked standing_grant. The action
+  // must be declared now (ConfigurationError otherwise).
+  ApprovalResult grant_standing(std::string_view action_id, std::string by) {
+    detail::require_decider(by, "grant_standing");
+    detail::SessionLock lock(*core_);
+    auto& c = *core_;
+    auto& L = c.ledger;
+    const auto it = c.actions.find(action_id);
+    if (it == c.actions.end())
+      throw ConfigurationError("gp::Session::grant_standing: no action " + detail::quote(action_id) +
+                               " is declared now");
+    const auto g = c.standing_index.find(action_id);
+    if (g != c.standing_index.end()) {
+      StandingGrant& row = L.standing[g->second];
+      if (row.active) return {false, "ALREADY_GRANTED"};
+      row.active = true;
+      row.by = std::move(by);
+      row.revoked_by.clear();
+      row.version = L.version;
+      return {true, ""};
+    }
+    L.standing.push_back(
+        StandingGrant{std::string(action_id), it->second.spec.does, true, std::move(by), "", L.version});
+    try {
+      c.standing_index.emplace(action_id, L.standing.size() - 1);
+    } catch (...) {
+      L.standing.pop_back();
+      throw;
+    }
+    return {true, ""};
+  }
+
+  ApprovalResult revoke_standing(std::string_view action_id, std::string by) {
+    detail::require_decider(by, "revoke_standing");
+    detail::SessionLock lock(*core_);
+    auto& c = *core_;
+    const auto g = c.standing_index.find(action_id);
+    if (g == c.standing_index.end() || !c.ledger.standing[g->second].active) return {false, "NOT_GRANTED"};
+    StandingGrant& row = c.ledger.standing[g->second];
+    row.active = false;
+    row.revoked_by = std::move(by);
+    row.version = c.ledger.version;
     return {true, ""};
   }
 
@@ -591,11 +894,11 @@ class Session {
     auto& L = core_->ledger;
     WorkRow row{"work-" + std::to_string(L.work.size() + 1), std::move(label), "", "", std::nullopt, L.version, true};
     if (!transition_id.empty()) {
-      const auto f = core_->transition_index.find(transition_id);
-      if (f == core_->transition_index.end())
+      const auto f = detail::row_index(transition_id, "t-", L.transitions);
+      if (!f)
         throw ConfigurationError("gp::Session::begin_work: no transition " + detail::quote(transition_id) +
                                  " was recorded in this session");
-      const Transition& t = L.transitions[f->second];
+      const Transition& t = L.transitions[*f];
       row.transition_id = std::move(transition_id);
       row.action = t.cause.action;
       row.does = t.cause.does;
@@ -604,6 +907,7 @@ class Session {
     std::string id = row.id;
     L.work.push_back(std::move(row));
     L.open_work.insert(k);
+    if (!L.work[k].transition_id.empty()) L.working_by_action.insert(L.work[k].action, k);
     return WorkHandle(core_, k, std::move(id));
   }
 
@@ -674,7 +978,7 @@ class Session {
 
   GroundTruth ground_truth(GroundTruthOptions options = {}) const {
     detail::SessionLock lock(*core_);
-    return detail::render_ground_truth(core_->ledger, options);
+    return detail::render_ground_truth(core_->ledger, options, nullptr, stale_probe());
   }
 
   // The friendly narrative: where the user is, what is on offer (with each action's
@@ -731,6 +1035,8 @@ class Session {
   static constexpr std::size_t brief_steps = 10;
 
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o) {
+    if (o.approval_ttl.count() < 0)
+      throw ConfigurationError("gp::SessionOptions::approval_ttl is negative; 0 means approvals never expire");
     if (!o.state.is_object())
       throw ConfigurationError("gp::SessionOptions::state must be a JSON object, got " +
                                std::string(o.state.type_name()));
@@ -745,6 +1051,8 @@ class Session {
         return {false, "ALREADY_DECLINED"};
       case AskState::spent:
         return {false, "ALREADY_SPENT"};
+      case AskState::revoked:
+        return {false, "ALREADY_REVOKED"};
       case AskState::awaiting:
         break;
     }
@@ -759,10 +1067,57 @@ class Session {
     std::vector<ActionInfo> out;
     for (const auto* kv : mounted) {
       const auto& s = kv->second.spec;
-      out.push_back(
-          ActionInfo{kv->first, s.does, !s.enabled_when || s.enabled_when(core_->state), static_cast<bool>(s.handler)});
+      const bool performed = would_be_duplicate(kv->first, s);
+      out.push_back(ActionInfo{kv->first, s.does, !performed && (!s.enabled_when || s.enabled_when(core_->state)),
+                               static_cast<bool>(s.handler), performed});
     }
     return out;
+  }
+
+  // Caller holds the lock. An agent fire would be refused DUPLICATE_EXECUTION (if nothing
+  // earlier in the order refused it first).
+  bool would_be_duplicate(std::string_view id, const ActionSpec& s) const {
+    if (s.concurrency != Concurrency::once || core_->in_flight.contains(id)) return false;
+    const auto r = core_->ledger.receipts.find(id);
+    return r != core_->ledger.receipts.end() && !r->second.reopened;
+  }
+
+  // Caller holds the lock. Whether presenting this approved ask would be refused
+  // APPROVAL_STALE: older than approval_ttl, a key it was approved under has changed
+  // since, or the action (spec, when declared) reads a key the yes was not given under.
+  bool approval_stale(const AskStatus& a, const ActionSpec* spec) const {
+    const auto& c = *core_;
+    if (c.approval_ttl.count() > 0 && std::chrono::system_clock::now() - a.approved_at > c.approval_ttl) return true;
+    for (const auto& [key, was] : a.approved_reads.items())
+      if (detail::read_value(c.state, key) != was) return true;
+    if (spec)
+      for (const auto& key : spec->reads)
+        if (!a.approved_reads.contains(key)) return true;
+    return false;
+  }
+
+  // Caller holds the lock; the renderer asks it about approved asks only.
+  std::function<bool(std::size_t)> stale_probe() const {
+    return [this](std::size_t k) {
+      const AskStatus& a = core_->ledger.asks[k];
+      const auto it = core_->actions.find(a.action);
+      return approval_stale(a, it == core_->actions.end() ? nullptr : &it->second.spec);
+    };
+  }
+
+  // Caller holds the lock. The fire is graded: no longer in flight.
+  void graded(std::size_t idx) {
+    auto& flying = core_->in_flight;
+    const auto it = flying.find(core_->ledger.transitions[idx].cause.action);
+    if (it == flying.end()) return;
+    it->second.erase(idx);
+    if (it->second.empty()) flying.erase(it);
+  }
+
+  // Caller holds the lock. The fire no longer awaits the app's report.
+  void stop_awaiting(std::size_t idx) {
+    auto& L = core_->ledger;
+    if (L.awaiting_report.erase(idx) != 0) L.awaiting_by_action.erase(L.transitions[idx].cause.action, idx);
   }
 
   // Caller holds the lock. Grades a fire whose handler returned and whose report came.
@@ -771,14 +1126,16 @@ class Session {
     row.outcome = u->second.verify_failed ? Outcome::verify_failed
                   : u->second.observed    ? Outcome::observed
                                           : Outcome::not_observed;
+    const std::size_t idx = u->first;
     core_->unsettled.erase(u);
+    graded(idx);
   }
 
   // Caller holds the lock; the delta is already merged.
   void settle(std::map<std::size_t, detail::Unsettled>::iterator u, const nlohmann::json& delta) {
     auto& s = u->second;
     s.reported = true;
-    core_->ledger.awaiting_report.erase(u->first);
+    stop_awaiting(u->first);
     s.observed = detail::delta_carries_all(delta, s.writes);
     std::exception_ptr thrown;
     if (s.verify) {
@@ -809,10 +1166,14 @@ class Session {
     auto& L = core_->ledger;
     const std::size_t idx = L.transitions.size();
     std::string tid = "t-" + std::to_string(idx + 1);
-    L.transitions.push_back(Transition{tid, L.version, Cause{*match_id, match->spec.does, Principal::user, nullptr, ""},
+    const bool repeat = (match->spec.concurrency != Concurrency::parallel && core_->in_flight.contains(*match_id)) ||
+                        (match->spec.concurrency == Concurrency::once && L.receipts.contains(*match_id));
+    L.transitions.push_back(Transition{tid, L.version,
+                                       Cause{*match_id, match->spec.does, Principal::user, nullptr, "", false, repeat},
                                        L.node, Outcome::inferred, ""});
-    core_->transition_index.emplace(std::move(tid), idx);
     ++L.version;
+    // A person did it on the screen: the action is reopened for the next agent fire.
+    L.receipts.insert_or_assign(*match_id, OnceReceipt{std::move(tid), true});
   }
 
   std::shared_ptr<detail::SessionCore> core_;
@@ -842,6 +1203,7 @@ inline void WorkHandle::done() {
   if (index_ < L.work.size() && L.work[index_].open) {
     L.work[index_].open = false;
     L.open_work.erase(index_);
+    if (!L.work[index_].transition_id.empty()) L.working_by_action.erase(L.work[index_].action, index_);
   }
   core_.reset();
 }
@@ -850,7 +1212,7 @@ namespace detail {
 // The renderer with a probe attached: tests assert how many rows a render reads.
 inline GroundTruth ground_truth_probed(const Session& session, const GroundTruthOptions& opts, RenderProbe& probe) {
   SessionLock lock(*session.core_);
-  return render_ground_truth(session.core_->ledger, opts, &probe);
+  return render_ground_truth(session.core_->ledger, opts, &probe, session.stale_probe());
 }
 }  // namespace detail
 
