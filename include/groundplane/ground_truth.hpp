@@ -88,6 +88,8 @@ inline std::string attempt_line(const Transition& t) {
       return "did NOT happen — " + who + " fired " + x + " (the app's own verify check did not hold afterwards)";
     case Outcome::inferred:
       return "DID happen — " + who + " fired " + x + " (attributed by inference, not observed)";
+    case Outcome::stopped:
+      return "not yet known — " + who + " fired " + x + " (the app stopped before reporting back)";
     case Outcome::pending:
       break;
   }

@@ -52,6 +52,8 @@ enum class Outcome {
   not_materialized,  // no handler and allow_unmaterialized_fires: nothing ran
   verify_failed,     // the action's own verify did not hold at settlement
   inferred,          // a reported delta nobody fired, matching exactly one action's writes
+  stopped,           // was awaiting its report when the app stopped (restored from a store):
+                     // no longer awaited, and a later report does not settle it
 };
 
 // Why fire() refused. Checked in exactly this order.

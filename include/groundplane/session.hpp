@@ -35,6 +35,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +50,7 @@
 #include "groundplane/errors.hpp"
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/ledger.hpp"
+#include "groundplane/store/ledger_store.hpp"
 
 namespace groundplane {
 
@@ -77,9 +79,8 @@ struct ActionSpec {
   std::vector<std::string> reads = {};  // state keys an approval depends on: a change makes it APPROVAL_STALE
 };
 
-// The durable ledger a session writes through (groundplane/store/). Declared here so
-// options can name it; a session built without one keeps everything in memory.
-class LedgerStore;
+// The durable ledger a session writes through: groundplane/store/ledger_store.hpp (the
+// interface), groundplane/store/sqlite.hpp (a store). Without one, everything is in memory.
 
 struct SessionOptions {
   std::string node = "";
@@ -87,7 +88,9 @@ struct SessionOptions {
   bool require_human_approval = false;
   bool allow_unmaterialized_fires = false;
   std::chrono::milliseconds approval_ttl{0};     // 0: approvals never expire; else older ones are APPROVAL_STALE
-  std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only (the durable ledger is groundplane/store/)
+  std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only; else every row is committed to it before
+                                                 // the call that made it returns, and a store holding this
+                                                 // session restores it (node and state then come from the store)
   std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory (the cap is the store's job)
 };
 
@@ -189,9 +192,40 @@ struct SessionCore {
   const bool require_human_approval;
   const bool allow_unmaterialized_fires;
   const std::chrono::milliseconds approval_ttl;
-  const std::shared_ptr<LedgerStore> store;  // held for the durable ledger; nothing here writes it yet
+  const std::shared_ptr<LedgerStore> store;  // null: memory only
   const std::size_t max_rows_in_memory;
   Ledger ledger;
+
+  // The durable ledger (store set): rows a call made, committed together before it returns.
+  std::string head;               // hex hash of the newest stored row
+  std::vector<LedgerRow> outbox;  // rows made by the call in progress
+  // The `does` each action's latest stored row carried: a row repeats it only when it
+  // changes, so a long session does not store the same sentence a million times.
+  std::map<std::string, std::optional<std::string>, std::less<>> does_written;
+
+  void emit(const char* kind, nlohmann::json body) {
+    if (store) outbox.push_back(LedgerRow{ledger.version, kind, std::move(body)});
+  }
+  void put_does(nlohmann::json& body, const std::string& action, const std::optional<std::string>& does) {
+    if (!store) return;
+    const auto it = does_written.find(action);
+    if (it != does_written.end() && it->second == does) return;
+    body["d"] = does ? nlohmann::json(*does) : nlohmann::json(nullptr);
+    does_written.insert_or_assign(action, does);
+  }
+  // Commits the call's rows as one unit. On failure nothing of them is stored and the
+  // LedgerStoreError propagates.
+  void flush() {
+    if (!store || outbox.empty()) return;
+    try {
+      head = store->append(outbox).hex;
+    } catch (...) {
+      outbox.clear();
+      does_written.clear();  // unknown what the store holds: the next rows say their `does` again
+      throw;
+    }
+    outbox.clear();
+  }
 
   std::map<std::string, Mounted, std::less<>> actions;
   std::map<std::string, bool, std::less<>> ever_declared;
@@ -206,6 +240,12 @@ struct SessionCore {
   // so asking again and firing never scan the asks.
   std::unordered_map<std::string, std::size_t> ask_by_key;
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
+};
+
+// What restoring a session tracks beyond the session itself.
+struct Replay {
+  std::map<std::string, std::optional<std::string>, std::less<>> does;  // each action's latest stored `does`
+  std::set<std::size_t> returned;  // fires whose handler returned (their once receipt is stored)
 };
 
 // "t-12" -> 11 when rows[11] has that id. Ids are minted as prefix + (index + 1), so
@@ -506,7 +546,16 @@ class Session {
     const detail::SessionCore* core_;
   };
 
-  explicit Session(SessionOptions options = {}) : core_(make_core(std::move(options))) {}
+  // With options.store: a store that holds no rows of its session starts it (its first
+  // row records the node and state); one that does restores it — version, state, node
+  // and focus, both ledgers, asks and their states, spent approvals, once receipts,
+  // standing grants — and a fire that was awaiting its report (or whose handler was
+  // running) when the app stopped is graded "the app stopped before reporting back",
+  // no longer awaited. Work left open by the stopped app is closed. Actions are code:
+  // declare them again. Throws LedgerStoreError when the store cannot be read or written.
+  explicit Session(SessionOptions options = {}) : core_(make_core(std::move(options))) {
+    if (core_->store) open_store();
+  }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   Session(Session&&) noexcept = default;  // a moved-from session may only be destroyed or assigned
@@ -554,6 +603,10 @@ class Session {
 
   void move_to(std::string node, std::string focus = "") {
     detail::SessionLock lock(*core_);
+    if (core_->store) {
+      core_->emit("m", {{"n", node}, {"f", focus}});
+      core_->flush();
+    }
     core_->ledger.node = std::move(node);
     core_->ledger.focus = std::move(focus);
   }
@@ -566,6 +619,16 @@ class Session {
     std::string prior;
     const auto refuse = [&](Refusal r, std::optional<std::string> does) {
       FireResult out{false, std::string(to_string(r)), "", prior};  // before the row: nothing can fail after it
+      if (c.store) {  // stored first: a store that fails leaves no row anywhere
+        nlohmann::json b{{"a", id}, {"r", static_cast<int>(r)}};
+        c.put_does(b, std::string(id), does);
+        if (options.source != Principal::agent) b["p"] = static_cast<int>(options.source);
+        if (!options.payload.is_null()) b["pl"] = options.payload;
+        if (!options.ask_id.empty()) b["k"] = options.ask_id;
+        if (!prior.empty()) b["pr"] = prior;
+        c.emit("g", std::move(b));
+        c.flush();
+      }
       L.gaps.push_back(GapRow{L.version, std::string(id), std::move(does), options.source, r,
                               std::move(options.payload), std::move(options.ask_id), L.node, std::move(prior)});
       return out;
@@ -635,6 +698,21 @@ class Session {
     const bool has_writes = !spec.writes.empty();
     const nlohmann::json payload = handler ? options.payload : nlohmann::json();  // the handler's copy
     std::string spent_by = spend ? tid : std::string();
+    if (c.store) {  // the fire is stored before its handler runs: if the app dies inside it, the
+                    // restored session knows it may have happened
+      nlohmann::json b{{"a", id}};
+      c.put_does(b, std::string(id), spec.does);
+      if (options.source != Principal::agent) b["p"] = static_cast<int>(options.source);
+      if (!options.payload.is_null()) b["pl"] = options.payload;
+      if (!options.ask_id.empty()) b["k"] = options.ask_id;
+      if (standing) b["sg"] = 1;
+      if (repeat) b["rp"] = 1;
+      if (!handler) b["o"] = static_cast<int>(Outcome::not_materialized);
+      else if (has_writes) b["w"] = 1;
+      c.emit("t", std::move(b));
+      if (spend) c.emit("qd", {{"q", *spend}, {"s", static_cast<int>(AskState::spent)}, {"sb", tid}});
+      c.flush();
+    }
     L.transitions.push_back(Transition{tid, L.version,
                                        Cause{std::string(id), spec.does, options.source, std::move(options.payload),
                                              std::move(options.ask_id), standing, repeat},
@@ -681,6 +759,10 @@ class Session {
       c.unsettled.erase(idx);
       stop_awaiting(idx);
       graded(idx);
+      if (c.store) {
+        c.emit("u", {{"t", idx}, {"o", static_cast<int>(Outcome::handler_failed)}, {"e", row.error}});
+        c.flush();
+      }
       if (thrown) {
         lock.release();
         std::rethrow_exception(thrown);
@@ -690,12 +772,18 @@ class Session {
     // Ran without failing: it happened, observed or not (unprovable non-execution is not
     // non-execution). An agent or system fire holds the once receipt; a user's reopens.
     L.receipts.insert_or_assign(row.cause.action, OnceReceipt{tid, row.cause.principal == Principal::user});
+    const auto returned = [&] {  // the handler's return, as a row: its grade so far and the receipt
+      if (!c.store) return;
+      c.emit("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
+      c.flush();
+    };
     if (has_writes) {
       const auto u = c.unsettled.find(idx);
       if (u != c.unsettled.end()) {
         u->second.handler_returned = true;
         if (u->second.reported) finalize(u);
       }
+      returned();
       return FireResult{true, "", tid};
     }
     // Nothing declared to observe: settles now.
@@ -707,10 +795,12 @@ class Session {
         held = verify(c.state);
       } catch (...) {
         L.transitions[idx].outcome = Outcome::verify_failed;
+        returned();
         throw;
       }
       if (!held) L.transitions[idx].outcome = Outcome::verify_failed;
     }
+    returned();
     return FireResult{true, "", tid};
   }
 
@@ -739,17 +829,21 @@ class Session {
       named = detail::running_fire_of(core_.get());  // a handler reporting on its own fire
     }
     c.state.merge_patch(delta);
-
-    if (named) {
-      const auto u = c.unsettled.find(*named);
-      if (u != c.unsettled.end() && !u->second.reported) settle(u, delta);
-      return;
+    if (c.store) c.emit("s", {{"dl", delta}});
+    try {
+      if (named) {
+        const auto u = c.unsettled.find(*named);
+        if (u != c.unsettled.end() && !u->second.reported) settle(u, delta);
+      } else if (!c.ledger.awaiting_report.empty()) {
+        settle(c.unsettled.find(*c.ledger.awaiting_report.begin()), delta);
+      } else {
+        infer(delta);
+      }
+    } catch (...) {
+      c.flush();  // a throwing verify: what was settled is stored before the exception leaves
+      throw;
     }
-    if (!c.ledger.awaiting_report.empty()) {
-      settle(c.unsettled.find(*c.ledger.awaiting_report.begin()), delta);
-      return;
-    }
-    infer(delta);
+    c.flush();
   }
 
   // Mints a card for a human (or returns the open one — awaiting, or approved and not
@@ -773,6 +867,12 @@ class Session {
     }
     const std::size_t k = L.asks.size();
     std::string ask_id = "ask-" + std::to_string(k + 1);
+    if (c.store) {
+      nlohmann::json b{{"a", id}, {"in", input}};
+      c.put_does(b, std::string(id), it->second.spec.does);
+      c.emit("q", std::move(b));
+      c.flush();
+    }
     L.asks.push_back(AskStatus{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "",
                                L.version, ""});
     try {
@@ -800,9 +900,18 @@ class Session {
     nlohmann::json reads = nlohmann::json::object();
     if (const auto act = c.actions.find(a.action); act != c.actions.end())
       for (const auto& key : act->second.spec.reads) reads[key] = detail::read_value(c.state, key);
+    const auto now = std::chrono::system_clock::now();
+    if (c.store) {
+      c.emit("qd", {{"q", *k},
+                    {"s", static_cast<int>(AskState::approved)},
+                    {"by", by},
+                    {"at", std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count()},
+                    {"rd", reads}});
+      c.flush();
+    }
     a.state = AskState::approved;
     a.by = std::move(by);
-    a.approved_at = std::chrono::system_clock::now();
+    a.approved_at = now;
     a.approved_reads = std::move(reads);
     L.awaiting_asks.erase(*k);
     L.answered_asks.insert(*k);
@@ -818,6 +927,10 @@ class Session {
     if (!k) return {false, "UNKNOWN_ASK"};
     AskStatus& a = L.asks[*k];
     if (a.state != AskState::awaiting && a.state != AskState::approved) return answered_already(a.state);
+    if (core_->store) {
+      core_->emit("qd", {{"q", *k}, {"s", static_cast<int>(AskState::declined)}, {"by", by}});
+      core_->flush();
+    }
     a.state = AskState::declined;
     a.by = std::move(by);
     L.awaiting_asks.erase(*k);
@@ -836,6 +949,10 @@ class Session {
     AskStatus& a = L.asks[*k];
     if (a.state == AskState::awaiting) return {false, "NOT_APPROVED"};
     if (a.state != AskState::approved) return answered_already(a.state);
+    if (core_->store) {
+      core_->emit("qd", {{"q", *k}, {"s", static_cast<int>(AskState::revoked)}, {"rb", by}});
+      core_->flush();
+    }
     a.state = AskState::revoked;
     a.revoked_by = std::move(by);
     return {true, ""};
@@ -854,6 +971,12 @@ class Session {
       throw ConfigurationError("gp::Session::grant_standing: no action " + detail::quote(action_id) +
                                " is declared now");
     const auto g = c.standing_index.find(action_id);
+    if (c.store && (g == c.standing_index.end() || !L.standing[g->second].active)) {
+      nlohmann::json b{{"a", action_id}, {"on", 1}, {"by", by}};
+      if (g == c.standing_index.end()) b["d"] = it->second.spec.does;  // frozen at the first grant
+      c.emit("sg", std::move(b));
+      c.flush();
+    }
     if (g != c.standing_index.end()) {
       StandingGrant& row = L.standing[g->second];
       if (row.active) return {false, "ALREADY_GRANTED"};
@@ -880,6 +1003,10 @@ class Session {
     auto& c = *core_;
     const auto g = c.standing_index.find(action_id);
     if (g == c.standing_index.end() || !c.ledger.standing[g->second].active) return {false, "NOT_GRANTED"};
+    if (c.store) {
+      c.emit("sg", {{"a", action_id}, {"on", 0}, {"by", by}});
+      c.flush();
+    }
     StandingGrant& row = c.ledger.standing[g->second];
     row.active = false;
     row.revoked_by = std::move(by);
@@ -905,6 +1032,12 @@ class Session {
     }
     const std::size_t k = L.work.size();
     std::string id = row.id;
+    if (core_->store) {
+      nlohmann::json b{{"l", row.label}};
+      if (!row.transition_id.empty()) b["t"] = row.transition_id;
+      core_->emit("wo", std::move(b));
+      core_->flush();
+    }
     L.work.push_back(std::move(row));
     L.open_work.insert(k);
     if (!L.work[k].transition_id.empty()) L.working_by_action.insert(L.work[k].action, k);
@@ -913,14 +1046,8 @@ class Session {
 
   // The app could not re-read its list of actions: the block says so (one fixed line)
   // until mark_actions_fresh().
-  void mark_actions_may_be_stale() {
-    detail::SessionLock lock(*core_);
-    core_->ledger.actions_may_be_stale = true;
-  }
-  void mark_actions_fresh() {
-    detail::SessionLock lock(*core_);
-    core_->ledger.actions_may_be_stale = false;
-  }
+  void mark_actions_may_be_stale() { set_actions_stale(true); }
+  void mark_actions_fresh() { set_actions_stale(false); }
 
   std::uint64_t version() const {
     detail::SessionLock lock(*core_);
@@ -978,7 +1105,16 @@ class Session {
 
   GroundTruth ground_truth(GroundTruthOptions options = {}) const {
     detail::SessionLock lock(*core_);
-    return detail::render_ground_truth(core_->ledger, options, nullptr, stale_probe());
+    GroundTruth g = detail::render_ground_truth(core_->ledger, options, nullptr, stale_probe());
+    g.head = core_->head;
+    return g;
+  }
+
+  // The hex head hash of the stored ledger ("" without a store): what to publish so a
+  // later verify_ledger(..., head) catches rows cut from the tail.
+  std::string head() const {
+    detail::SessionLock lock(*core_);
+    return core_->head;
   }
 
   // The friendly narrative: where the user is, what is on offer (with each action's
@@ -1041,6 +1177,245 @@ class Session {
       throw ConfigurationError("gp::SessionOptions::state must be a JSON object, got " +
                                std::string(o.state.type_name()));
     return std::make_shared<detail::SessionCore>(std::move(o));
+  }
+
+  void set_actions_stale(bool on) {
+    detail::SessionLock lock(*core_);
+    if (core_->store) {
+      core_->emit("ms", {{"on", on}});
+      core_->flush();
+    }
+    core_->ledger.actions_may_be_stale = on;
+  }
+
+  // ---- the durable ledger: start or restore ------------------------------------------
+
+  void open_store() {
+    auto& c = *core_;
+    if (c.store->head().rows == 0) {
+      nlohmann::json b{{"n", c.ledger.node}, {"st", c.state}};
+      c.emit("init", std::move(b));
+      c.flush();
+      return;
+    }
+    c.state = nlohmann::json::object();
+    c.ledger.node.clear();
+    detail::Replay r;
+    c.store->read(1, [&](const StoredRow& row) {
+      replay(row, r);
+      c.head = to_hex(row.hash);
+      return true;
+    });
+    c.does_written = std::move(r.does);
+    // The app stopped: what it was doing is no longer awaited.
+    nlohmann::json fires = nlohmann::json::array(), work = nlohmann::json::array();
+    for (const auto& [action, rows] : c.in_flight)
+      for (const std::size_t k : rows) fires.push_back(k);
+    for (const std::size_t k : c.ledger.open_work) work.push_back(k);
+    if (fires.empty() && work.empty()) return;
+    std::vector<std::size_t> sorted = fires.get<std::vector<std::size_t>>();
+    std::sort(sorted.begin(), sorted.end());
+    fires = sorted;
+    if (c.store->writable()) {
+      c.emit("rs", {{"t", fires}, {"w", work}});
+      c.flush();
+    }
+    stop_all(fires, work, r);
+  }
+
+  // Caller holds the lock (or is constructing). Fires and work the app stopped in.
+  void stop_all(const nlohmann::json& fires, const nlohmann::json& work, detail::Replay& r) {
+    auto& L = core_->ledger;
+    for (const auto& f : fires) {
+      const auto k = f.get<std::size_t>();
+      if (k >= L.transitions.size()) continue;
+      Transition& t = L.transitions[k];
+      if (t.outcome != Outcome::pending) continue;
+      t.outcome = Outcome::stopped;
+      stop_awaiting(k);
+      core_->unsettled.erase(k);
+      graded(k);
+      // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
+      if (!r.returned.contains(k)) {
+        const auto held = L.receipts.find(t.cause.action);
+        const auto held_k = held == L.receipts.end()
+                                ? std::nullopt
+                                : detail::row_index(held->second.transition_id, "t-", L.transitions);
+        if (held == L.receipts.end() || (held_k && *held_k < k))
+          L.receipts.insert_or_assign(t.cause.action, OnceReceipt{t.id, t.cause.principal == Principal::user});
+      }
+    }
+    for (const auto& w : work) {
+      const auto k = w.get<std::size_t>();
+      if (k >= L.work.size() || !L.work[k].open) continue;
+      L.work[k].open = false;
+      L.open_work.erase(k);
+      if (!L.work[k].transition_id.empty()) L.working_by_action.erase(L.work[k].action, k);
+    }
+  }
+
+  // Applies one stored row to the session being restored. A row this release does not
+  // know is refused rather than skipped: skipping would restore a different session.
+  void replay(const StoredRow& row, detail::Replay& r) {
+    auto& c = *core_;
+    auto& L = c.ledger;
+    const auto bad = [&](const std::string& why) {
+      return LedgerStoreError("cannot restore session \"" + c.store->session() + "\": row " + std::to_string(row.seq) +
+                              " (" + row.kind + ") " + why);
+    };
+    nlohmann::json b = nlohmann::json::parse(row.body, nullptr, false);
+    if (b.is_discarded() || !b.is_object()) throw bad("is not a JSON object (run verify_ledger)");
+    const auto str = [&](const char* key) { return b.contains(key) ? b[key].get<std::string>() : std::string(); };
+    const auto num = [&](const char* key) { return b.contains(key) ? b[key].get<std::size_t>() : std::size_t{0}; };
+    const auto does = [&](const std::string& action) -> std::optional<std::string> {
+      if (b.contains("d")) {
+        std::optional<std::string> d;
+        if (!b["d"].is_null()) d = b["d"].get<std::string>();
+        r.does.insert_or_assign(action, d);
+        return d;
+      }
+      const auto it = r.does.find(action);
+      return it == r.does.end() ? std::nullopt : it->second;
+    };
+    const auto principal = [&] { return static_cast<Principal>(b.value("p", 0)); };
+    const auto payload = [&](const char* key) { return b.contains(key) ? b[key] : nlohmann::json(); };
+    try {
+      const std::string& k = row.kind;
+      if (k == "init") {
+        L.node = str("n");
+        c.state = b.value("st", nlohmann::json::object());
+      } else if (k == "m") {
+        L.node = str("n");
+        L.focus = str("f");
+      } else if (k == "ms") {
+        L.actions_may_be_stale = b.value("on", false);
+      } else if (k == "s") {
+        c.state.merge_patch(b.at("dl"));
+      } else if (k == "g") {
+        const std::string a = str("a");
+        auto d = does(a);
+        L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(), static_cast<Refusal>(b.at("r").get<int>()),
+                                payload("pl"), str("k"), L.node, str("pr")});
+      } else if (k == "t") {
+        const std::size_t idx = L.transitions.size();
+        const std::string a = str("a");
+        auto d = does(a);
+        const auto outcome = static_cast<Outcome>(b.value("o", static_cast<int>(Outcome::pending)));
+        L.transitions.push_back(Transition{
+            "t-" + std::to_string(idx + 1), row.version,
+            Cause{a, std::move(d), principal(), payload("pl"), str("k"), b.value("sg", 0) != 0, b.value("rp", 0) != 0},
+            L.node, outcome, ""});
+        L.version = row.version + 1;
+        if (outcome == Outcome::pending) {
+          c.in_flight[a].insert(idx);
+          if (b.value("w", 0) != 0) {
+            L.awaiting_report.insert(idx);
+            L.awaiting_by_action.insert(a, idx);
+          }
+        } else if (outcome == Outcome::inferred) {
+          L.receipts.insert_or_assign(a, OnceReceipt{L.transitions[idx].id, true});
+        }
+      } else if (k == "u") {
+        const std::size_t idx = num("t");
+        if (idx >= L.transitions.size()) throw bad("names a fire that is not in the ledger");
+        Transition& t = L.transitions[idx];
+        t.outcome = static_cast<Outcome>(b.at("o").get<int>());
+        if (b.contains("e")) t.error = str("e");
+        if (b.value("rc", 0) != 0) {
+          r.returned.insert(idx);
+          L.receipts.insert_or_assign(t.cause.action, OnceReceipt{t.id, t.cause.principal == Principal::user});
+        }
+        if (t.outcome != Outcome::pending) {
+          stop_awaiting(idx);
+          graded(idx);
+        }
+      } else if (k == "q") {
+        const std::size_t idx = L.asks.size();
+        const std::string a = str("a");
+        auto d = does(a);
+        nlohmann::json input = payload("in");
+        std::string key = detail::ask_key(a, input);
+        L.asks.push_back(AskStatus{"ask-" + std::to_string(idx + 1), a, std::move(d), std::move(input),
+                                   AskState::awaiting, "", row.version, ""});
+        c.ask_by_key.insert_or_assign(std::move(key), idx);
+        L.awaiting_asks.insert(idx);
+      } else if (k == "qd") {
+        const std::size_t idx = num("q");
+        if (idx >= L.asks.size()) throw bad("names an ask that is not in the ledger");
+        AskStatus& a = L.asks[idx];
+        a.state = static_cast<AskState>(b.at("s").get<int>());
+        switch (a.state) {
+          case AskState::approved:
+            a.by = str("by");
+            a.approved_at =
+                std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                    std::chrono::microseconds(b.value("at", std::int64_t{0}))));
+            a.approved_reads = b.value("rd", nlohmann::json::object());
+            L.awaiting_asks.erase(idx);
+            L.answered_asks.insert(idx);
+            break;
+          case AskState::declined:
+            a.by = str("by");
+            L.awaiting_asks.erase(idx);
+            L.answered_asks.insert(idx);
+            break;
+          case AskState::revoked:
+            a.revoked_by = str("rb");
+            break;
+          case AskState::spent:
+            a.spent_by = str("sb");
+            L.answered_asks.erase(idx);
+            break;
+          case AskState::awaiting:
+            throw bad("moves an ask back to awaiting");
+        }
+      } else if (k == "sg") {
+        const std::string a = str("a");
+        const bool on = b.value("on", 0) != 0;
+        const auto g = c.standing_index.find(a);
+        if (g == c.standing_index.end()) {
+          std::optional<std::string> d;
+          if (b.contains("d") && !b["d"].is_null()) d = b["d"].get<std::string>();
+          L.standing.push_back(StandingGrant{a, std::move(d), on, str("by"), "", row.version});
+          c.standing_index.emplace(a, L.standing.size() - 1);
+        } else {
+          StandingGrant& grant = L.standing[g->second];
+          grant.active = on;
+          if (on) {
+            grant.by = str("by");
+            grant.revoked_by.clear();
+          } else {
+            grant.revoked_by = str("by");
+          }
+          grant.version = row.version;
+        }
+      } else if (k == "wo") {
+        const std::size_t idx = L.work.size();
+        WorkRow w{"work-" + std::to_string(idx + 1), str("l"), str("t"), "", std::nullopt, row.version, true};
+        if (!w.transition_id.empty()) {
+          const auto t = detail::row_index(w.transition_id, "t-", L.transitions);
+          if (!t) throw bad("binds work to a fire that is not in the ledger");
+          w.action = L.transitions[*t].cause.action;
+          w.does = L.transitions[*t].cause.does;
+        }
+        L.work.push_back(std::move(w));
+        L.open_work.insert(idx);
+        if (!L.work[idx].transition_id.empty()) L.working_by_action.insert(L.work[idx].action, idx);
+      } else if (k == "wc") {
+        const std::size_t idx = num("w");
+        if (idx < L.work.size() && L.work[idx].open) {
+          L.work[idx].open = false;
+          L.open_work.erase(idx);
+          if (!L.work[idx].transition_id.empty()) L.working_by_action.erase(L.work[idx].action, idx);
+        }
+      } else if (k == "rs") {
+        stop_all(b.value("t", nlohmann::json::array()), b.value("w", nlohmann::json::array()), r);
+      } else {
+        throw bad("is of a kind this release does not know");
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw bad(std::string("is malformed: ") + e.what());
+    }
   }
 
   static ApprovalResult answered_already(AskState s) {
@@ -1126,6 +1501,7 @@ class Session {
     row.outcome = u->second.verify_failed ? Outcome::verify_failed
                   : u->second.observed    ? Outcome::observed
                                           : Outcome::not_observed;
+    if (core_->store) core_->emit("u", {{"t", u->first}, {"o", static_cast<int>(row.outcome)}});
     const std::size_t idx = u->first;
     core_->unsettled.erase(u);
     graded(idx);
@@ -1168,6 +1544,13 @@ class Session {
     std::string tid = "t-" + std::to_string(idx + 1);
     const bool repeat = (match->spec.concurrency != Concurrency::parallel && core_->in_flight.contains(*match_id)) ||
                         (match->spec.concurrency == Concurrency::once && L.receipts.contains(*match_id));
+    if (core_->store) {
+      nlohmann::json b{
+          {"a", *match_id}, {"p", static_cast<int>(Principal::user)}, {"o", static_cast<int>(Outcome::inferred)}};
+      core_->put_does(b, *match_id, match->spec.does);
+      if (repeat) b["rp"] = 1;
+      core_->emit("t", std::move(b));
+    }
     L.transitions.push_back(Transition{tid, L.version,
                                        Cause{*match_id, match->spec.does, Principal::user, nullptr, "", false, repeat},
                                        L.node, Outcome::inferred, ""});
@@ -1201,6 +1584,10 @@ inline void WorkHandle::done() {
   detail::SessionLock lock(*core);
   auto& L = core->ledger;
   if (index_ < L.work.size() && L.work[index_].open) {
+    if (core->store) {
+      core->emit("wc", {{"w", index_}});
+      core->flush();
+    }
     L.work[index_].open = false;
     L.open_work.erase(index_);
     if (!L.work[index_].transition_id.empty()) L.working_by_action.erase(L.work[index_].action, index_);

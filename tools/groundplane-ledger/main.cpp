@@ -4,6 +4,8 @@
 //       re-derives the session's hash chain; with --head (a head published earlier, as
 //       GroundTruth::head gave it) also catches rows cut from the tail.
 //       exit 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, or bad usage
+//   groundplane-ledger show FILE [--session S]
+//       the session's ground-truth block, restored from the file alone (nothing is written)
 //   groundplane-ledger export FILE [--session S]
 //       one JSON object per row, oldest first: seq, version, kind, body, hash
 #include <cstdio>
@@ -16,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <groundplane/session.hpp>
 #include <groundplane/store/sqlite.hpp>
 
 namespace gp = groundplane;
@@ -28,6 +31,7 @@ constexpr int exit_unusable = 2;
 
 constexpr std::string_view usage =
     "usage: groundplane-ledger verify FILE [--session S] [--head HEX]\n"
+    "       groundplane-ledger show FILE [--session S]\n"
     "       groundplane-ledger export FILE [--session S]\n"
     "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, or bad usage\n";
 
@@ -50,7 +54,7 @@ std::optional<Args> parse(const std::vector<std::string_view>& argv) {
     else if (flag == "--head" && a.command == "verify") a.head = argv[++i];
     else return std::nullopt;
   }
-  if (a.session.empty() || (a.command != "verify" && a.command != "export")) return std::nullopt;
+  if (a.session.empty() || (a.command != "verify" && a.command != "show" && a.command != "export")) return std::nullopt;
   return a;
 }
 
@@ -72,14 +76,32 @@ int verify(const Args& a) {
   return exit_tampered;
 }
 
-int export_rows(const Args& a) {
-  std::shared_ptr<gp::LedgerStore> store;
+std::shared_ptr<gp::LedgerStore> open_for_reading(const Args& a) {
   try {
-    store = gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true});
+    return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true});
   } catch (const std::exception& e) {
     std::cerr << "groundplane-ledger: " << e.what() << "\n";
+    return nullptr;
+  }
+}
+
+// The block as the app's session would render it now, from the rows alone: a read-only
+// store restores without writing (a fire the app stopped in reads as stopped).
+int show(const Args& a) {
+  const auto store = open_for_reading(a);
+  if (!store) return exit_unusable;
+  if (store->head().rows == 0) {
+    std::cerr << "groundplane-ledger: " << a.file << " holds no rows of session \"" << a.session << "\"\n";
     return exit_unusable;
   }
+  const gp::Session session({.store = store});
+  std::cout << session.ground_truth().text << "\n";
+  return std::cout.good() ? exit_intact : exit_unusable;
+}
+
+int export_rows(const Args& a) {
+  const auto store = open_for_reading(a);
+  if (!store) return exit_unusable;
   store->read(1, [](const gp::StoredRow& r) {
     nlohmann::ordered_json line{{"seq", r.seq}, {"version", r.version}, {"kind", r.kind}};
     // A body that no longer parses (the file was edited) is exported as the text it is.
@@ -103,7 +125,8 @@ int main(int argc, char** argv) {
     return exit_unusable;
   }
   try {
-    return a->command == "verify" ? verify(*a) : export_rows(*a);
+    if (a->command == "verify") return verify(*a);
+    return a->command == "show" ? show(*a) : export_rows(*a);
   } catch (const std::exception& e) {
     std::cerr << "groundplane-ledger: " << e.what() << "\n";
     return exit_unusable;

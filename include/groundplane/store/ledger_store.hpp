@@ -93,6 +93,9 @@ class LedgerStore {
 
   virtual LedgerHead head() const = 0;
 
+  // False for a store opened to read only (a Session restored on it can render, not write).
+  virtual bool writable() const noexcept { return true; }
+
   // Re-derives the whole chain of this session; never throws.
   virtual LedgerVerification verify() const noexcept = 0;
 };

@@ -334,6 +334,8 @@ class SqliteStore final : public LedgerStore {
     return head_locked();
   }
 
+  bool writable() const noexcept override { return !read_only_; }
+
   LedgerVerification verify() const noexcept override {
     try {
       const std::lock_guard lock(mutex_);
