@@ -1201,11 +1201,13 @@ class Session {
     c.state = nlohmann::json::object();
     c.ledger.node.clear();
     detail::Replay r;
+    RowHash last{};
     c.store->read(1, [&](const StoredRow& row) {
       replay(row, r);
-      c.head = to_hex(row.hash);
+      last = row.hash;
       return true;
     });
+    c.head = to_hex(last);
     c.does_written = std::move(r.does);
     // The app stopped: what it was doing is no longer awaited.
     nlohmann::json fires = nlohmann::json::array(), work = nlohmann::json::array();

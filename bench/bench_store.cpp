@@ -1,0 +1,183 @@
+// The ledger store's figures, for bench/run: fires per second in memory, on the SQLite
+// store at synchronous=NORMAL and at FULL (side by side), bytes on disk per row, and the
+// time to restore a session of 1M rows. Plain wall-clock timing of fixed workloads (a
+// store's cost is I/O, which a micro-benchmark loop would only average away).
+//
+//   groundplane_bench_store DIR [--quick]
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <sqlite3.h>
+
+#include <groundplane/session.hpp>
+#include <groundplane/store/sqlite.hpp>
+
+namespace gp = groundplane;
+using nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+void remove_ledger(const std::filesystem::path& f) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(f.string() + suffix);
+}
+
+void declare(gp::Session& s) {
+  s.declare("cart.add",
+            {.does = "Add the item to the cart.", .handler = [](const json&) { return gp::HandlerResult{}; }});
+}
+
+// Fires per second: agent fires of an action whose handler returns (two rows each with
+// a store: the fire, stored before its handler runs, and its grade after).
+double fires_per_second(std::shared_ptr<gp::LedgerStore> store, int fires) {
+  gp::Session s({.node = "shop", .store = std::move(store)});
+  declare(s);
+  const json payload{{"sku", "A-1001"}, {"qty", 1}};
+  const auto t0 = clock_type::now();
+  for (int i = 0; i < fires; ++i) s.fire("cart.add", {.payload = payload});
+  const std::chrono::duration<double> dt = clock_type::now() - t0;
+  return fires / dt.count();
+}
+
+// Collects what a session writes, so a long ledger can be built in large transactions.
+class Capture final : public gp::LedgerStore {
+ public:
+  const std::string& session() const noexcept override { return name_; }
+  gp::LedgerHead append(std::span<const gp::LedgerRow> rows) override {
+    for (const auto& r : rows) rows_.push_back(r);
+    return {rows_.size(), ""};
+  }
+  void read(std::uint64_t, const std::function<bool(const gp::StoredRow&)>&) const override {}
+  gp::LedgerHead head() const override { return {rows_.size(), ""}; }
+  gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }
+  std::vector<gp::LedgerRow> rows_;
+
+ private:
+  std::string name_ = "default";
+};
+
+// The baseline in the same run: SQLite alone committing one small row per transaction
+// in WAL at synchronous=NORMAL, no groundplane. A fire with a handler commits twice (its
+// row before the handler runs, its grade after), so half of this is its ceiling.
+double raw_commits_per_second(const std::filesystem::path& file, int n) {
+  remove_ledger(file);
+  sqlite3* db = nullptr;
+  sqlite3_open(file.string().c_str(), &db);
+  sqlite3_exec(
+      db,
+      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+      "CREATE TABLE r(s INTEGER, q INTEGER, v INTEGER, k TEXT, b TEXT, h BLOB, PRIMARY KEY (s, q)) WITHOUT ROWID;",
+      nullptr, nullptr, nullptr);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "INSERT INTO r VALUES (1, ?1, 0, 't', '{\"a\":\"cart.add\"}', zeroblob(32))", -1, &st,
+                     nullptr);
+  const auto t0 = clock_type::now();
+  for (int i = 0; i < n; ++i) {
+    sqlite3_bind_int64(st, 1, i);
+    sqlite3_step(st);
+    sqlite3_reset(st);
+  }
+  const std::chrono::duration<double> dt = clock_type::now() - t0;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  remove_ledger(file);
+  return n / dt.count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: groundplane_bench_store DIR [--quick]\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  const bool quick = argc > 2 && std::string(argv[2]) == "--quick";
+  std::filesystem::create_directories(dir);
+  const auto normal_file = dir / "bench-normal.ledger";
+  const auto full_file = dir / "bench-full.ledger";
+  const auto big_file = dir / "bench-restore.ledger";
+  remove_ledger(normal_file);
+  remove_ledger(full_file);
+  remove_ledger(big_file);
+
+  const int n_memory = quick ? 20'000 : 200'000;
+  const int n_normal = quick ? 20'000 : 100'000;
+  const int n_full = quick ? 300 : 500;
+  const double memory = fires_per_second(nullptr, n_memory);
+  const double normal = fires_per_second(gp::open_sqlite_store(normal_file, {.synchronous_full = false}), n_normal);
+  const double raw = raw_commits_per_second(dir / "bench-raw.db", n_normal);
+  const double full = fires_per_second(gp::open_sqlite_store(full_file, {.synchronous_full = true}), n_full);
+  const auto normal_rows = gp::verify_ledger(normal_file).rows;
+  const double bytes_per_row =
+      static_cast<double>(std::filesystem::file_size(normal_file)) / static_cast<double>(normal_rows);
+
+  // Restore: a session of (about) 1M rows, built by firing into a capture and appended
+  // to the file in large transactions, then restored from the file.
+  const std::uint64_t target = quick ? 100'000 : 1'000'000;
+  {
+    const auto capture = std::make_shared<Capture>();
+    gp::Session s({.node = "shop", .state = {{"cart", 0}}, .store = capture});
+    declare(s);
+    s.declare("cart.save", {.does = "Save the cart.", .writes = {"cart"}, .handler = [](const json&) {
+                              return gp::HandlerResult{};
+                            }});
+    for (std::uint64_t i = 0; capture->rows_.size() < target; ++i) {
+      if (i % 4 == 0) {
+        const auto t = s.fire("cart.save", {.payload = {{"n", i}}});
+        s.report_state({{"cart", i}}, t.transition_id);
+      } else if (i % 4 == 1) {
+        s.fire("made.up");
+      } else {
+        s.fire("cart.add", {.payload = {{"sku", "A-1001"}}});
+      }
+    }
+    const auto store = gp::open_sqlite_store(big_file, {.synchronous_full = false});
+    const std::span<const gp::LedgerRow> all(capture->rows_);
+    for (std::size_t k = 0; k < all.size(); k += 50'000)
+      store->append(all.subspan(k, std::min<std::size_t>(50'000, all.size() - k)));
+  }
+  // Where restore's time goes: reading the rows back alone, and re-deriving the chain.
+  const auto r0 = clock_type::now();
+  std::uint64_t read_rows = 0;
+  gp::open_sqlite_store(big_file, {.read_only = true})->read(1, [&](const gp::StoredRow&) {
+    ++read_rows;
+    return true;
+  });
+  const std::chrono::duration<double> read_only = clock_type::now() - r0;
+  const auto v0 = clock_type::now();
+  const auto big_rows = gp::verify_ledger(big_file).rows;
+  const std::chrono::duration<double> verify = clock_type::now() - v0;
+  const auto t0 = clock_type::now();
+  std::uint64_t restored_version = 0;
+  {
+    gp::Session r({.store = gp::open_sqlite_store(big_file, {.read_only = true})});
+    restored_version = r.version();
+  }
+  const std::chrono::duration<double> restore = clock_type::now() - t0;
+  const double big_bytes = static_cast<double>(std::filesystem::file_size(big_file)) / static_cast<double>(big_rows);
+
+  std::printf("%-44s %14s %10s\n", "ledger store", "measured", "goal");
+  std::printf("%-44s %12.0f/s %10s\n", "fires, in memory", memory, "");
+  std::printf("%-44s %12.0f/s %10s\n", "fires, SQLite WAL synchronous=NORMAL", normal, ">= 50000");
+  std::printf("%-44s %12.0f/s %10s\n", "  baseline: SQLite alone, one-row commits", raw, "");
+  std::printf("%-44s %12.0f/s %10s\n", "fires, SQLite WAL synchronous=FULL", full, "");
+  std::printf("%-44s %12.1f B %10s\n", "bytes on disk per row (NORMAL run)", bytes_per_row, "<= 200");
+  std::printf("%-44s %12.1f B %10s\n", ("bytes on disk per row (" + std::to_string(big_rows) + " rows)").c_str(),
+              big_bytes, "<= 200");
+  std::printf("%-44s %12.3f s %10s\n", ("restore " + std::to_string(big_rows) + " rows").c_str(), restore.count(),
+              quick ? "" : "< 2");
+  std::printf("%-44s %12.3f s %10s\n", ("  of which reading the " + std::to_string(read_rows) + " rows").c_str(),
+              read_only.count(), "");
+  std::printf("%-44s %12.3f s %10s\n", ("verify_ledger, " + std::to_string(big_rows) + " rows").c_str(), verify.count(),
+              "");
+  std::printf("(%d / %d / %d fires; restored version %llu)\n", n_memory, n_normal, n_full,
+              static_cast<unsigned long long>(restored_version));
+  remove_ledger(normal_file);
+  remove_ledger(full_file);
+  remove_ledger(big_file);
+  return 0;
+}
