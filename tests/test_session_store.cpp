@@ -343,6 +343,13 @@ TEST_CASE("A store that fails leaves no row in memory either: the refusal throws
   CHECK(gp::verify_ledger(f.path()).ok);
 }
 
+TEST_CASE("A nonzero max_rows_in_memory is refused, not silently ignored, while the cap is not implemented",
+          "[session][store]") {
+  CHECK_THROWS_WITH(gp::Session({.max_rows_in_memory = 10'000}),
+                    Catch::Contains("max_rows_in_memory is not supported"));
+  CHECK_THROWS_AS(gp::Session({.max_rows_in_memory = 1}), gp::ConfigurationError);
+}
+
 #ifdef GROUNDPLANE_LEDGER_TOOL
 TEST_CASE("groundplane-ledger show prints the ground-truth block from the file alone", "[session][store][tool]") {
   TempLedger f;

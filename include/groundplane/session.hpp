@@ -91,7 +91,8 @@ struct SessionOptions {
   std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only; else every row is committed to it before
                                                  // the call that made it returns, and a store holding this
                                                  // session restores it (node and state then come from the store)
-  std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory (the cap is the store's job)
+  std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory; anything else is refused
+                                                 // (ConfigurationError) until the cap is implemented
 };
 
 struct FireOptions {
@@ -1171,6 +1172,12 @@ class Session {
   static constexpr std::size_t brief_steps = 10;
 
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o) {
+    // Refused rather than ignored: a cap that silently held every row would be a promise
+    // the session does not keep.
+    if (o.max_rows_in_memory != 0)
+      throw ConfigurationError(
+          "gp::SessionOptions::max_rows_in_memory is not supported by this release: a session holds every row "
+          "(leave it 0)");
     if (o.approval_ttl.count() < 0)
       throw ConfigurationError("gp::SessionOptions::approval_ttl is negative; 0 means approvals never expire");
     if (!o.state.is_object())
