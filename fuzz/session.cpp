@@ -1,6 +1,7 @@
 // A stateful harness: the fuzz bytes decode into a sequence of gp::Session operations —
 // declare / undeclare (by id and by handle), fire with any principal, payload and ask id,
-// report_state (attributed, unattributed, bogus), confirm_ask, approve, decline,
+// report_state (attributed, unattributed, bogus), confirm_ask, approve, decline, revoke,
+// standing grants given and withdrawn,
 // begin_work / done / dropping the handle, stale marks, move_to, agent-port calls,
 // rendering the block with random since/max, and recording the ledger for
 // actions_performed. A shadow model predicts what the session must do.
@@ -17,7 +18,8 @@
 //     (each carries a marker), has no raw control bytes, every line is one of the block's
 //     shapes, and its counts (attempts shown and omitted, awaiting / approved / declined
 //     asks) match the ledger;
-//   * a port do_action naming an action that is not served leaves no row.
+//   * a port do_action naming an action that is not served leaves no row, and one naming
+//     a served action (enabled or not) always lands its row.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -167,7 +169,7 @@ class Harness {
 
   void step() {
     const Rows before = rows();
-    const std::size_t op = in_.pick(18);
+    const std::size_t op = in_.pick(20);
     run_op(op);
     const bool may_write = (op >= 4 && op <= 7) || op == 15;  // fire, report, the port
     if (!may_write) {
@@ -229,6 +231,12 @@ class Harness {
         break;
       case 17:
         bridge();
+        break;
+      case 18:
+        revoke();
+        break;
+      case 19:
+        standing();
         break;
     }
   }
@@ -322,13 +330,14 @@ class Harness {
     if (!a.has_handler && !allow_unmaterialized_) return "NOT_MATERIALIZED";
     if (a.enabled_when && !enabled(state_)) return "TOOL_DISABLED";
     if (a.guard && !guard_holds(state_)) return "GUARD_FAILED";
-    if (require_approval_ && a.high_effect && source == gp::Principal::agent) {
+    if (require_approval_ && a.high_effect && source == gp::Principal::agent && !standing_.contains(id)) {
       ShadowAsk* ask = nullptr;
       for (auto& k : asks_)
         if (!ask_id.empty() && k.id == ask_id) ask = &k;
       if (ask == nullptr || ask->state == gp::AskState::awaiting) return "APPROVAL_REQUIRED";
       if (ask->state == gp::AskState::declined) return "APPROVAL_DECLINED";
       if (ask->state == gp::AskState::spent) return "APPROVAL_SPENT";
+      if (ask->state == gp::AskState::revoked) return "APPROVAL_REVOKED";
       if (ask->action != id || ask->input != payload) return "APPROVAL_MISMATCH";
       ask->state = gp::AskState::spent;
     }
@@ -482,6 +491,8 @@ class Harness {
         return "ALREADY_DECLINED";
       case gp::AskState::spent:
         return "ALREADY_SPENT";
+      case gp::AskState::revoked:
+        return "ALREADY_REVOKED";
       case gp::AskState::awaiting:
         break;
     }
@@ -508,12 +519,60 @@ class Harness {
     const std::string id = pick_ask_id();
     const gp::ApprovalResult r = session_->decline_ask(id, "BY_MARK");
     ShadowAsk* k = find_ask(id);
-    std::string expected = k == nullptr                                                              ? "UNKNOWN_ASK"
-                           : (k->state == gp::AskState::declined || k->state == gp::AskState::spent) ? already(k->state)
-                                                                                                     : "";
+    std::string expected = k == nullptr ? "UNKNOWN_ASK"
+                           : (k->state != gp::AskState::awaiting && k->state != gp::AskState::approved)
+                               ? already(k->state)
+                               : "";
     if (expected.empty()) k->state = gp::AskState::declined;
     FUZZ_CHECK(r.ok == expected.empty() && r.reason == expected, "decline_ask answers as the ask's state says",
                r.reason);
+  }
+
+  void revoke() {
+    const std::string id = pick_ask_id();
+    const gp::ApprovalResult r = session_->revoke_ask(id, "BY_MARK");
+    ShadowAsk* k = find_ask(id);
+    std::string expected = k == nullptr                         ? "UNKNOWN_ASK"
+                           : k->state == gp::AskState::awaiting ? "NOT_APPROVED"
+                           : k->state == gp::AskState::approved ? ""
+                                                                : already(k->state);
+    if (expected.empty()) k->state = gp::AskState::revoked;
+    FUZZ_CHECK(r.ok == expected.empty() && r.reason == expected, "revoke_ask answers as the ask's state says",
+               r.reason);
+  }
+
+  // Grant or withdraw a standing approval; a blank decider is refused on either door.
+  void standing() {
+    const std::string id = pick_any_id();
+    const bool grant = in_.flag();
+    if (in_.pick(4) == 0) {
+      bool refused = false;
+      try {
+        (void)(grant ? session_->grant_standing(id, " \t") : session_->revoke_standing(id, ""));
+      } catch (const gp::ConfigurationError&) {
+        refused = true;
+      }
+      FUZZ_CHECK(refused, "a human door refuses a blank decider", id);
+      return;
+    }
+    if (!grant) {
+      const gp::ApprovalResult r = session_->revoke_standing(id, "BY_MARK");
+      const bool was = standing_.erase(id) != 0;
+      FUZZ_CHECK(r.ok == was && r.reason == (was ? "" : "NOT_GRANTED"), "revoke_standing answers as the grant says",
+                 r.reason);
+      if (was) withdrawn_.insert(id);
+      return;
+    }
+    try {
+      const gp::ApprovalResult r = session_->grant_standing(id, "BY_MARK\n  • forged");
+      FUZZ_CHECK(actions_.contains(id), "grant_standing refuses an action not declared now", id);
+      const bool fresh = standing_.insert(id).second;
+      FUZZ_CHECK(r.ok == fresh && r.reason == (fresh ? "" : "ALREADY_GRANTED"),
+                 "grant_standing answers as the grant says", r.reason);
+      withdrawn_.erase(id);
+    } catch (const gp::ConfigurationError& e) {
+      FUZZ_CHECK(!actions_.contains(id), "grant_standing refuses only an action not declared now", e.what());
+    }
   }
 
   void begin_work() {
@@ -575,16 +634,14 @@ class Harness {
     if (!ask_id.empty()) args["ask_id"] = ask_id;
     const gp::Availability avail = shadow_availability(id);
     FUZZ_CHECK(session_->availability(id) == avail, "availability() is what was declared and enabled", id);
-    if (avail != gp::Availability::available) {
+    if (avail == gp::Availability::unknown || avail == gp::Availability::not_mounted) {
       const Rows before = rows();
       const auto out = port_->call("do_action", args);
       const Rows after = rows();
       FUZZ_CHECK(after.transitions == before.transitions && after.gaps == before.gaps,
                  "a do_action naming an action not served leaves no ledger row", id);
       const std::string reason = out["reason"].get<std::string>();
-      FUZZ_CHECK(reason == (avail == gp::Availability::unknown       ? "UNKNOWN_ACTION"
-                            : avail == gp::Availability::not_mounted ? "NOT_HERE"
-                                                                     : "TOOL_DISABLED"),
+      FUZZ_CHECK(reason == (avail == gp::Availability::unknown ? "UNKNOWN_ACTION" : "NOT_HERE"),
                  "the port says why it did not fire", reason);
       FUZZ_CHECK(out.dump().find("GHOST_MARK") == std::string::npos, "the port never echoes an invented name",
                  out.dump());
@@ -655,6 +712,9 @@ class Harness {
                                               "Awaiting the human's decision: ",
                                               "Approved by the human, not yet done: ",
                                               "The human declined: ",
+                                              "The human withdrew approval: ",
+                                              "The human allows ",
+                                              "The human withdrew standing approval: ",
                                               "Awaiting the app's report: ",
                                               "The app is still working on: ",
                                               gp::unbound_work_text,
@@ -676,7 +736,7 @@ class Harness {
       lines.push_back(std::string_view(text).substr(start, end - start));
       start = end + 1;
     }
-    std::size_t bullets = 0, awaiting = 0, approved = 0, declined = 0;
+    std::size_t bullets = 0, awaiting = 0, approved = 0, declined = 0, revoked = 0, allows = 0, withdrawn = 0;
     std::optional<std::string_view> omitted;
     for (const auto l : lines) {
       FUZZ_CHECK(line_has_shape(l), "every line of the block is one of its shapes", std::string(l) + "\n\n" + text);
@@ -685,6 +745,9 @@ class Harness {
       if (l.rfind("Awaiting the human's decision: ", 0) == 0) ++awaiting;
       if (l.rfind("Approved by the human, not yet done: ", 0) == 0) ++approved;
       if (l.rfind("The human declined: ", 0) == 0) ++declined;
+      if (l.rfind("The human withdrew approval: ", 0) == 0) ++revoked;
+      if (l.rfind("The human allows ", 0) == 0) ++allows;
+      if (l.rfind("The human withdrew standing approval: ", 0) == 0) ++withdrawn;
     }
 
     // Attempts: every row at or after the cursor, the newest `max` of them shown.
@@ -711,12 +774,16 @@ class Harness {
                  "a cursor that hides every row says so and counts them", text);
 
     // Human decisions, from the shadow: awaiting capped (oldest kept), answered never.
-    std::size_t want_awaiting = 0, want_approved = 0, want_declined = 0;
+    std::size_t want_awaiting = 0, want_approved = 0, want_declined = 0, want_revoked = 0;
     for (const auto& k : asks_) {
       want_awaiting += k.state == gp::AskState::awaiting;
       want_approved += k.state == gp::AskState::approved;
       want_declined += k.state == gp::AskState::declined;
+      want_revoked += k.state == gp::AskState::revoked;
     }
+    FUZZ_CHECK(revoked == want_revoked, "every withdrawn approval is listed", text);
+    FUZZ_CHECK(allows == standing_.size() && withdrawn == withdrawn_.size(),
+               "every standing grant is listed, as given or as withdrawn", text);
     FUZZ_CHECK(awaiting == std::min(want_awaiting, max), "awaiting asks are listed up to max_attempts", text);
     FUZZ_CHECK(approved == want_approved, "every approval not yet used is listed", text);
     FUZZ_CHECK(declined == want_declined, "every declined ask is listed", text);
@@ -798,6 +865,8 @@ class Harness {
 
   std::map<std::string, ShadowAction> actions_;  // mounted now
   std::set<std::string> ever_declared_;
+  std::set<std::string> standing_;   // actions granted standing approval now
+  std::set<std::string> withdrawn_;  // actions whose standing approval was withdrawn (and not granted again)
   std::uint64_t generation_ = 0;
   std::vector<std::pair<gp::ActionHandle, std::uint64_t>> handles_;
   std::vector<ShadowAsk> asks_;

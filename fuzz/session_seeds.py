@@ -4,7 +4,8 @@
 The harness decodes bytes into Session operations (see Harness::step in session.cpp);
 this spells a few meaningful journeys in that encoding so the fuzzer starts from real
 flows: approvals granted, spent, declined and mismatched; settlement by report; handler
-failures; unmount and re-declare; cursors and caps on the block. Run it after changing
+failures; unmount and re-declare; cursors and caps on the block; approvals withdrawn
+and standing grants. Run it after changing
 the encoding:  python3 fuzz/session_seeds.py
 """
 import os
@@ -108,6 +109,14 @@ def bridge(ghost=0):
     return op(17) + [ghost]
 
 
+def revoke(which):
+    return op(18) + ask(which)
+
+
+def standing(id_, grant=True, blank=False):
+    return op(19) + any_id(id_) + [1 if grant else 0] + [0 if blank else 1]
+
+
 SEEDS = {
     # The seed's checkout: a refused forgery, a person's approval, one fire per yes.
     "approval_journey": [1] + declare("cart.add") + declare("checkout.place-order", HIGH_EFFECT)
@@ -135,6 +144,17 @@ SEEDS = {
     + work(1) + work() + report("order_id", 1) + report("cart") + report("both") + report("close")
     + fire("tour.next") + do_action("tour.next") + report("open") + report("block") + fire("tour.next")
     + report("cart", "bogus") + end_work(0) + end_work(0, False) + render(2, 0) + render(3, 3),
+    # A yes withdrawn and replayed, a standing grant given, used, refused a blank decider,
+    # withdrawn mid-loop; a greyed-out action fired through the port lands its row.
+    "approval_lifecycle": [1] + declare("checkout.place-order", HIGH_EFFECT)
+    + declare("tour.next", ENABLED_WHEN) + report("close") + confirm("checkout.place-order", "sku")
+    + revoke(0) + approve(0) + revoke(0) + fire("checkout.place-order", payload="sku", ask_id=0)
+    + revoke(0) + approve(0) + decline(0) + standing("checkout.place-order")
+    + fire("checkout.place-order") + standing("checkout.place-order", blank=True)
+    + standing("checkout.place-order") + fire("checkout.place-order", payload="sku")
+    + standing("checkout.place-order", grant=False) + fire("checkout.place-order")
+    + standing("checkout.place-order", grant=False) + do_action("checkout.place-order")
+    + do_action("tour.next") + standing("ghost0") + render() + bridge(),
     # Many attempts under a small cap, and many awaiting asks.
     "caps": [1] + declare("checkout.place-order", HIGH_EFFECT) + sum(
         (fire("checkout.place-order", payload=p) + confirm("checkout.place-order", p)

@@ -161,6 +161,35 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
                                    s.report_state({{"name", p}});
                                    return gp::HandlerResult{};
                                  }});
+  // single_flight: never two runs at once. It reports its own effect from inside, so it
+  // settles when its handler returns.
+  std::atomic<int> syncing{0};
+  std::atomic<int> sync_overlaps{0};
+  s.declare("sync.push", {.does = "Push to the server.",
+                          .writes = {"pushed"},
+                          .handler =
+                              [&](const json&) {
+                                if (syncing.fetch_add(1) != 0) sync_overlaps.fetch_add(1);
+                                std::this_thread::yield();
+                                s.report_state({{"pushed", true}});
+                                syncing.fetch_sub(1);
+                                return gp::HandlerResult{};
+                              },
+                          .concurrency = gp::Concurrency::single_flight});
+  // once: each of these may run at most once in the whole session.
+  constexpr int once_actions = 4;
+  std::array<std::atomic<int>, once_actions> once_runs{};
+  for (int k = 0; k < once_actions; ++k)
+    s.declare("order.once-" + std::to_string(k),
+              {.does = "Place a one-off order.",
+               .writes = k % 2 == 0 ? std::vector<std::string>{"order_id"} : std::vector<std::string>{},
+               .handler =
+                   [&, k](const json&) {
+                     once_runs[static_cast<std::size_t>(k)].fetch_add(1);
+                     std::this_thread::yield();
+                     return gp::HandlerResult{};
+                   },
+               .concurrency = gp::Concurrency::once});
   gp::AgentPort port(s);
 
   constexpr int agents = 4;
@@ -178,7 +207,7 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
       Lcg rng{static_cast<std::uint64_t>(a) + 1};
       start.arrive_and_wait();
       for (int i = 0; i < fires_each; ++i) {
-        const std::uint32_t r = rng.next() % 8;
+        const std::uint32_t r = rng.next() % 10;
         gp::FireResult res{};
         if (r == 0) {
           res = s.fire("cart.add", {.payload = {{"sku", i}}});
@@ -195,6 +224,19 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
           const gp::Ask ask = s.confirm_ask("checkout.place-order", {{"sku", a}});
           res = s.fire("checkout.place-order", {.payload = {{"sku", a}}, .ask_id = ask.id});
           if (res.ok) orders_placed.fetch_add(1);
+        } else if (r == 8) {
+          res = s.fire("sync.push", {.source = a % 2 == 0 ? gp::Principal::agent : gp::Principal::system});
+          if (!res.ok && res.reason != "PRIOR_FIRE_PENDING") failures.fetch_add(1);
+        } else if (r == 9) {
+          const std::string id = "order.once-" + std::to_string(rng.next() % once_actions);
+          res = i % 2 == 0 ? s.fire(id, {.source = gp::Principal::system}) : [&] {
+            const auto out = port.call("do_action", {{"action", id}});
+            return gp::FireResult{out["ok"].get<bool>(), out.value("reason", ""), out.value("transition_id", ""),
+                                  out.value("prior_transition_id", "")};
+          }();
+          if (!res.ok && res.reason != "PRIOR_FIRE_PENDING" && res.reason != "DUPLICATE_EXECUTION")
+            failures.fetch_add(1);
+          if (!res.ok && res.prior_transition_id.empty()) failures.fetch_add(1);
         } else if (r == 6) {
           const auto out = port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "port"}}}});
           res = {out["ok"].get<bool>(), out.value("reason", ""), out.value("transition_id", "")};
@@ -241,20 +283,29 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
   for (std::size_t k = agents; k < pool.size(); ++k) pool[k].join();
 
   CHECK(failures.load() == 0);
+  CHECK(sync_overlaps.load() == 0);  // single_flight: never two runs at once
   const auto v = s.view();
-  // One row per fire, whoever fired and whatever else ran at the same time. The only
-  // other rows are inferred ones: a report without a transition id settles the oldest
-  // pending fire (API.md), so profile.set-name's report from inside its handler may
-  // settle another thread's fire, and a later such report with nothing pending is
-  // attributed by inference, as a user fire nobody made through fire().
-  std::size_t inferred = 0;
-  for (const auto& t : v.transitions()) {
-    if (t.outcome != gp::Outcome::inferred) continue;
-    ++inferred;
-    CHECK(t.cause.action == "profile.set-name");
-    CHECK(t.cause.principal == gp::Principal::user);
+  // No once action ever ran twice, and every one that was fired ran exactly once.
+  for (int k = 0; k < once_actions; ++k) {
+    const std::string id = "order.once-" + std::to_string(k);
+    INFO(id);
+    CHECK(once_runs[static_cast<std::size_t>(k)].load() <= 1);
+    std::size_t recorded = 0, attempts = 0;
+    for (const auto& t : v.transitions()) recorded += t.cause.action == id;
+    for (const auto& g : v.gap_rows()) attempts += g.action == id;
+    attempts += recorded;
+    CHECK(recorded == static_cast<std::size_t>(once_runs[static_cast<std::size_t>(k)].load()));
+    if (attempts > 0) CHECK(recorded == 1);
   }
-  CHECK(v.transitions().size() + v.gap_rows().size() - inferred == static_cast<std::size_t>(fires.load()));
+  // One row per fire, whoever fired and whatever else ran at the same time: a report
+  // without an id from inside a handler settles that handler's own fire, so nothing is
+  // ever attributed by inference here.
+  for (const auto& t : v.transitions()) CHECK(t.outcome != gp::Outcome::inferred);
+  CHECK(v.transitions().size() + v.gap_rows().size() == static_cast<std::size_t>(fires.load()));
+  // Every fire whose handler reported on itself is graded observed or still running.
+  for (const auto& t : v.transitions())
+    if (t.cause.action == "profile.set-name" || t.cause.action == "sync.push")
+      CHECK(t.outcome == gp::Outcome::observed);
   CHECK(fires.load() == agents * fires_each);
   // Only transitions bump the version, once each, and rows are ordered by it.
   CHECK(v.version() == v.transitions().size());
@@ -285,6 +336,39 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
   for (const auto& t : v.transitions())
     gated_recorded += t.cause.action == "checkout.place-order" && t.cause.principal == gp::Principal::agent;
   CHECK(gated_recorded == spent);
+}
+
+TEST_CASE("eight handlers reporting without an id from eight threads each settle their own fire") {
+  gp::Session s;
+  const auto ok = [](const json&) { return gp::HandlerResult{}; };
+  // Pending before any worker starts: the oldest-pending rule would hand it every report.
+  s.declare("carrier.quote", {.does = "Ask the carrier.", .writes = {"quote"}, .handler = ok});
+  const auto stuck = s.fire("carrier.quote");
+  constexpr int rounds_each = 150;
+  std::latch start(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    const std::string key = "v" + std::to_string(t);
+    s.declare("worker." + std::to_string(t), {.does = "Work.", .writes = {key}, .handler = [&s, key](const json& p) {
+                                                std::this_thread::yield();  // let the other threads' fires pend
+                                                s.report_state({{key, p}});
+                                                return gp::HandlerResult{};
+                                              }});
+  }
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      start.arrive_and_wait();
+      for (int i = 0; i < rounds_each; ++i) (void)s.fire("worker." + std::to_string(t), {.payload = i});
+    });
+  for (auto& th : pool) th.join();
+  const auto v = s.view();
+  CHECK(v.transitions().size() == 1 + static_cast<std::size_t>(threads * rounds_each));
+  CHECK(v.gap_rows().empty());
+  CHECK(v.transition(stuck.transition_id)->outcome == gp::Outcome::pending);
+  std::size_t observed = 0;
+  for (const auto& t : v.transitions()) observed += t.outcome == gp::Outcome::observed;
+  CHECK(observed == static_cast<std::size_t>(threads * rounds_each));
+  CHECK(v.pending_fires().size() == 1);
 }
 
 TEST_CASE("handles undeclaring and re-declaring from other threads never lose a fire's row") {

@@ -649,6 +649,33 @@ TEST_CASE("work bound to a transition that was never recorded is a configuration
   CHECK_THROWS_AS((void)s.begin_work("x", "t-1"), gp::ConfigurationError);
 }
 
+TEST_CASE("an empty or malformed JSON Pointer in reads is a configuration error") {
+  gp::Session s;
+  CHECK_THROWS_AS(s.declare("a.go", {.does = "Go.", .handler = ok_handler, .reads = {""}}), gp::ConfigurationError);
+  CHECK_THROWS_AS(s.declare("a.go", {.does = "Go.", .handler = ok_handler, .reads = {"/cart/~2"}}),
+                  gp::ConfigurationError);
+  CHECK_NOTHROW(s.declare("a.go", {.does = "Go.", .handler = ok_handler, .reads = {"cart", "/shipping/address"}}));
+}
+
+TEST_CASE("a handler's report without an id never settles another fire nor infers one") {
+  gp::Session s;
+  s.declare("a.sync", {.does = "Sync.", .writes = {"a"}, .handler = ok_handler});
+  s.declare("b.sync", {.does = "Sync.", .writes = {"b"}, .handler = ok_handler});
+  const auto waiting = s.fire("a.sync");  // the oldest fire awaiting a report
+  // A handler without writes reports b's key: it is about its own fire, which has
+  // nothing to settle, so it neither settles a.sync nor is read as a user's b.sync.
+  s.declare("c.run", {.does = "Run.", .handler = [&s](const json&) {
+                        s.report_state({{"a", 1}, {"b", 1}});
+                        return gp::HandlerResult{};
+                      }});
+  REQUIRE(s.fire("c.run").ok);
+  CHECK(outcome_of(s, waiting.transition_id) == gp::Outcome::pending);
+  CHECK(s.view().transitions().size() == 2);
+  CHECK(s.state() == json{{"a", 1}, {"b", 1}});
+  s.report_state({{"a", 2}});  // outside any handler: the oldest pending, as before
+  CHECK(outcome_of(s, waiting.transition_id) == gp::Outcome::observed);
+}
+
 TEST_CASE("declaring an empty id or an action without its does sentence is a configuration error") {
   gp::Session s;
   CHECK_THROWS_AS(s.declare("", {.does = "X."}), gp::ConfigurationError);

@@ -211,7 +211,7 @@ class ActionGroups {
   void insert(const std::string& action, std::size_t k) {
     auto& m = members_[action];
     if (!m.empty()) order_.erase({*m.begin(), action});
-    rows_ += m.insert(k).second ? 1 : 0;
+    if (m.insert(k).second) ++rows_;
     order_.insert({*m.begin(), action});
   }
   void erase(const std::string& action, std::size_t k) {

@@ -22,6 +22,20 @@
 // Handler exceptions: a handler that throws is graded "the app's handler failed", its
 // pending report and any approval it spent are settled, and then the exception is
 // rethrown to the caller of fire(). The ledger is consistent before the rethrow.
+//
+// A handler's own report: report_state without a transition id, called on the thread
+// running a handler, settles that handler's fire (never another thread's).
+//
+// Repeats (ActionSpec::concurrency) and the approval lifecycle (revoke_ask, approval_ttl,
+// ActionSpec::reads, standing grants) are described in docs/ground-truth.md.
+//
+// Where the session's mutable state lives: detail::Ledger holds every row and record a
+// durable store writes and a restore reads back — transitions, gap rows, asks with their
+// states (spent approvals included), work rows, standing grants (Ledger::standing), once
+// receipts (Ledger::receipts) — plus detail::SessionCore::state; fires still pending are
+// the transitions whose outcome is Outcome::pending. Everything else in SessionCore
+// (in_flight, unsettled, ask_by_key, standing_index, the Ledger's index sets) is derived
+// from those rows.
 #pragma once
 
 #include <algorithm>
