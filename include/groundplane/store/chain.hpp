@@ -47,6 +47,7 @@ class Sha256 {
 };
 
 inline std::string_view as_chars(const RowHash& h) noexcept {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): bytes viewed as chars, the one aliasing C++ allows
   return {reinterpret_cast<const char*>(h.data()), h.size()};
 }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -101,7 +102,8 @@ class SqliteStatement {
 
   std::int64_t int_at(int col) const noexcept { return sqlite3_column_int64(get(), col); }
   std::string text_at(int col) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(get(), col));
+    // The text's bytes (a blob read of a TEXT column is the text itself).
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(get(), col));
     return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(get(), col))) : std::string();
   }
   std::string_view blob_at(int col) const noexcept {
@@ -227,7 +229,7 @@ inline StoredRow sqlite_row(const SqliteStatement& st) {
   row.kind = st.text_at(2);
   row.body = st.text_at(3);
   const std::string_view h = st.blob_at(4);
-  if (h.size() == row.hash.size()) std::copy(h.begin(), h.end(), reinterpret_cast<char*>(row.hash.data()));
+  if (h.size() == row.hash.size()) std::memcpy(row.hash.data(), h.data(), h.size());
   else row.hash.fill(0);  // cannot match any SHA-256 the chain expects
   return row;
 }
@@ -369,7 +371,7 @@ class SqliteStore final : public LedgerStore {
       if (h.size() != prev_.size())
         throw LedgerStoreError("the newest row of session \"" + session_ + "\" in " + file_.string() +
                                " has no valid hash: the file was altered (run verify_ledger)");
-      std::copy(h.begin(), h.end(), reinterpret_cast<char*>(prev_.data()));
+      std::memcpy(prev_.data(), h.data(), h.size());
     }
   }
   LedgerHead head_locked() const { return {rows_, rows_ ? to_hex(prev_) : std::string()}; }
