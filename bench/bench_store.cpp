@@ -170,8 +170,8 @@ int main(int argc, char** argv) {
               big_bytes, "<= 200");
   std::printf("%-44s %12.3f s %10s\n", ("restore " + std::to_string(big_rows) + " rows").c_str(), restore.count(),
               quick ? "" : "< 2");
-  std::printf("%-44s %12.3f s %10s\n", ("  of which reading the " + std::to_string(read_rows) + " rows").c_str(),
-              read_only.count(), "");
+  std::printf("%-44s %12.3f s %10s\n",
+              ("  for scale: reading the " + std::to_string(read_rows) + " rows alone").c_str(), read_only.count(), "");
   std::printf("%-44s %12.3f s %10s\n", ("verify_ledger, " + std::to_string(big_rows) + " rows").c_str(), verify.count(),
               "");
   std::printf("(%d / %d / %d fires; restored version %llu)\n", n_memory, n_normal, n_full,
