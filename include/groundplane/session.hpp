@@ -385,6 +385,15 @@ inline std::vector<RunningFire>& running_fires() {
   static thread_local std::vector<RunningFire> stack;
   return stack;
 }
+// A node for `map`'s type holding (key, value), made apart from it: inserting or assigning
+// it later allocates nothing.
+template <class Map>
+typename Map::node_type map_node(const Map&, typename Map::key_type key, typename Map::mapped_type value) {
+  Map one;
+  one.emplace(std::move(key), std::move(value));
+  return one.extract(one.begin());
+}
+
 class RunningScope {
  public:
   RunningScope(const SessionCore* core, std::size_t index) { running_fires().push_back({core, index}); }
@@ -713,6 +722,12 @@ class Session {
     const bool has_writes = !spec.writes.empty();
     const nlohmann::json payload = handler ? options.payload : nlohmann::json();  // the handler's copy
     std::string spent_by = spend ? tid : std::string();
+    // What the fire needs once its handler returns is allocated now, before the ledger
+    // changes: running out of memory there could otherwise leave a recorded row ungraded.
+    auto receipt =
+        handler ? detail::map_node(L.receipts, std::string(id), OnceReceipt{tid, options.source == Principal::user})
+                : decltype(L.receipts)::node_type{};
+    if (handler) detail::running_fires().reserve(detail::running_fires().size() + 1);
     if (c.store) {  // the fire is stored before its handler runs: if the app dies inside it, the
                     // restored session knows it may have happened
       nlohmann::json b{{"a", id}};
@@ -786,7 +801,9 @@ class Session {
     }
     // Ran without failing: it happened, observed or not (unprovable non-execution is not
     // non-execution). An agent or system fire holds the once receipt; a user's reopens.
-    L.receipts.insert_or_assign(row.cause.action, OnceReceipt{tid, row.cause.principal == Principal::user});
+    if (const auto held = L.receipts.find(receipt.key()); held != L.receipts.end())
+      held->second = std::move(receipt.mapped());
+    else L.receipts.insert(std::move(receipt));
     const auto returned = [&] {  // the handler's return, as a row: its grade so far and the receipt
       if (!c.store) return;
       c.emit("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
