@@ -1,6 +1,6 @@
 // The one escaping routine and value rendering: nothing recorded or model-written
 // reaches a message unescaped, and no rendered value runs past the cap.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <string>
 
