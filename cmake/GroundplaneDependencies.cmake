@@ -4,20 +4,26 @@
 # what to install. Set FETCHCONTENT_FULLY_DISCONNECTED=ON to forbid the download.
 include(FetchContent)
 
-set(_groundplane_nlohmann_hint
-  "Debian/Ubuntu: apt-get install nlohmann-json3-dev; vcpkg: vcpkg install nlohmann-json;\n"
-  "  Conan: nlohmann_json/3.11.3; Homebrew: brew install nlohmann-json")
-set(_groundplane_catch2_hint
-  "Debian/Ubuntu: apt-get install catch2 (Catch2 3 or 2.13 both work); vcpkg: vcpkg install catch2;\n"
-  "  Conan: catch2/3.7.1; Homebrew: brew install catch2")
+set(_groundplane_nlohmann_json_hint [[
+    Debian/Ubuntu: apt-get install nlohmann-json3-dev
+    vcpkg:         vcpkg install nlohmann-json
+    Conan:         nlohmann_json/3.11.3
+    Homebrew:      brew install nlohmann-json]])
+set(_groundplane_catch2_hint [[
+    Debian/Ubuntu: apt-get install catch2   (Catch2 3 and 2.13 both work)
+    vcpkg:         vcpkg install catch2
+    Conan:         catch2/3.7.1
+    Homebrew:      brew install catch2]])
+set(_groundplane_catch2_note "\n  Only the tests need it: -DGROUNDPLANE_BUILD_TESTS=OFF configures without it.")
 
+# Stops configure: what is missing, why, and what to install (_groundplane_<package>_hint).
 function(_groundplane_fetch_failed what package why)
-  string(REPLACE ";" "" hint "${ARGN}")
+  string(TOLOWER "${package}" key)
   message(FATAL_ERROR
     "groundplane: ${what} was not found${why}.\n"
-    "  Install it (${hint}),\n"
-    "  or point CMake at an existing install with -D${package}_DIR=<dir containing ${package}Config.cmake>\n"
-    "  or CMAKE_PREFIX_PATH. (Tests need it only: -DGROUNDPLANE_BUILD_TESTS=OFF builds without.)")
+    "  Install it:\n${_groundplane_${key}_hint}\n"
+    "  or point CMake at an install: -D${package}_DIR=<dir containing ${package}Config.cmake>,\n"
+    "  or add its prefix to CMAKE_PREFIX_PATH.${_groundplane_${key}_note}")
 endfunction()
 
 # Downloads url once, with short timeouts and no retries (FetchContent's own download
@@ -53,7 +59,7 @@ function(_groundplane_download name url sha256 out_var)
   set(${out_var} "${archive}" PARENT_SCOPE)
 endfunction()
 
-# _groundplane_fetch(<name> <url> <sha256> <what> <package> <hint...>): the source of a
+# _groundplane_fetch(<name> <url> <sha256> <what> <package>): the source of a
 # dependency, from FETCHCONTENT_SOURCE_DIR_<NAME> if set, else from one brief download.
 macro(_groundplane_fetch _gp_name _gp_url _gp_sha256 _gp_what _gp_package)
   string(TOUPPER "${_gp_name}" _gp_upper)
@@ -61,12 +67,12 @@ macro(_groundplane_fetch _gp_name _gp_url _gp_sha256 _gp_what _gp_package)
     FetchContent_Declare(${_gp_name} URL "${_gp_url}" URL_HASH SHA256=${_gp_sha256})
   elseif(FETCHCONTENT_FULLY_DISCONNECTED)
     _groundplane_fetch_failed("${_gp_what}" ${_gp_package}
-      " (and FETCHCONTENT_FULLY_DISCONNECTED forbids downloading it)" ${ARGN})
+      " (and FETCHCONTENT_FULLY_DISCONNECTED forbids downloading it)")
   else()
     _groundplane_download(${_gp_name} "${_gp_url}" ${_gp_sha256} _gp_archive)
     if(NOT _gp_archive)
       _groundplane_fetch_failed("${_gp_what}" ${_gp_package}
-        " and downloading it failed: ${_gp_archive_ERROR}" ${ARGN})
+        ", and downloading it failed: ${_gp_archive_ERROR}")
     endif()
     FetchContent_Declare(${_gp_name} URL "${_gp_archive}" URL_HASH SHA256=${_gp_sha256})
   endif()
@@ -84,10 +90,10 @@ macro(groundplane_find_nlohmann_json)
       _groundplane_fetch(groundplane_nlohmann_json
         https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz
         d6c65aca6b1ed68e7a182f4757257b107ae403032760ed6ef121c9d55e81757d
-        "nlohmann_json >= 3.11" nlohmann_json ${_groundplane_nlohmann_hint})
+        "nlohmann_json >= 3.11" nlohmann_json)
       if(NOT TARGET nlohmann_json::nlohmann_json)
         _groundplane_fetch_failed("nlohmann_json >= 3.11" nlohmann_json
-          " (the download did not define nlohmann_json::nlohmann_json)" ${_groundplane_nlohmann_hint})
+          " (the download did not define nlohmann_json::nlohmann_json)")
       endif()
     endif()
   endif()
@@ -115,10 +121,10 @@ macro(groundplane_find_catch2)
       _groundplane_fetch(groundplane_catch2
         https://github.com/catchorg/Catch2/archive/v2.13.10.zip
         121e7488912c2ce887bfe4699ebfb983d0f2e0d68bcd60434cdfd6bb0cf78b43
-        "Catch2 (3, or 2.13)" Catch2 ${_groundplane_catch2_hint})
+        "Catch2 (3, or 2.13)" Catch2)
       if(NOT TARGET Catch2::Catch2)
         _groundplane_fetch_failed("Catch2 (3, or 2.13)" Catch2
-          " (the download did not define Catch2::Catch2)" ${_groundplane_catch2_hint})
+          " (the download did not define Catch2::Catch2)")
       endif()
       list(APPEND CMAKE_MODULE_PATH "${groundplane_catch2_SOURCE_DIR}/contrib")
       set(GROUNDPLANE_CATCH2_MAJOR 2)

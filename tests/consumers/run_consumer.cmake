@@ -1,4 +1,4 @@
-# Drives one consumer test (cmake -P): MODE is install, install_unbuilt, find_package, too_new_version,
+# Drives one consumer test (cmake -P): MODE is install, install_unbuilt, missing_dependency, find_package, too_new_version,
 # add_subdirectory, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
@@ -80,6 +80,28 @@ if(MODE STREQUAL "install_unbuilt")
   file(GLOB_RECURSE server "${work}/prefix/*groundplane-mcp*")
   if(server)
     message(FATAL_ERROR "the install of an unbuilt tree installed a server: ${server}")
+  endif()
+  return()
+endif()
+
+if(MODE STREQUAL "missing_dependency")
+  # Without nlohmann_json and unable to download it, configure stops at once and names
+  # the package to install.
+  string(TIMESTAMP started "%s")
+  run(EXPECT_FAILURE OUTPUT out COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${work}/build" -G "${GENERATOR}"
+    "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON -DGROUNDPLANE_BUILD_TESTS=OFF -DGROUNDPLANE_BUILD_EXAMPLES=OFF)
+  string(TIMESTAMP finished "%s")
+  math(EXPR seconds "${finished} - ${started}")
+  foreach(expected IN ITEMS "nlohmann_json >= 3.11 was not found" "apt-get install nlohmann-json3-dev"
+      "vcpkg install nlohmann-json" "nlohmann_json/3.11.3" "-Dnlohmann_json_DIR=")
+    string(FIND "${out}" "${expected}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "configure without nlohmann_json failed without saying '${expected}'")
+    endif()
+  endforeach()
+  if(seconds GREATER 30)
+    message(FATAL_ERROR "configure without nlohmann_json took ${seconds} s to fail")
   endif()
   return()
 endif()
