@@ -637,9 +637,9 @@ void report() {
   rows.push_back(timed("entities_recorded 1M members, 10,000 names", "entities_recorded/groundplane",
                        "entities_recorded/baseline", "(unordered_set lookups)", 0, ""));
   rows.push_back(
-      timed("seed example end to end, accepted", "seed/accepted", "seed/baseline", "(parsing the answer)", 0, ""));
+      timed("campaign example end to end, accepted", "seed/accepted", "seed/baseline", "(parsing the answer)", 0, ""));
   rows.push_back(
-      timed("seed example end to end, rejected", "seed/rejected", "seed/baseline", "(parsing the answer)", 0, ""));
+      timed("campaign example end to end, rejected", "seed/rejected", "seed/baseline", "(parsing the answer)", 0, ""));
   {
     Row r = timed("Session::fire", "fire/groundplane", "fire/baseline", "(vector append under a mutex)", 0,
                   "≥ 1,000,000 fires/s");

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/boundary.hpp"
 #include "groundplane/checks/actions_performed.hpp"

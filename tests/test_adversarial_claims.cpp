@@ -1,7 +1,7 @@
 // Adversarial claims across the checks: answers a model plausibly gives that are
 // provably wrong (each must be a finding, with the exact explanation), and answers that
 // look suspicious but are right (each must pass).
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <string>
 #include <utility>

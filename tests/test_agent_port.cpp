@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/agent_port.hpp"
 

@@ -1,5 +1,5 @@
 // aggregate_reconciles: a stated aggregate is recomputed exactly over the recorded rows.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <limits>
 #include <string>

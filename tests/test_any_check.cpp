@@ -1,5 +1,5 @@
 // AnyCheck and CheckList: checks composed at run time, themselves checks.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <optional>
 #include <stdexcept>

@@ -1,6 +1,6 @@
 // Boundary: the RAII scope that names facts, runs checks on submit, and refuses to be
 // left unsubmitted (API.md A7).
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <stdexcept>
 #include <string>

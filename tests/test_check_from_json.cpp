@@ -1,6 +1,6 @@
 // check_from_json: every check built from a JSON spec, and every bad spec refused with a
 // message naming the problem.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // comparison: "A beat B by N" recomputed exactly, and a wrong N explained by the
 // convention it does match.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <limits>
 #include <string>

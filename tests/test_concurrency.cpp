@@ -17,8 +17,8 @@
 #include <type_traits>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/agent_port.hpp"
 #include "groundplane/boundary.hpp"

@@ -10,8 +10,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 using groundplane::Decimal;
 using groundplane::InvalidNumber;

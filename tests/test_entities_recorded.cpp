@@ -1,5 +1,5 @@
 // entities_recorded: every name the model used came from a recorded set.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <algorithm>
 #include <string>

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/agent_port.hpp"
 #include "groundplane/any_check.hpp"

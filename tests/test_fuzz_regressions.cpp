@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/errors.hpp"

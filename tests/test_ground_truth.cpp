@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/agent_port.hpp"
 #include "groundplane/ground_truth.hpp"

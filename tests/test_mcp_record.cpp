@@ -1,5 +1,5 @@
 // gp::mcp::record_*: a CallToolResult becomes a fact whose provenance is the call.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <string>
 

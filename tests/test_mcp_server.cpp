@@ -1,6 +1,6 @@
 // gp::mcp::Server driven over string streams: the protocol, the checker tools, and the
 // bad input a stdio server meets in the wild.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <cstdint>
 #include <memory>

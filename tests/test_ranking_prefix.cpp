@@ -1,5 +1,5 @@
 // ranking_prefix: a top-k list is the computed order's first k, ties understood.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <limits>
 #include <string>

@@ -1,5 +1,5 @@
 // gp::reask: ask, check, and ask again with the correction.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <optional>
 #include <stdexcept>

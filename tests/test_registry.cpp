@@ -1,5 +1,5 @@
 // FactRegistry: write-once typed facts with provenance (API.md A3, A4).
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <atomic>
 #include <limits>

@@ -1,6 +1,6 @@
 // The one escaping routine and value rendering: nothing recorded or model-written
 // reaches a message unescaped, and no rendered value runs past the cap.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <string>
 
@@ -16,12 +16,12 @@ using nlohmann::json;
 namespace {
 std::size_t code_points(const std::string& s) {
   std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return n;
 }
 bool has_raw_control_byte(const std::string& s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7F) return true;
+  for (char ch : s)
+    if (const auto c = static_cast<unsigned char>(ch); c < 0x20 || c == 0x7F) return true;
   return false;
 }
 }  // namespace

@@ -1,5 +1,5 @@
 // row_integrity: resolve the named row first, then read every other field off that row.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <algorithm>
 #include <string>

@@ -5,7 +5,7 @@
 // properties, required, enum, items, anyOf, minItems, maxItems, description); a keyword
 // outside that set fails the well-formedness test, so a check that starts emitting one
 // has to be taught here first.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <algorithm>
 #include <cmath>

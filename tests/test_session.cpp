@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/session.hpp"
 

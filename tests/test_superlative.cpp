@@ -1,5 +1,5 @@
 // superlative: the named winner is the computed best, and a quoted score is recorded.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <string>
 

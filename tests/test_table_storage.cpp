@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include <groundplane/detail/float_decimal.hpp>
 #include <groundplane/groundplane.hpp>

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 using groundplane::ConfigurationError;
 using groundplane::Decimal;

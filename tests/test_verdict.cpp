@@ -3,8 +3,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <groundplane/groundplane.hpp>
+#include "catch2_compat.hpp"
 
 namespace gp = groundplane;
 

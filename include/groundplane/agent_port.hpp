@@ -1,4 +1,4 @@
-// gp::AgentPort — a Session served to a model as two tools (the seed's "Mode B").
+// gp::AgentPort — a Session served to a model as two tools, whats_here and do_action.
 //
 //   gp::AgentPort port(session);
 //   port.tools();                                   // [whats_here, do_action], fixed bytes

@@ -1,4 +1,5 @@
-# Drives one consumer test (cmake -P): MODE is install, find_package, find_package_sqlite, too_new_version,
+# Drives one consumer test (cmake -P): MODE is install, install_unbuilt, missing_dependency, find_package,
+# find_package_sqlite, too_new_version,
 # add_subdirectory, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
@@ -53,6 +54,65 @@ if(MODE STREQUAL "install")
         message(FATAL_ERROR "the install lacks ${installed}")
       endif()
     endforeach()
+  endif()
+  return()
+endif()
+
+if(MODE STREQUAL "install_unbuilt")
+  # What most C++ users try first: configure, then install without building. Headers and
+  # package go in, the server (never built) is left out, and nothing fails halfway.
+  set(unbuilt_args -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON -DGROUNDPLANE_BUILD_TESTS=OFF -DGROUNDPLANE_BUILD_EXAMPLES=OFF)
+  if(NLOHMANN_JSON_DIR)
+    list(APPEND unbuilt_args "-Dnlohmann_json_DIR=${NLOHMANN_JSON_DIR}")
+  endif()
+  if(NLOHMANN_JSON_SOURCE_DIR)
+    list(APPEND unbuilt_args "-DFETCHCONTENT_SOURCE_DIR_GROUNDPLANE_NLOHMANN_JSON=${NLOHMANN_JSON_SOURCE_DIR}")
+  endif()
+  run(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${work}/build" ${unbuilt_args})
+  if(NOT EXISTS "${work}/build/CMakeCache.txt")
+    message(FATAL_ERROR "the unbuilt tree was not configured")
+  endif()
+  file(STRINGS "${work}/build/CMakeCache.txt" server_option REGEX "^GROUNDPLANE_BUILD_MCP_SERVER:BOOL=ON$")
+  if(NOT server_option)
+    message(FATAL_ERROR "the unbuilt tree must declare the server (GROUNDPLANE_BUILD_MCP_SERVER=ON) to test its install")
+  endif()
+  run(COMMAND "${CMAKE_COMMAND}" --install "${work}/build" --prefix "${work}/prefix" ${config_args})
+  foreach(installed IN ITEMS
+      "${INSTALL_INCLUDEDIR}/groundplane/groundplane.hpp"
+      "${INSTALL_INCLUDEDIR}/groundplane/mcp/server.hpp"
+      "${INSTALL_CMAKEDIR}/groundplaneConfig.cmake"
+      "${INSTALL_CMAKEDIR}/groundplaneTargets.cmake"
+      "${INSTALL_PKGCONFIGDIR}/groundplane.pc")
+    if(NOT EXISTS "${work}/prefix/${installed}")
+      message(FATAL_ERROR "the install of an unbuilt tree lacks ${installed}")
+    endif()
+  endforeach()
+  file(GLOB_RECURSE server "${work}/prefix/*groundplane-mcp*")
+  if(server)
+    message(FATAL_ERROR "the install of an unbuilt tree installed a server: ${server}")
+  endif()
+  return()
+endif()
+
+if(MODE STREQUAL "missing_dependency")
+  # Without nlohmann_json and unable to download it, configure stops at once and names
+  # the package to install.
+  string(TIMESTAMP started "%s")
+  run(EXPECT_FAILURE OUTPUT out COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${work}/build" -G "${GENERATOR}"
+    "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON -DGROUNDPLANE_BUILD_TESTS=OFF -DGROUNDPLANE_BUILD_EXAMPLES=OFF)
+  string(TIMESTAMP finished "%s")
+  math(EXPR seconds "${finished} - ${started}")
+  foreach(expected IN ITEMS "nlohmann_json >= 3.11 was not found" "apt-get install nlohmann-json3-dev"
+      "vcpkg install nlohmann-json" "nlohmann_json/3.11.3" "-Dnlohmann_json_DIR=")
+    string(FIND "${out}" "${expected}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "configure without nlohmann_json failed without saying '${expected}'")
+    endif()
+  endforeach()
+  if(seconds GREATER 30)
+    message(FATAL_ERROR "configure without nlohmann_json took ${seconds} s to fail")
   endif()
   return()
 endif()

@@ -1,6 +1,6 @@
-# cmake -DPROGRAM=<exe> -DEXPECTED=<file> -DWHERE=<page:line> -P run_snippet.cmake
+# cmake -DPROGRAM=<exe> -DEXPECTED=<file> -DWHERE=<page:line> [-DTAIL=ON] -P run_snippet.cmake
 # Runs a doc snippet: it must exit 0, and when the page shows its output (EXPECTED
-# exists), print exactly that (trailing blank lines aside).
+# exists), print exactly that (trailing blank lines aside); with TAIL, end with it.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
@@ -11,7 +11,22 @@ if(EXISTS "${EXPECTED}")
   file(READ "${EXPECTED}" expected)
   string(REGEX REPLACE "[ \t\r\n]+$" "" expected "${expected}")
   string(REGEX REPLACE "[ \t\r\n]+$" "" out "${out}")
-  if(NOT out STREQUAL expected)
+  set(matches FALSE)
+  if(out STREQUAL expected)
+    set(matches TRUE)
+  elseif(TAIL)
+    string(LENGTH "${out}" out_length)
+    string(LENGTH "${expected}" expected_length)
+    if(out_length GREATER expected_length)
+      math(EXPR from "${out_length} - ${expected_length}")
+      string(SUBSTRING "${out}" ${from} -1 out_tail)
+      string(SUBSTRING "${out}" 0 ${from} out_head)
+      if(out_tail STREQUAL expected AND out_head MATCHES "\n$")
+        set(matches TRUE)
+      endif()
+    endif()
+  endif()
+  if(NOT matches)
     file(WRITE "${EXPECTED}.actual" "${out}\n")
     message(FATAL_ERROR "${WHERE}: the page shows output the snippet no longer prints.\n"
       "Shown:   ${EXPECTED}\nPrinted: ${EXPECTED}.actual\n"

@@ -322,8 +322,8 @@ struct aggregate_reconciles {
         m[r] &= static_cast<std::uint8_t>(tags[r] == CellTag::string) & static_cast<std::uint8_t>(words[r] == c.word);
     } else if (c.test == Test::word && c.column->bigs == 0) {
       for (std::size_t r = 0; r < n; ++r)
-        m[r] &= static_cast<std::uint8_t>(detail::is_inline_number(tags[r])) &
-                static_cast<std::uint8_t>(words[r] == c.word);
+        m[r] &= static_cast<std::uint8_t>(static_cast<unsigned>(detail::is_inline_number(tags[r])) &
+                                          static_cast<unsigned>(words[r] == c.word));
     } else {
       for (std::size_t r = 0; r < n; ++r)
         if (m[r] != 0) m[r] = static_cast<std::uint8_t>(c(r));
@@ -434,7 +434,7 @@ struct aggregate_reconciles {
       std::size_t k = 0;
       for (std::size_t r = 0; r < n; ++r) {
         sel.words[k] = w[r];
-        k += counts(r) ? 1 : 0;
+        k += counts(r) ? 1U : 0U;
       }
       sel.words.resize(k);
       return sel;
