@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/agent_port.hpp"
 #include "groundplane/errors.hpp"

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 #include "groundplane/session.hpp"
 #include "groundplane/store/sqlite.hpp"
