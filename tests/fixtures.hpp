@@ -25,7 +25,10 @@ inline void check_message_is_contained(const std::string& m) {
   std::size_t lines = 1;
   for (char c : m) lines += c == '\n';
   CHECK(lines == 4);
-  for (unsigned char c : m) CHECK((c >= 0x20 || c == '\n'));
+  for (const char ch : m) {
+    const auto c = static_cast<unsigned char>(ch);
+    CHECK((c >= 0x20 || c == '\n'));
+  }
   std::size_t start = 0;
   while (start < m.size()) {
     const std::size_t end = std::min(m.find('\n', start), m.size());

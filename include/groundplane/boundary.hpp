@@ -20,8 +20,10 @@
 
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
+#include "groundplane/json_text.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
@@ -32,6 +34,66 @@ namespace groundplane {
 namespace detail {
 template <class J>
 concept is_other_json = nlohmann::detail::is_basic_json<J>::value && !std::is_same_v<J, nlohmann::json>;
+
+// T, named so that it depends on a template parameter: what is spelled through it is
+// instantiated only when used (submit_json's reader, in a TU that calls it).
+template <class T, class...>
+struct dependent_type {
+  using type = T;
+};
+
+// JsonText's findings about the text itself: not one JSON value, a repeated key, a
+// number out of range. At most `listed` of each kind, then one counting the rest.
+template <class Text>
+void text_findings(const Text& doc, std::string_view text, std::vector<Finding>& findings) {
+  constexpr std::size_t listed = 8;
+  const auto finding = [] {
+    Finding f;
+    f.check = "structured_output";
+    return f;
+  };
+  if (!doc.ok()) {
+    const auto& e = *doc.error();
+    Finding f = finding();
+    const std::size_t from = e.offset > 20 ? e.offset - 20 : 0;
+    f.said = quote(text.substr(from, 60));
+    f.detail = "the output is not exactly one JSON value: at byte " + std::to_string(e.offset) + " (0-based) " +
+               escape(e.reason, 200) + "; send one JSON object of named fields and nothing else";
+    findings.push_back(std::move(f));
+    return;
+  }
+  const auto& dups = doc.duplicate_keys();
+  for (std::size_t i = 0; i < dups.size() && i < listed; ++i) {
+    Finding f = finding();
+    f.field = dups[i].pointer;
+    f.said = render(*dups[i].first) + " and " + render(*dups[i].second);
+    f.detail = "key " + quote(dups[i].key) + " appears more than once in one object, first as " +
+               render(*dups[i].first) + ", then as " + render(*dups[i].second) +
+               "; a claim must say one thing, so write the key once";
+    findings.push_back(std::move(f));
+  }
+  if (doc.duplicate_key_count() > listed) {
+    Finding f = finding();
+    f.detail = "… and " + std::to_string(doc.duplicate_key_count() - listed) + " more repeated key(s)";
+    findings.push_back(std::move(f));
+  }
+  const auto& far = doc.out_of_range();
+  for (std::size_t i = 0; i < far.size() && i < listed; ++i) {
+    Finding f = finding();
+    f.field = far[i].pointer;
+    f.said = escape(far[i].text);
+    f.detail = "the number at byte " + std::to_string(far[i].offset) + " is out of range: no claim needs more than " +
+               std::to_string(JsonTextOptions{}.max_digits) + " significant digits or a power of ten past 10^" +
+               std::to_string(JsonTextOptions{}.max_exponent) + " in magnitude";
+    findings.push_back(std::move(f));
+  }
+  if (doc.out_of_range_count() > listed) {
+    Finding f = finding();
+    f.detail = "… and " + std::to_string(doc.out_of_range_count() - listed) + " more number(s) out of range";
+    findings.push_back(std::move(f));
+  }
+}
+
 }  // namespace detail
 
 template <Check... Cs>
@@ -65,10 +127,12 @@ class Boundary {
     return out;
   }
 
-  // JSON Schema (2020-12) of the output fields the checks read.
-  nlohmann::json schema() const {
+  // JSON Schema (2020-12) of the output fields the checks read. strict: the shape
+  // strict structured outputs require (docs/schema.md).
+  nlohmann::json schema(SchemaOptions options = {}) const {
     SchemaBuilder builder;
     std::apply([&](const auto&... c) { (describe_one(c, builder), ...); }, checks_);
+    if (options.strict) return detail::strict_schema(builder.schema());
     return builder.schema();
   }
 
@@ -93,6 +157,34 @@ class Boundary {
       return Verdict(std::move(findings));
     }
     std::apply([&](const auto&... c) { (c.verify(registry_, output, findings), ...); }, checks_);
+    return Verdict(std::move(findings));
+  }
+
+  // The model's JSON text, read exactly as written (gp::JsonText): numbers keep their
+  // digits (Rounding::as_stated judges "0.50" at two decimals; 1e400 is exact), a repeated
+  // key is a finding, and text that is not one JSON value is a finding naming the byte
+  // offset — never an exception. Otherwise as submit().
+  void submit_json(std::string_view json_text) {
+    Verdict verdict = try_submit_json(json_text);
+    if (!verdict.ok()) throw UnsupportedClaim(verdict.findings());
+  }
+
+  Verdict try_submit_json(std::string_view json_text) {
+    using Text = typename detail::dependent_type<JsonText, Cs...>::type;
+    submitted_ = true;
+    const Text doc = Text::read(json_text);
+    std::vector<Finding> findings;
+    detail::text_findings(doc, json_text, findings);
+    if (!doc.ok()) return Verdict(std::move(findings));
+    const detail::StatedNumbers numbers{&doc, [](const void* d, const nlohmann::json& node, detail::StatedText& out) {
+                                          const NumberText* t = static_cast<const Text*>(d)->number_text(node);
+                                          if (t == nullptr) return false;
+                                          out = {t->text, t->out_of_range};
+                                          return true;
+                                        }};
+    const detail::StatedNumbersScope scope(&numbers);
+    Verdict checked = try_submit(doc.value());
+    for (const auto& f : checked.findings()) findings.push_back(f);
     return Verdict(std::move(findings));
   }
 

@@ -5,11 +5,13 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/stated.hpp"
 
 namespace groundplane::detail {
 
@@ -21,6 +23,15 @@ inline void put_ascii(BoundedWriter& w, std::string_view text) {
 
 template <class BasicJson>
 void render_into(BoundedWriter& w, const BasicJson& v, bool nested) {
+  if constexpr (std::is_same_v<BasicJson, nlohmann::json>) {
+    // A number the model wrote as text shows as written ("0.50", "1e400"); one out of
+    // range shows its first digits (ASCII only: JsonText checked the shape).
+    if (const auto stated = stated_text(v)) {
+      put_ascii(w, stated->text);
+      if (stated->out_of_range) w.put(" (out of range)", 15);
+      return;
+    }
+  }
   if (v.is_string()) {
     const auto& s = v.template get_ref<const typename BasicJson::string_t&>();
     if (nested) {
@@ -87,6 +98,9 @@ inline std::string render(const Decimal& d, std::size_t cap = render_cap) {
 // What kind of JSON value a model gave, for "expected a number, got a string".
 template <class BasicJson>
 std::string_view type_name(const BasicJson& v) {
+  if constexpr (std::is_same_v<BasicJson, nlohmann::json>) {
+    if (const auto stated = stated_text(v)) return stated->out_of_range ? "a number out of range" : "a number";
+  }
   if (v.is_string()) return "a string";
   if (v.is_boolean()) return "a boolean";
   if (v.is_null()) return "null";

@@ -46,6 +46,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -172,7 +173,7 @@ struct aggregate_reconciles {
       findings.push_back(std::move(f));
       return;
     }
-    const auto value = Decimal::from_json(*said);
+    const auto value = stated_number(*said);
     if (!value) {
       f.detail = "expected a number, got " + std::string(detail::type_name(*said)) + "; " + computed;
       findings.push_back(std::move(f));
@@ -319,11 +320,10 @@ struct aggregate_reconciles {
       for (std::size_t r = 0; r < n; ++r) m[r] &= static_cast<std::uint8_t>(tags[r] == c.tag);
     } else if (c.test == Test::text) {
       for (std::size_t r = 0; r < n; ++r)
-        m[r] &= static_cast<std::uint8_t>(tags[r] == CellTag::string) & static_cast<std::uint8_t>(words[r] == c.word);
+        m[r] &= static_cast<std::uint8_t>(tags[r] == CellTag::string && words[r] == c.word);
     } else if (c.test == Test::word && c.column->bigs == 0) {
       for (std::size_t r = 0; r < n; ++r)
-        m[r] &= static_cast<std::uint8_t>(detail::is_inline_number(tags[r])) &
-                static_cast<std::uint8_t>(words[r] == c.word);
+        m[r] &= static_cast<std::uint8_t>(detail::is_inline_number(tags[r]) && words[r] == c.word);
     } else {
       for (std::size_t r = 0; r < n; ++r)
         if (m[r] != 0) m[r] = static_cast<std::uint8_t>(c(r));
@@ -434,7 +434,7 @@ struct aggregate_reconciles {
       std::size_t k = 0;
       for (std::size_t r = 0; r < n; ++r) {
         sel.words[k] = w[r];
-        k += counts(r) ? 1 : 0;
+        k += counts(r) ? std::size_t{1} : std::size_t{0};
       }
       sel.words.resize(k);
       return sel;

@@ -45,6 +45,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -151,7 +152,7 @@ struct comparison {
     vf.field = value_field;
     if (said != nullptr) {
       vf.said = detail::render(*said);
-      stated = Decimal::from_json(*said);
+      stated = stated_number(*said);
     }
     const bool unreadable = said != nullptr && !stated;  // a string, a bool, a non-finite number
     const auto margin_finding = [&](std::string why) {

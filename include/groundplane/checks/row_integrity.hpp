@@ -36,6 +36,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -52,8 +53,8 @@ namespace detail {
 // Two values state the same thing: numbers by value, everything else exactly.
 inline bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) {
-    const auto x = Decimal::from_json(a);
-    const auto y = Decimal::from_json(b);
+    const auto x = stated_number(a);
+    const auto y = stated_number(b);
     return x && y && *x == *y;
   }
   return a == b;
@@ -312,7 +313,7 @@ struct row_integrity {
       } catch (const InvalidNumber&) {
       }
     } else if (key.is_number()) {
-      if (const auto d = Decimal::from_json(key))
+      if (const auto d = stated_number(key))
         if (const auto r = rows.find(nlohmann::json(d->to_string())))
           return "; the key was given as a number, and the text " + rows.label(*r) + " names a row";
     }
@@ -326,7 +327,7 @@ struct row_integrity {
     // The common case first, reading the typed cell: a value that matches costs no strings.
     if (c && !t.is_null(row, *c)) {
       if (const auto exact = t.number(row, *c)) {
-        const auto value = Decimal::from_json(said);
+        const auto value = stated_number(said);
         if (value &&
             (*value == *exact || detail::match_number(*value, detail::Rational(*exact), tolerance, Rounding::exact).ok))
           return;
@@ -347,7 +348,7 @@ struct row_integrity {
     f.supported = detail::render(truth);
     const std::string recorded = who + "'s " + detail::quote(column) + " is " + f.supported;
     if (truth.is_number()) {
-      const auto value = Decimal::from_json(said);
+      const auto value = stated_number(said);
       if (!value) {
         f.detail = "expected a number, got " + std::string(detail::type_name(said)) + "; " + recorded;
         findings.push_back(std::move(f));

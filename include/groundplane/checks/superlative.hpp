@@ -20,6 +20,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
@@ -125,13 +126,14 @@ struct superlative {
                     std::vector<Finding>& findings) const {
     if (score_field.empty()) return;
     const nlohmann::json* said = detail::find_field(output, score_field);
-    if (said == nullptr) return;  // a score not quoted is not a claim
+    if (said == nullptr || said->is_null())
+      return;  // a score not quoted (or null, as strict schemas allow) is not a claim
     const Decimal& recorded = ranking.score_at(pos);
-    if (const auto quoted = Decimal::from_json(*said); quoted && *quoted == recorded) return;
+    if (const auto quoted = stated_number(*said); quoted && *quoted == recorded) return;
     Finding f = detail::finding_about(check_name, score_field, ranking);
     f.said = detail::render(*said);
     f.supported = detail::render(recorded);
-    const auto value = Decimal::from_json(*said);
+    const auto value = stated_number(*said);
     if (!value) {
       f.detail = "expected a number, got " + std::string(detail::type_name(*said)) + "; " + detail::quote(name) +
                  "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
