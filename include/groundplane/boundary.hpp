@@ -156,7 +156,7 @@ class Boundary {
       findings.push_back(std::move(f));
       return Verdict(std::move(findings));
     }
-    std::apply([&](const auto&... c) { (c.verify(registry_, output, findings), ...); }, checks_);
+    std::apply([&](const auto&... c) { (verify_one(c, output, findings), ...); }, checks_);
     return Verdict(std::move(findings));
   }
 
@@ -222,6 +222,55 @@ class Boundary {
         throw ConfigurationError("a check leans on fact " + detail::quote(name) +
                                  ", which this boundary does not name; add it to the boundary's facts");
     check.validate(registry_);
+  }
+
+  // One check's findings, at most max_per_field for each output field (its first
+  // pointer token), then one counting the rest: what(), correction() and an MCP reply
+  // stay bounded whatever the model sent, for user-written checks too.
+  static constexpr std::size_t max_per_field = 8;
+
+  template <class C>
+  void verify_one(const C& check, const nlohmann::json& output, std::vector<Finding>& findings) const {
+    const std::size_t before = findings.size();
+    check.verify(registry_, output, findings);
+    if (findings.size() - before <= max_per_field) return;
+    const auto root = [](const std::string& field) {
+      if (field.empty() || field[0] != '/') return field;
+      const std::size_t end = field.find('/', 1);
+      return field.substr(0, end);
+    };
+    std::vector<std::pair<std::string, std::size_t>> seen;  // field root -> findings kept
+    std::vector<std::pair<std::size_t, std::size_t>> dropped;  // (index of the group's last kept, count)
+    std::size_t out = before;
+    for (std::size_t i = before; i < findings.size(); ++i) {
+      const std::string r = root(findings[i].field);
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == r; });
+      if (it == seen.end()) {
+        seen.emplace_back(r, 0);
+        dropped.emplace_back(0, 0);
+        it = seen.end() - 1;
+      }
+      const std::size_t group = static_cast<std::size_t>(it - seen.begin());
+      if (it->second == max_per_field) {
+        ++dropped[group].second;
+        continue;
+      }
+      ++it->second;
+      if (out != i) findings[out] = std::move(findings[i]);
+      dropped[group].first = out;
+      ++out;
+    }
+    findings.resize(out);
+    for (std::size_t g = 0; g < seen.size(); ++g) {
+      if (dropped[g].second == 0) continue;
+      Finding f = findings[dropped[g].first];
+      f.field = seen[g].first;
+      f.said = std::to_string(dropped[g].second) + " more";
+      f.supported.clear();
+      f.detail = "... and " + std::to_string(dropped[g].second) + " more unsupported claim(s) about " +
+                 detail::quote(seen[g].first) + " (the first " + std::to_string(max_per_field) + " are listed)";
+      findings.push_back(std::move(f));
+    }
   }
 
   template <class C>

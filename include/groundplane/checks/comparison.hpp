@@ -103,9 +103,9 @@ struct comparison {
         throw ConfigurationError(who + "table " + detail::quote(fact) +
                                  " has no key column to find A and B by; record it with key_column set");
     } else if (!fact.empty() && registry.contains(fact) && registry.kind_of(fact) != FactKind::ranking) {
-      throw ConfigurationError(who + "fact " + detail::quote(fact) + " is a " +
-                               std::string(to_string(registry.kind_of(fact))) +
-                               "; this check needs a ranking, or a table with a column");
+      throw ConfigurationError(who + "fact " + detail::quote(fact) + " is " +
+                               std::string(detail::kind_as_found(registry.kind_of(fact))) +
+                               "; this check needs a Ranking, or a Table with a column");
     } else {
       detail::fact_for<Ranking>(registry, fact, check_name);  // names the missing or unnamed fact
       if (!column.empty())

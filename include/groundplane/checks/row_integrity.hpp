@@ -263,7 +263,14 @@ struct row_integrity {
     static constexpr std::size_t unset = static_cast<std::size_t>(-1);
 
     // The row's key as a message shows it: 'north', 7.
-    std::string label(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
+    std::string key_text(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
+    // 'north' for a text key; "row 7" for a number (or bool) key, which alone reads as
+    // a count ("7's 'amount'").
+    std::string label(std::size_t row) const {
+      if (!column) return "?";
+      const nlohmann::json key = table.cell(row, *column);
+      return key.is_string() ? detail::render(key) : "row " + detail::render(key);
+    }
   };
 
   void verify_object(const Resolver& rows, const nlohmann::json& object, const std::string& base,
@@ -309,13 +316,13 @@ struct row_integrity {
       try {
         const Decimal d = Decimal::parse(key.get_ref<const std::string&>());
         if (const auto r = rows.find(detail::to_json(d)))
-          return "; the key was given as text, and the number " + rows.label(*r) + " names a row";
+          return "; the key was given as text, and the number " + rows.key_text(*r) + " names a row";
       } catch (const InvalidNumber&) {
       }
     } else if (key.is_number()) {
       if (const auto d = stated_number(key))
         if (const auto r = rows.find(nlohmann::json(d->to_string())))
-          return "; the key was given as a number, and the text " + rows.label(*r) + " names a row";
+          return "; the key was given as a number, and the text " + rows.key_text(*r) + " names a row";
     }
     return "";
   }
@@ -341,6 +348,7 @@ struct row_integrity {
     Finding f = detail::finding_about(check_name, detail::field_at(base, field), t);
     f.said = detail::render(said);
     if (truth.is_null()) {
+      if (said.is_null()) return;  // null is that row's own value
       f.detail = who + " has no " + detail::quote(column) + " recorded in " + detail::quote(fact);
       findings.push_back(std::move(f));
       return;
@@ -354,7 +362,7 @@ struct row_integrity {
         findings.push_back(std::move(f));
         return;
       }
-      const Decimal exact = *Decimal::from_json(truth);
+      const Decimal exact = t.number(row, *c).value_or(Decimal());
       if (detail::match_number(*value, detail::Rational(exact), tolerance, Rounding::exact).ok) return;
       f.detail = recorded + borrowed_from(rows, row, *c, said);
       if (detail::matches_as_stated(*value, detail::Rational(exact)))
