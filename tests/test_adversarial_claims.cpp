@@ -342,9 +342,10 @@ TEST_CASE("whitespace case and look-alike near-misses are each rejected with the
   CHECK(v.findings()[1].detail == "' north' is not a recorded name; closest: 'north'");
   CHECK(v.findings()[2].detail == "'North' is not a recorded name (names are case-sensitive); closest: 'north'");
   CHECK(v.findings()[3].said == "'" + cyrillic + "'");
-  CHECK(v.findings()[3].detail == "'" + cyrillic +
-                                      "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
-                                      "look-alike letter from another script: U+043E where the recorded name has U+006F");
+  CHECK(v.findings()[3].detail ==
+        "'" + cyrillic +
+            "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
+            "look-alike letter from another script: U+043E where the recorded name has U+006F");
   CHECK(v.findings()[4].detail == "'" + nbsp +
                                       "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
                                       "trailing or inner space that is not U+0020: U+00A0");
@@ -367,9 +368,10 @@ TEST_CASE(
   CHECK(v.findings()[0].field == "/n/0");
   CHECK(v.findings()[0].said == "'" + decomposed + "'");
   // Edits are counted in characters: e + U+0301 for é is two, within the bound.
-  CHECK(v.findings()[0].detail == "'" + decomposed +
-                                      "' is not a recorded name; closest: 'caf\xC3\xA9'; differs from 'caf\xC3\xA9' "
-                                      "only by Unicode normalization: U+0065 U+0301 where the recorded name has U+00E9");
+  CHECK(v.findings()[0].detail ==
+        "'" + decomposed +
+            "' is not a recorded name; closest: 'caf\xC3\xA9'; differs from 'caf\xC3\xA9' "
+            "only by Unicode normalization: U+0065 U+0301 where the recorded name has U+00E9");
   CHECK(v.findings()[1].field == "/n/1");
   // The invisible character is shown escaped, so a reader sees why the names differ.
   CHECK(v.findings()[1].said == "'north\\u{200b}'");
@@ -547,8 +549,11 @@ TEST_CASE("A where value of a type its column never holds is a ConfigurationErro
                    {.key_column = "region", .tool = "warehouse.query"});
   try {
     gp::Boundary b(reg, {"sales"},
-                   gp::aggregate_reconciles{
-                       .fact = "sales", .field = "total", .op = gp::Aggregate::sum, .column = "amount", .where = {{"year", "2024"}}});
+                   gp::aggregate_reconciles{.fact = "sales",
+                                            .field = "total",
+                                            .op = gp::Aggregate::sum,
+                                            .column = "amount",
+                                            .where = {{"year", "2024"}}});
     b.submit(json{{"total", 100}});
     FAIL("expected a ConfigurationError");
   } catch (const gp::ConfigurationError& e) {
@@ -600,14 +605,23 @@ TEST_CASE("A non-finite number in any record call is InvalidFact naming the fact
   gp::FactRegistry reg;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_AS(reg.record_fact("budget", nan, {.tool = "t"}), gp::InvalidFact);
-  CHECK_THROWS_WITH(reg.record_fact("budget", nan, {.tool = "t"}), Catch::Matchers::Contains("'budget'") && Catch::Matchers::Contains("not a number"));
-  CHECK_THROWS_AS(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}), gp::InvalidFact);
-  CHECK_THROWS_WITH(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}), Catch::Matchers::Contains("'ctr'") && Catch::Matchers::Contains("'south'"));
-  CHECK_THROWS_AS(reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}), gp::InvalidFact);
-  CHECK_THROWS_WITH(reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}), Catch::Matchers::Contains("'lat'") && Catch::Matchers::Contains("'us'"));
-  CHECK_THROWS_AS(reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}), gp::InvalidFact);
-  CHECK_THROWS_WITH(reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}), Catch::Matchers::Contains("'rows'") && Catch::Matchers::Contains("row 1") &&
-                           Catch::Matchers::Contains("'a'"));
+  CHECK_THROWS_WITH(reg.record_fact("budget", nan, {.tool = "t"}),
+                    Catch::Matchers::Contains("'budget'") && Catch::Matchers::Contains("not a number"));
+  CHECK_THROWS_AS(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}),
+                  gp::InvalidFact);
+  CHECK_THROWS_WITH(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}),
+                    Catch::Matchers::Contains("'ctr'") && Catch::Matchers::Contains("'south'"));
+  CHECK_THROWS_AS(
+      reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}),
+      gp::InvalidFact);
+  CHECK_THROWS_WITH(
+      reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}),
+      Catch::Matchers::Contains("'lat'") && Catch::Matchers::Contains("'us'"));
+  CHECK_THROWS_AS(reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
+                  gp::InvalidFact);
+  CHECK_THROWS_WITH(
+      reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
+      Catch::Matchers::Contains("'rows'") && Catch::Matchers::Contains("row 1") && Catch::Matchers::Contains("'a'"));
   CHECK(reg.size() == 0);
   // Scores still read as Decimals.
   const gp::Scores scores = {{"a", 0.1}, {"b", 2}, {"c", gp::Decimal::parse("0.30")}};
@@ -628,7 +642,10 @@ TEST_CASE("A name differing from a recorded one only invisibly is explained by c
   REQUIRE(cyrillic.findings().size() == 1);
   CHECK(cyrillic.findings()[0].detail.find("U+0430") != std::string::npos);
   CHECK(cyrillic.findings()[0].detail.find("U+0061") != std::string::npos);
-  const auto hidden = verdict(reg, {"names"}, check, json{{"name", "har\xE2\x80\x8B" "bour"}});
+  const auto hidden = verdict(reg, {"names"}, check,
+                              json{{"name",
+                                    "har\xE2\x80\x8B"
+                                    "bour"}});
   REQUIRE(hidden.findings().size() == 1);
   CHECK(hidden.findings()[0].detail.find("U+200B") != std::string::npos);
 }
@@ -638,8 +655,8 @@ TEST_CASE("An output naming 100,000 invented entities yields a bounded list of f
   reg.record_domain("names", {"north", "south"}, {.tool = "crm.list"});
   json many = json::array();
   for (int i = 0; i < 100000; ++i) many.push_back("invented" + std::to_string(i));
-  const auto v = verdict(reg, {"names"}, gp::entities_recorded{.facts = {"names"}, .fields = {"names"}},
-                         json{{"names", many}});
+  const auto v =
+      verdict(reg, {"names"}, gp::entities_recorded{.facts = {"names"}, .fields = {"names"}}, json{{"names", many}});
   CHECK(v.findings().size() <= 9);
   CHECK(v.findings().back().detail.find("99,992 more") != std::string::npos);
   CHECK(gp::UnsupportedClaim(v.findings()).what() != nullptr);
@@ -655,8 +672,9 @@ TEST_CASE("Messages name a Fact a single value, a row of a numeric key 'row N', 
                     "score, from record_ranking)");
   reg.record_table("t", json::parse(R"([{"id":0,"amount":1},{"id":1,"amount":1200.5}])"),
                    {.key_column = "id", .tool = "w"});
-  const auto v = verdict(reg, {"t"}, gp::row_integrity{.fact = "t", .key_field = "id", .fields = {{"amount", "amount"}}},
-                         json{{"id", 0}, {"amount", 1200.5}});
+  const auto v =
+      verdict(reg, {"t"}, gp::row_integrity{.fact = "t", .key_field = "id", .fields = {{"amount", "amount"}}},
+              json{{"id", 0}, {"amount", 1200.5}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail == "row 0's 'amount' is 1; 1200.5 is row 1's 'amount', not row 0's");
   TiedLead s;

@@ -239,7 +239,7 @@ class Boundary {
       const std::size_t end = field.find('/', 1);
       return field.substr(0, end);
     };
-    std::vector<std::pair<std::string, std::size_t>> seen;  // field root -> findings kept
+    std::vector<std::pair<std::string, std::size_t>> seen;     // field root -> findings kept
     std::vector<std::pair<std::size_t, std::size_t>> dropped;  // (index of the group's last kept, count)
     std::size_t out = before;
     for (std::size_t i = before; i < findings.size(); ++i) {

@@ -96,8 +96,8 @@ class Score : public Decimal {
   Score(double v) : Decimal(std::isfinite(v) ? Decimal(v) : Decimal()), non_finite_(!std::isfinite(v)), raw_(v) {}
   Score(float v) : Score(static_cast<double>(v)) {}
   template <class I>
-  requires(std::is_integral_v<I> && !std::is_same_v<I, bool> && std::is_constructible_v<Decimal, I>)
-  Score(I v) : Decimal(v) {}
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool> && std::is_constructible_v<Decimal, I>) Score(I v)
+      : Decimal(v) {}
 
   bool finite() const noexcept { return !non_finite_; }
   // What a non-finite score was written as: "NaN", "infinity" or "-infinity".

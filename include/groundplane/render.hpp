@@ -24,11 +24,16 @@ inline void put_ascii(BoundedWriter& w, std::string_view text) {
 template <class BasicJson>
 void render_into(BoundedWriter& w, const BasicJson& v, bool nested) {
   if constexpr (std::is_same_v<BasicJson, nlohmann::json>) {
-    // A number the model wrote as text shows as written ("0.50", "1e400"); one out of
-    // range shows its first digits (ASCII only: JsonText checked the shape).
+    // A number the model wrote as text shows its exact value in Decimal form (1e400,
+    // 12345678901234567890.25), not the double's; one out of range shows its first
+    // digits (ASCII only: JsonText checked the shape).
     if (const auto stated = stated_text(v)) {
-      put_ascii(w, stated->text);
-      if (stated->out_of_range) w.put(" (out of range)", 15);
+      if (stated->out_of_range) {
+        put_ascii(w, stated->text);
+        w.put(" (out of range)", 15);
+      } else if (const auto d = stated_number(v)) {
+        put_ascii(w, d->to_string());
+      }
       return;
     }
   }

@@ -183,8 +183,7 @@ struct aggregate_reconciles {
       const std::string op_name(to_string(op));
       if (sel.matched == 0 && where_phrase().empty())
         f.detail = "the table has no rows; a " + op_name + " over no rows has no value";
-      else if (sel.matched == 0)
-        f.detail = no_row_phrase(table) + "; a " + op_name + " over no rows has no value";
+      else if (sel.matched == 0) f.detail = no_row_phrase(table) + "; a " + op_name + " over no rows has no value";
       else
         f.detail = "none of the " + rows_phrase(sel.matched) + " has a value in " + detail::quote(column) + "; a " +
                    op_name + " over no values has no value";

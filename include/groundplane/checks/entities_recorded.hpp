@@ -117,9 +117,9 @@ inline std::string invisible_difference(std::string_view said, std::string_view 
            (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F);
   };
   const auto invisible = [](std::uint32_t c) {
-    return c == 0x00AD || c == 0x034F || c == 0x061C || (c >= 0x180B && c <= 0x180E) ||
-           (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) ||
-           c == 0xFEFF || (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0000 && c <= 0xE007F);
+    return c == 0x00AD || c == 0x034F || c == 0x061C || (c >= 0x180B && c <= 0x180E) || (c >= 0x200B && c <= 0x200F) ||
+           (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF ||
+           (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0000 && c <= 0xE007F);
   };
   const auto all = [](const std::vector<std::uint32_t>& v, std::size_t from, std::size_t to, auto pred) {
     for (std::size_t i = from; i < to; ++i)
@@ -391,8 +391,9 @@ struct entities_recorded {
                                  " is not recorded in the registry");
       const FactKind kind = registry.kind_of(name);
       if (kind == FactKind::fact)
-        throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(name) +
-                                 " is a single value (a Fact); this check needs a Domain, a Ranking or a Table with a key column");
+        throw ConfigurationError(
+            std::string(check_name) + ": fact " + detail::quote(name) +
+            " is a single value (a Fact); this check needs a Domain, a Ranking or a Table with a key column");
       if (kind == FactKind::table && !registry.get<Table>(name).key_column())
         throw ConfigurationError(std::string(check_name) + ": table " + detail::quote(name) +
                                  " has no key column, so it names no entities; record it with a key_column");

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
