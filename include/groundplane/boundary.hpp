@@ -66,7 +66,7 @@ void text_findings(const Text& doc, std::string_view text, std::vector<Finding>&
   for (std::size_t i = 0; i < dups.size() && i < listed; ++i) {
     Finding f = finding();
     f.field = dups[i].pointer;
-    f.said = render(*dups[i].first) + " and " + render(*dups[i].second);
+    f.said = render(*dups[i].first, render_cap / 2 - 3) + " and " + render(*dups[i].second, render_cap / 2 - 3);
     f.detail = "key " + quote(dups[i].key) + " appears more than once in one object, first as " +
                render(*dups[i].first) + ", then as " + render(*dups[i].second) +
                "; a claim must say one thing, so write the key once";
