@@ -53,6 +53,9 @@ TEST_CASE("as_stated judges 0.50 at the two decimals written, where a parsed jso
   const auto v = judge(s.reg, "big", gp::Rounding::exact, R"({"winner": "x", "score": 12345678901234567890.2})");
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "12345678901234567890.2");
+  const auto zeros = judge(s.reg, "share", gp::Rounding::as_stated, R"({"winner": "north", "score": 0.50})");
+  REQUIRE(zeros.findings().size() == 1);
+  CHECK(zeros.findings()[0].said == "0.50");  // the decimals written, which as_stated judged
 }
 
 TEST_CASE("A 25-digit score and 1e400 compare exactly through submit_json") {
