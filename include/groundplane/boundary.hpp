@@ -233,11 +233,24 @@ class Boundary {
   void verify_one(const C& check, const nlohmann::json& output, std::vector<Finding>& findings) const {
     const std::size_t before = findings.size();
     check.verify(registry_, output, findings);
-    if (findings.size() - before <= max_per_field) return;
+    if (findings.size() - before <= max_per_field + 1) return;
     const auto root = [](const std::string& field) {
       if (field.empty() || field[0] != '/') return field;
       const std::size_t end = field.find('/', 1);
       return field.substr(0, end);
+    };
+    // A group of at most max_per_field + 1 is kept whole: a check that already lists
+    // eight and counts the rest in one (ranking_prefix, entities_recorded) passes as is.
+    std::vector<std::pair<std::string, std::size_t>> sizes;
+    for (std::size_t i = before; i < findings.size(); ++i) {
+      const std::string r = root(findings[i].field);
+      auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
+      if (it == sizes.end()) sizes.emplace_back(r, 1);
+      else ++it->second;
+    }
+    const auto keeps_whole = [&](const std::string& r) {
+      const auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
+      return it->second <= max_per_field + 1;
     };
     std::vector<std::pair<std::string, std::size_t>> seen;     // field root -> findings kept
     std::vector<std::pair<std::size_t, std::size_t>> dropped;  // (index of the group's last kept, count)
@@ -251,7 +264,7 @@ class Boundary {
         it = seen.end() - 1;
       }
       const std::size_t group = static_cast<std::size_t>(it - seen.begin());
-      if (it->second == max_per_field) {
+      if (it->second == max_per_field && !keeps_whole(r)) {
         ++dropped[group].second;
         continue;
       }
