@@ -72,9 +72,10 @@ TEST_CASE("A 25-digit score and 1e400 compare exactly through submit_json") {
 TEST_CASE("A number past the stated bound is an out-of-range finding, judged in microseconds") {
   Share s;
   const std::string mantissa = "{\"winner\": \"x\", \"score\": 1." + std::string(100000, '3') + "}";
+  gp::Boundary b(s.reg, {"big"}, gp::superlative{.fact = "big"});
   for (const std::string& text : {std::string(R"({"winner": "x", "score": 1e999999})"), mantissa}) {
     const auto start = std::chrono::steady_clock::now();
-    const auto v = judge(s.reg, "big", gp::Rounding::exact, text);
+    const auto v = b.try_submit_json(text);
     const auto took = std::chrono::steady_clock::now() - start;
     // One finding: the number held no value, so the score check sees no quoted score.
     REQUIRE(v.findings().size() == 1);
@@ -83,7 +84,10 @@ TEST_CASE("A number past the stated bound is an out-of-range finding, judged in 
     CHECK(v.findings()[0].detail.find("out of range") != std::string::npos);
     CHECK_THROWS_AS(gp::Boundary(s.reg, {"big"}, gp::superlative{.fact = "big"}).submit_json(text),
                     gp::UnsupportedClaim);
-    CHECK(std::chrono::duration_cast<std::chrono::milliseconds>(took).count() < 50);
+    // One linear scan of the text (100 KB for the mantissa): well under a millisecond in
+    // a release build; the bound leaves room for Debug and sanitizer builds on a loaded
+    // machine, and is still a thousand times less than a million-digit computation.
+    CHECK(std::chrono::duration_cast<std::chrono::milliseconds>(took).count() < 250);
   }
 }
 

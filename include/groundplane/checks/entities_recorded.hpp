@@ -145,8 +145,7 @@ inline std::string invisible_difference(std::string_view said, std::string_view 
   if (a_end - pre == b_end - pre && (any(a, pre, a_end, other_script) || any(b, pre, b_end, other_script)))
     return "differs from " + theirs + " only by a look-alike letter from another script: " + mine +
            " where the recorded name has " + recorded_cps;
-  return "differs from " + theirs + " by " + (mine.empty() ? "nothing" : mine) + " where the recorded name has " +
-         (recorded_cps.empty() ? "nothing" : recorded_cps);
+  return "";  // a visible difference: the names already read differently
 }
 
 // The characters of s as code points; a byte that is not valid UTF-8 stands for itself
