@@ -18,15 +18,16 @@ int main() {
     gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
     std::cout << "facts handed to the model:\n" << b.facts().dump(2) << "\n\n";
 
-    // The model's structured answer names the wrong winner.
+    // The model's answer, handed over as the JSON text it sent (read exactly as
+    // written), names the wrong winner.
     try {
-      b.submit({{"winner", "north"}, {"score", 0.0412}});
+      b.submit_json(R"({"winner": "north", "score": 0.0412})");
     } catch (const gp::UnsupportedClaim& e) {
       std::cout << "UnsupportedClaim: " << e.what() << "\n\n";
     }
 
     // Asked again with the correction, it names the computed winner.
-    b.submit({{"winner", "harbour"}, {"score", 0.0455}});
+    b.submit_json(R"({"winner": "harbour", "score": 0.0455})");
     std::cout << "accepted: {\"winner\": \"harbour\", \"score\": 0.0455}\n";
   }
   return 0;

@@ -2,7 +2,7 @@
 // hostile input must look like.
 #pragma once
 
-#include "catch2_compat.hpp"
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -25,7 +25,7 @@ inline void check_message_is_contained(const std::string& m) {
   std::size_t lines = 1;
   for (char c : m) lines += c == '\n';
   CHECK(lines == 4);
-  for (char ch : m) {
+  for (const char ch : m) {
     const auto c = static_cast<unsigned char>(ch);
     CHECK((c >= 0x20 || c == '\n'));
   }

@@ -3,6 +3,7 @@
 // look suspicious but are right (each must pass).
 #include "catch2_compat.hpp"
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,10 +85,10 @@ TEST_CASE("a tie at the bottom is named for pick worst and accept_any takes eith
   reg.record_ranking("r", {{"a", 9}, {"b", 2}, {"c", 2}}, {.key = "k", .tool = "t"});
   const auto v = verdict(reg, {"r"}, gp::superlative{.fact = "r", .pick = gp::Pick::worst}, {{"winner", "c"}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].supported == "'b' or 'c'");
+  CHECK(v.findings()[0].supported == "'b' and 'c'");
   CHECK(v.findings()[0].detail ==
-        "'b' or 'c' tie for argmin on 'k' at 2; naming one of them alone is not supported (pass Ties::accept_any to "
-        "accept any tied leader)");
+        "'b' and 'c' tie for the lowest 'k' at 2; naming one of them alone is not supported: name them all, as an "
+        "array (pass Ties::accept_any to accept any tied leader)");
   const gp::superlative any{.fact = "r", .pick = gp::Pick::worst, .ties = gp::Ties::accept_any};
   CHECK(verdict(reg, {"r"}, any, {{"winner", "b"}}).ok());
   CHECK(verdict(reg, {"r"}, any, {{"winner", "c"}}).ok());
@@ -122,8 +123,8 @@ TEST_CASE("scores equal in value but written with different trailing zeros tie a
   const auto v = verdict(reg, {"r"}, gp::superlative{.fact = "r"}, {{"winner", "a"}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "'a' or 'b' tie for argmax on 'share' at 0.5; naming one of them alone is not supported (pass "
-        "Ties::accept_any to accept any tied leader)");
+        "'a' and 'b' tie for the highest 'share' at 0.5; naming one of them alone is not supported: name them "
+        "all, as an array (pass Ties::accept_any to accept any tied leader)");
   const gp::superlative any{.fact = "r", .ties = gp::Ties::accept_any};
   CHECK(verdict(reg, {"r"}, any, {{"winner", "a"}, {"score", 0.5}}).ok());
   CHECK(verdict(reg, {"r"}, any, {{"winner", "b"}, {"score", json::parse("0.500")}}).ok());
@@ -341,8 +342,13 @@ TEST_CASE("whitespace case and look-alike near-misses are each rejected with the
   CHECK(v.findings()[1].detail == "' north' is not a recorded name; closest: 'north'");
   CHECK(v.findings()[2].detail == "'North' is not a recorded name (names are case-sensitive); closest: 'north'");
   CHECK(v.findings()[3].said == "'" + cyrillic + "'");
-  CHECK(v.findings()[3].detail == "'" + cyrillic + "' is not a recorded name; closest: 'north'");
-  CHECK(v.findings()[4].detail == "'" + nbsp + "' is not a recorded name; closest: 'north'");
+  CHECK(v.findings()[3].detail ==
+        "'" + cyrillic +
+            "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
+            "look-alike letter from another script: U+043E where the recorded name has U+006F");
+  CHECK(v.findings()[4].detail == "'" + nbsp +
+                                      "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
+                                      "trailing or inner space that is not U+0020: U+00A0");
   CHECK(v.findings()[5].field == "/mentioned/6");
   CHECK(v.findings()[5].said == "'north\\t'");
   CHECK(v.findings()[5].detail == "'north\\t' is not a recorded name; closest: 'north'");
@@ -362,11 +368,16 @@ TEST_CASE(
   CHECK(v.findings()[0].field == "/n/0");
   CHECK(v.findings()[0].said == "'" + decomposed + "'");
   // Edits are counted in characters: e + U+0301 for é is two, within the bound.
-  CHECK(v.findings()[0].detail == "'" + decomposed + "' is not a recorded name; closest: 'caf\xC3\xA9'");
+  CHECK(v.findings()[0].detail ==
+        "'" + decomposed +
+            "' is not a recorded name; closest: 'caf\xC3\xA9'; differs from 'caf\xC3\xA9' "
+            "only by Unicode normalization: U+0065 U+0301 where the recorded name has U+00E9");
   CHECK(v.findings()[1].field == "/n/1");
   // The invisible character is shown escaped, so a reader sees why the names differ.
   CHECK(v.findings()[1].said == "'north\\u{200b}'");
-  CHECK(v.findings()[1].detail == "'north\\u{200b}' is not a recorded name; closest: 'north'");
+  CHECK(v.findings()[1].detail ==
+        "'north\\u{200b}' is not a recorded name; closest: 'north'; differs from 'north' only by an invisible "
+        "character: U+200B");
 }
 
 TEST_CASE("the JSON pointer token ~01 names the key tilde one and a slash in a key is escaped in the finding") {
@@ -482,4 +493,192 @@ TEST_CASE("a one-unit lead between integers past 2 to the 53 is a win not a tie"
   CHECK(v.findings()[0].said == "'b'");
   CHECK(v.findings()[0].supported == "'a'");
   CHECK(v.findings()[0].detail == "reversed: 'b' did not beat 'a' on 'v': 9007199254740992 < 9007199254740993");
+}
+
+// ---- (0.2) The wrong verdicts adversarial claims got in 0.1, one test per defect. ----
+
+namespace {
+struct TiedLatency {  // lower is better: us and eu tie for the lowest
+  gp::FactRegistry reg;
+  TiedLatency() {
+    reg.record_ranking("latency", {{"us", 80}, {"eu", 80}, {"apac", 140}},
+                       {.key = "p50_ms", .direction = gp::Direction::lower_is_better, .tool = "metrics.query"});
+  }
+};
+}  // namespace
+
+TEST_CASE("A tie for the lowest latency is accepted only when named whole, and a refused name is never 'supported'") {
+  TiedLatency s;
+  const gp::superlative check{.fact = "latency"};
+  const auto one = verdict(s.reg, {"latency"}, check, json{{"winner", "us"}});
+  REQUIRE(one.findings().size() == 1);
+  CHECK(one.findings()[0].supported == "'us' and 'eu'");
+  CHECK(one.findings()[0].detail.find("tie for the lowest") != std::string::npos);
+  CHECK(one.findings()[0].detail.find("argmin") == std::string::npos);
+  CHECK(verdict(s.reg, {"latency"}, check, json{{"winner", {"eu", "us"}}}).ok());
+  CHECK(verdict(s.reg, {"latency"}, check, json{{"winner", {"us", "eu"}}, {"score", 80}}).ok());
+  CHECK_FALSE(verdict(s.reg, {"latency"}, check, json{{"winner", {"us", "eu"}}, {"score", 81}}).ok());
+  CHECK_FALSE(verdict(s.reg, {"latency"}, check, json{{"winner", {"us"}}}).ok());
+  CHECK_FALSE(verdict(s.reg, {"latency"}, check, json{{"winner", {"us", "eu", "apac"}}}).ok());
+  CHECK_FALSE(verdict(s.reg, {"latency"}, check, json{{"winner", {"us", "us"}}}).ok());
+  const auto wrong = verdict(s.reg, {"latency"}, check, json{{"winner", "apac"}});
+  REQUIRE(wrong.findings().size() == 1);
+  CHECK(wrong.findings()[0].supported == "'us' and 'eu'");
+  const gp::superlative any{.fact = "latency", .ties = gp::Ties::accept_any};
+  CHECK(verdict(s.reg, {"latency"}, any, json{{"winner", "eu"}}).ok());
+  CHECK(verdict(s.reg, {"latency"}, any, json{{"winner", {"us", "eu"}}}).ok());
+  // Without a tie an array of exactly the best is the best named whole.
+  gp::FactRegistry reg;
+  gp::testing::record_campaign_ctr(reg);
+  CHECK(verdict(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"}, json{{"winner", {"harbour"}}}).ok());
+  CHECK_FALSE(
+      verdict(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"}, json{{"winner", {"harbour", "north"}}})
+          .ok());
+  // The schema lets a tied field be a name or an array of names.
+  gp::Boundary b(s.reg, {"latency"}, check);
+  const json field = b.schema()["properties"]["winner"];
+  REQUIRE(field.contains("anyOf"));
+  CHECK(field["anyOf"][1]["type"] == "array");
+  b.submit(json{{"winner", {"us", "eu"}}});
+}
+
+TEST_CASE("A where value of a type its column never holds is a ConfigurationError naming the column and its types") {
+  gp::FactRegistry reg;
+  reg.record_table("sales", json::parse(R"([{"region":"north","year":2024,"amount":100},
+                                            {"region":"south","year":2023,"amount":200}])"),
+                   {.key_column = "region", .tool = "warehouse.query"});
+  try {
+    gp::Boundary b(reg, {"sales"},
+                   gp::aggregate_reconciles{.fact = "sales",
+                                            .field = "total",
+                                            .op = gp::Aggregate::sum,
+                                            .column = "amount",
+                                            .where = {{"year", "2024"}}});
+    b.submit(json{{"total", 100}});
+    FAIL("expected a ConfigurationError");
+  } catch (const gp::ConfigurationError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("'year'") != std::string::npos);
+    CHECK(m.find("a string") != std::string::npos);
+    CHECK(m.find("numbers") != std::string::npos);
+  }
+}
+
+TEST_CASE("A where matching no row says so in the finding and the correction, and never coaches toward 0") {
+  gp::FactRegistry reg;
+  reg.record_table("sales", json::parse(R"([{"region":"north","amount":100},{"region":"south","amount":200}])"),
+                   {.key_column = "region", .tool = "warehouse.query"});
+  const auto sum = [](const char* op_field, gp::Aggregate op) {
+    return gp::aggregate_reconciles{
+        .fact = "sales", .field = op_field, .op = op, .column = "amount", .where = {{"region", "nroth"}}};
+  };
+  const auto v = verdict(reg, {"sales"}, sum("total", gp::Aggregate::sum), json{{"total", 100}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].supported.empty());
+  CHECK(v.findings()[0].detail.find("no recorded row has 'region' = 'nroth' (closest: 'north')") != std::string::npos);
+  CHECK(v.correction().find("no recorded row has 'region' = 'nroth' (closest: 'north')") != std::string::npos);
+  CHECK(v.correction().find("support 0") == std::string::npos);
+  // True of zero rows: a count or sum of 0. A mean, median, min or max of no rows has no value.
+  CHECK(verdict(reg, {"sales"}, sum("total", gp::Aggregate::sum), json{{"total", 0}}).ok());
+  CHECK(verdict(reg, {"sales"}, sum("n", gp::Aggregate::count), json{{"n", 0}}).ok());
+  for (const auto op : {gp::Aggregate::mean, gp::Aggregate::median, gp::Aggregate::min, gp::Aggregate::max}) {
+    const auto m = verdict(reg, {"sales"}, sum("x", op), json{{"x", 0}});
+    REQUIRE(m.findings().size() == 1);
+    CHECK(m.findings()[0].detail.find("no recorded row has 'region' = 'nroth'") != std::string::npos);
+  }
+}
+
+TEST_CASE("row_integrity accepts a stated null for a cell that holds null and names the value otherwise") {
+  gp::FactRegistry reg;
+  reg.record_table("t", json::parse(R"([{"region":"north","note":null},{"region":"south","note":"late"},
+                                        {"region":"east"}])"),
+                   {.key_column = "region", .tool = "warehouse.query"});
+  const gp::row_integrity check{.fact = "t", .key_field = "region", .fields = {{"note", "note"}}};
+  CHECK(verdict(reg, {"t"}, check, json{{"region", "north"}, {"note", nullptr}}).ok());
+  CHECK(verdict(reg, {"t"}, check, json{{"region", "east"}, {"note", nullptr}}).ok());
+  const auto v = verdict(reg, {"t"}, check, json{{"region", "south"}, {"note", nullptr}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].supported == "'late'");
+}
+
+TEST_CASE("A non-finite number in any record call is InvalidFact naming the fact, the entity, or the row and column") {
+  gp::FactRegistry reg;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(reg.record_fact("budget", nan, {.tool = "t"}), gp::InvalidFact);
+  CHECK_THROWS_WITH(reg.record_fact("budget", nan, {.tool = "t"}),
+                    Catch::Matchers::Contains("'budget'") && Catch::Matchers::Contains("not a number"));
+  CHECK_THROWS_AS(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}),
+                  gp::InvalidFact);
+  CHECK_THROWS_WITH(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}),
+                    Catch::Matchers::Contains("'ctr'") && Catch::Matchers::Contains("'south'"));
+  CHECK_THROWS_AS(
+      reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}),
+      gp::InvalidFact);
+  CHECK_THROWS_WITH(
+      reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}),
+      Catch::Matchers::Contains("'lat'") && Catch::Matchers::Contains("'us'"));
+  CHECK_THROWS_AS(reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
+                  gp::InvalidFact);
+  CHECK_THROWS_WITH(
+      reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
+      Catch::Matchers::Contains("'rows'") && Catch::Matchers::Contains("row 1") && Catch::Matchers::Contains("'a'"));
+  CHECK(reg.size() == 0);
+  // Scores still read as Decimals.
+  const gp::Scores scores = {{"a", 0.1}, {"b", 2}, {"c", gp::Decimal::parse("0.30")}};
+  CHECK(scores[0].second + scores[1].second == gp::Decimal::parse("2.1"));
+  CHECK(scores[2].second.decimals() == 2);
+}
+
+TEST_CASE("A name differing from a recorded one only invisibly is explained by code point") {
+  gp::FactRegistry reg;
+  reg.record_domain("names", {"caf\xC3\xA9", "harbour"}, {.tool = "crm.list"});
+  const gp::entities_recorded check{.facts = {"names"}, .fields = {"name"}};
+  const auto nfd = verdict(reg, {"names"}, check, json{{"name", "cafe\xCC\x81"}});
+  REQUIRE(nfd.findings().size() == 1);
+  CHECK(nfd.findings()[0].detail.find("Unicode normalization") != std::string::npos);
+  CHECK(nfd.findings()[0].detail.find("U+0065 U+0301") != std::string::npos);
+  CHECK(nfd.findings()[0].detail.find("U+00E9") != std::string::npos);
+  const auto cyrillic = verdict(reg, {"names"}, check, json{{"name", "h\xD0\xB0rbour"}});
+  REQUIRE(cyrillic.findings().size() == 1);
+  CHECK(cyrillic.findings()[0].detail.find("U+0430") != std::string::npos);
+  CHECK(cyrillic.findings()[0].detail.find("U+0061") != std::string::npos);
+  const auto hidden = verdict(reg, {"names"}, check,
+                              json{{"name",
+                                    "har\xE2\x80\x8B"
+                                    "bour"}});
+  REQUIRE(hidden.findings().size() == 1);
+  CHECK(hidden.findings()[0].detail.find("U+200B") != std::string::npos);
+}
+
+TEST_CASE("An output naming 100,000 invented entities yields a bounded list of findings") {
+  gp::FactRegistry reg;
+  reg.record_domain("names", {"north", "south"}, {.tool = "crm.list"});
+  json many = json::array();
+  for (int i = 0; i < 100000; ++i) many.push_back("invented" + std::to_string(i));
+  const auto v =
+      verdict(reg, {"names"}, gp::entities_recorded{.facts = {"names"}, .fields = {"names"}}, json{{"names", many}});
+  CHECK(v.findings().size() <= 9);
+  CHECK(v.findings().back().detail.find("99,992 more") != std::string::npos);
+  CHECK(gp::UnsupportedClaim(v.findings()).what() != nullptr);
+  CHECK(std::string(gp::UnsupportedClaim(v.findings()).what()).size() < 8000);
+  CHECK(v.correction().size() <= gp::Verdict::max_correction);
+}
+
+TEST_CASE("Messages name a Fact a single value, a row of a numeric key 'row N', and a tie by its side") {
+  gp::FactRegistry reg;
+  reg.record_fact("budget", 1000, {.tool = "finance.get"});
+  CHECK_THROWS_WITH((gp::Boundary(reg, {"budget"}, gp::superlative{.fact = "budget"})),
+                    "superlative: fact 'budget' is a single value (a Fact); this check needs a Ranking (entity -> "
+                    "score, from record_ranking)");
+  reg.record_table("t", json::parse(R"([{"id":0,"amount":1},{"id":1,"amount":1200.5}])"),
+                   {.key_column = "id", .tool = "w"});
+  const auto v =
+      verdict(reg, {"t"}, gp::row_integrity{.fact = "t", .key_field = "id", .fields = {{"amount", "amount"}}},
+              json{{"id", 0}, {"amount", 1200.5}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].detail == "row 0's 'amount' is 1; 1200.5 is row 1's 'amount', not row 0's");
+  TiedLead s;
+  const auto tie = verdict(s.reg, {"pts"}, gp::superlative{.fact = "pts"}, json{{"winner", "a"}});
+  REQUIRE(tie.findings().size() == 1);
+  CHECK(tie.findings()[0].detail.find("'a' and 'b' tie for the highest 'pts' at 5") != std::string::npos);
 }

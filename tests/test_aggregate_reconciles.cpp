@@ -243,8 +243,8 @@ TEST_CASE("an empty selection has no mean median min or max and a sum of zero") 
     REQUIRE(v.findings().size() == 1);
     CHECK(v.findings()[0].supported.empty());
     const std::string name(gp::to_string(op));
-    CHECK(v.findings()[0].detail ==
-          "no row matches where 'region' is 'east' (of 5 rows recorded); a " + name + " over no rows has no value");
+    CHECK(v.findings()[0].detail == "no recorded row has 'region' = 'east' (closest: 'west') (of 5 rows recorded); a " +
+                                        name + " over no rows has no value");
   }
   const auto w =
       verdict(o.reg, "orders",

@@ -129,7 +129,7 @@ TEST_CASE("a CheckList validates every check it holds") {
   gp::CheckList checks{winner, total_within_budget{.fact = "label"}};
   CHECK_THROWS_AS((gp::Boundary(s.reg, {"campaign_ctr", "label"}, checks)), gp::ConfigurationError);
   gp::CheckList wrong_kind{gp::superlative{.fact = "campaigns"}};
-  CHECK_THROWS_WITH((gp::Boundary(s.reg, {"campaigns"}, wrong_kind)), Catch::Contains("needs a ranking"));
+  CHECK_THROWS_WITH((gp::Boundary(s.reg, {"campaigns"}, wrong_kind)), Catch::Contains("needs a Ranking"));
 }
 
 TEST_CASE("an empty CheckList is a ConfigurationError because it would accept anything") {

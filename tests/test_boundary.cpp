@@ -90,8 +90,9 @@ TEST_CASE("a check leaning on a fact the boundary did not name is a Configuratio
 
 TEST_CASE("a check on a fact of the wrong kind is a ConfigurationError naming the check") {
   Seed s;
-  CHECK_THROWS_WITH(gp::Boundary(s.reg, {"spend"}, gp::superlative{.fact = "spend"}),
-                    "superlative: fact 'spend' is a table; this check needs a ranking");
+  CHECK_THROWS_WITH(
+      gp::Boundary(s.reg, {"spend"}, gp::superlative{.fact = "spend"}),
+      "superlative: fact 'spend' is a Table; this check needs a Ranking (entity -> score, from record_ranking)");
 }
 
 TEST_CASE("a configuration error is never an unsupported claim") {

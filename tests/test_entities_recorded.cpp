@@ -190,7 +190,7 @@ TEST_CASE("entities_recorded refuses configurations that cannot name entities") 
     }
   };
   refuses({.facts = {"unkeyed"}, .fields = {"n"}}, "'unkeyed' has no key column");
-  refuses({.facts = {"total"}, .fields = {"n"}}, "needs a domain, a ranking or a table with a key column");
+  refuses({.facts = {"total"}, .fields = {"n"}}, "needs a Domain, a Ranking or a Table with a key column");
   refuses({.facts = {}, .fields = {"n"}}, "no facts named");
   refuses({.facts = {"campaigns"}, .fields = {}}, "no fields named");
   refuses({.facts = {"campaigns"}, .fields = {"/a~2"}}, "not a valid JSON Pointer");

@@ -270,7 +270,9 @@ TEST_CASE("a misconfigured check is a tool error carrying the configuration erro
     CHECK(r["isError"] == true);
     CHECK_FALSE(r.contains("structuredContent"));
   }
-  CHECK(text_of(t.reply_to(3)) == "superlative: fact 'rows' is a fact; this check needs a ranking");
+  CHECK(text_of(t.reply_to(3)) ==
+        "superlative: fact 'rows' is a single value (a Fact); this check needs a Ranking (entity -> score, from "
+        "record_ranking)");
   CHECK(text_of(t.reply_to(4)).find("which this boundary does not name") != std::string::npos);
   CHECK(t.logged("tool 'check' returned an error"));
 }

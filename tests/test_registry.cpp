@@ -145,9 +145,9 @@ TEST_CASE("a non-finite number is refused before it can become a fact") {
   CHECK_THROWS_AS(
       reg.record_table("t", json::array({json{{"x", std::numeric_limits<double>::infinity()}}}), {.tool = "t"}),
       gp::InvalidFact);
-  // A Scores entry is a Decimal, so a NaN score is refused while building the entry.
+  // A Scores entry holds a NaN unconverted, so record_ranking refuses it naming the entity.
   CHECK_THROWS_AS(reg.record_ranking("r", {{"a", std::numeric_limits<double>::quiet_NaN()}}, {.key = "k", .tool = "t"}),
-                  gp::InvalidNumber);
+                  gp::InvalidFact);
   CHECK(reg.size() == 0);
 }
 

@@ -115,7 +115,7 @@ TEST_CASE("a numeric key matches by value so 7 and 7.0 name the same row but tex
   CHECK(verdict(reg, check, {{"store", 7}, {"revenue", 120.50}}).ok());
   const auto wrong = verdict(reg, check, {{"store", 7.0}, {"revenue", 99}});
   REQUIRE(wrong.findings().size() == 1);
-  CHECK(wrong.findings()[0].detail == "7's 'revenue' is 120.5; 99 is 8's 'revenue', not 7's");
+  CHECK(wrong.findings()[0].detail == "row 7's 'revenue' is 120.5; 99 is row 8's 'revenue', not row 7's");
   const auto text = verdict(reg, check, {{"store", "7"}, {"revenue", 120.5}});
   REQUIRE(text.findings().size() == 1);
   CHECK(text.findings()[0].detail ==

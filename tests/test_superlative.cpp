@@ -86,10 +86,10 @@ TEST_CASE("a tie at the top is rejected by default and the finding names the tie
   reg.record_ranking("r", {{"a", 5}, {"b", 7}, {"c", 7}}, {.key = "wins", .tool = "t"});
   const auto v = verdict(reg, "r", gp::superlative{.fact = "r"}, {{"winner", "c"}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].supported == "'b' or 'c'");
+  CHECK(v.findings()[0].supported == "'b' and 'c'");
   CHECK(v.findings()[0].detail ==
-        "'b' or 'c' tie for argmax on 'wins' at 7; naming one of them alone is not supported "
-        "(pass Ties::accept_any to accept any tied leader)");
+        "'b' and 'c' tie for the highest 'wins' at 7; naming one of them alone is not supported: name them all, "
+        "as an array (pass Ties::accept_any to accept any tied leader)");
   CHECK(verdict(reg, "r", gp::superlative{.fact = "r", .ties = gp::Ties::accept_any}, {{"winner", "c"}}).ok());
   CHECK(verdict(reg, "r", gp::superlative{.fact = "r", .ties = gp::Ties::accept_any}, {{"winner", "b"}}).ok());
 }

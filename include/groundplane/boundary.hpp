@@ -20,8 +20,10 @@
 
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
+#include "groundplane/json_text.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
@@ -32,6 +34,66 @@ namespace groundplane {
 namespace detail {
 template <class J>
 concept is_other_json = nlohmann::detail::is_basic_json<J>::value && !std::is_same_v<J, nlohmann::json>;
+
+// T, named so that it depends on a template parameter: what is spelled through it is
+// instantiated only when used (submit_json's reader, in a TU that calls it).
+template <class T, class...>
+struct dependent_type {
+  using type = T;
+};
+
+// JsonText's findings about the text itself: not one JSON value, a repeated key, a
+// number out of range. At most `listed` of each kind, then one counting the rest.
+template <class Text>
+void text_findings(const Text& doc, std::string_view text, std::vector<Finding>& findings) {
+  constexpr std::size_t listed = 8;
+  const auto finding = [] {
+    Finding f;
+    f.check = "structured_output";
+    return f;
+  };
+  if (!doc.ok()) {
+    const auto& e = *doc.error();
+    Finding f = finding();
+    const std::size_t from = e.offset > 20 ? e.offset - 20 : 0;
+    f.said = quote(text.substr(from, 60));
+    f.detail = "the output is not exactly one JSON value: at byte " + std::to_string(e.offset) + " (0-based) " +
+               escape(e.reason, 200) + "; send one JSON object of named fields and nothing else";
+    findings.push_back(std::move(f));
+    return;
+  }
+  const auto& dups = doc.duplicate_keys();
+  for (std::size_t i = 0; i < dups.size() && i < listed; ++i) {
+    Finding f = finding();
+    f.field = dups[i].pointer;
+    f.said = render(*dups[i].first, render_cap / 2 - 3) + " and " + render(*dups[i].second, render_cap / 2 - 3);
+    f.detail = "key " + quote(dups[i].key) + " appears more than once in one object, first as " +
+               render(*dups[i].first) + ", then as " + render(*dups[i].second) +
+               "; a claim must say one thing, so write the key once";
+    findings.push_back(std::move(f));
+  }
+  if (doc.duplicate_key_count() > listed) {
+    Finding f = finding();
+    f.detail = "… and " + std::to_string(doc.duplicate_key_count() - listed) + " more repeated key(s)";
+    findings.push_back(std::move(f));
+  }
+  const auto& far = doc.out_of_range();
+  for (std::size_t i = 0; i < far.size() && i < listed; ++i) {
+    Finding f = finding();
+    f.field = far[i].pointer;
+    f.said = escape(far[i].text);
+    f.detail = "the number at byte " + std::to_string(far[i].offset) + " is out of range: no claim needs more than " +
+               std::to_string(JsonTextOptions{}.max_digits) + " significant digits or a power of ten past 10^" +
+               std::to_string(JsonTextOptions{}.max_exponent) + " in magnitude";
+    findings.push_back(std::move(f));
+  }
+  if (doc.out_of_range_count() > listed) {
+    Finding f = finding();
+    f.detail = "… and " + std::to_string(doc.out_of_range_count() - listed) + " more number(s) out of range";
+    findings.push_back(std::move(f));
+  }
+}
+
 }  // namespace detail
 
 template <Check... Cs>
@@ -65,10 +127,12 @@ class Boundary {
     return out;
   }
 
-  // JSON Schema (2020-12) of the output fields the checks read.
-  nlohmann::json schema() const {
+  // JSON Schema (2020-12) of the output fields the checks read. strict: the shape
+  // strict structured outputs require (docs/schema.md).
+  nlohmann::json schema(SchemaOptions options = {}) const {
     SchemaBuilder builder;
     std::apply([&](const auto&... c) { (describe_one(c, builder), ...); }, checks_);
+    if (options.strict) return detail::strict_schema(builder.schema());
     return builder.schema();
   }
 
@@ -92,7 +156,35 @@ class Boundary {
       findings.push_back(std::move(f));
       return Verdict(std::move(findings));
     }
-    std::apply([&](const auto&... c) { (c.verify(registry_, output, findings), ...); }, checks_);
+    std::apply([&](const auto&... c) { (verify_one(c, output, findings), ...); }, checks_);
+    return Verdict(std::move(findings));
+  }
+
+  // The model's JSON text, read exactly as written (gp::JsonText): numbers keep their
+  // digits (Rounding::as_stated judges "0.50" at two decimals; 1e400 is exact), a repeated
+  // key is a finding, and text that is not one JSON value is a finding naming the byte
+  // offset — never an exception. Otherwise as submit().
+  void submit_json(std::string_view json_text) {
+    Verdict verdict = try_submit_json(json_text);
+    if (!verdict.ok()) throw UnsupportedClaim(verdict.findings());
+  }
+
+  Verdict try_submit_json(std::string_view json_text) {
+    using Text = typename detail::dependent_type<JsonText, Cs...>::type;
+    submitted_ = true;
+    const Text doc = Text::read(json_text);
+    std::vector<Finding> findings;
+    detail::text_findings(doc, json_text, findings);
+    if (!doc.ok()) return Verdict(std::move(findings));
+    const detail::StatedNumbers numbers{&doc, [](const void* d, const nlohmann::json& node, detail::StatedText& out) {
+                                          const NumberText* t = static_cast<const Text*>(d)->number_text(node);
+                                          if (t == nullptr) return false;
+                                          out = {t->text, t->out_of_range};
+                                          return true;
+                                        }};
+    const detail::StatedNumbersScope scope(&numbers);
+    Verdict checked = try_submit(doc.value());
+    for (const auto& f : checked.findings()) findings.push_back(f);
     return Verdict(std::move(findings));
   }
 
@@ -130,6 +222,68 @@ class Boundary {
         throw ConfigurationError("a check leans on fact " + detail::quote(name) +
                                  ", which this boundary does not name; add it to the boundary's facts");
     check.validate(registry_);
+  }
+
+  // One check's findings, at most max_per_field for each output field (its first
+  // pointer token), then one counting the rest: what(), correction() and an MCP reply
+  // stay bounded whatever the model sent, for user-written checks too.
+  static constexpr std::size_t max_per_field = 8;
+
+  template <class C>
+  void verify_one(const C& check, const nlohmann::json& output, std::vector<Finding>& findings) const {
+    const std::size_t before = findings.size();
+    check.verify(registry_, output, findings);
+    if (findings.size() - before <= max_per_field + 1) return;
+    const auto root = [](const std::string& field) {
+      if (field.empty() || field[0] != '/') return field;
+      const std::size_t end = field.find('/', 1);
+      return field.substr(0, end);
+    };
+    // A group of at most max_per_field + 1 is kept whole: a check that already lists
+    // eight and counts the rest in one (ranking_prefix, entities_recorded) passes as is.
+    std::vector<std::pair<std::string, std::size_t>> sizes;
+    for (std::size_t i = before; i < findings.size(); ++i) {
+      const std::string r = root(findings[i].field);
+      auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
+      if (it == sizes.end()) sizes.emplace_back(r, 1);
+      else ++it->second;
+    }
+    const auto keeps_whole = [&](const std::string& r) {
+      const auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
+      return it->second <= max_per_field + 1;
+    };
+    std::vector<std::pair<std::string, std::size_t>> seen;     // field root -> findings kept
+    std::vector<std::pair<std::size_t, std::size_t>> dropped;  // (index of the group's last kept, count)
+    std::size_t out = before;
+    for (std::size_t i = before; i < findings.size(); ++i) {
+      const std::string r = root(findings[i].field);
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == r; });
+      if (it == seen.end()) {
+        seen.emplace_back(r, 0);
+        dropped.emplace_back(0, 0);
+        it = seen.end() - 1;
+      }
+      const std::size_t group = static_cast<std::size_t>(it - seen.begin());
+      if (it->second == max_per_field && !keeps_whole(r)) {
+        ++dropped[group].second;
+        continue;
+      }
+      ++it->second;
+      if (out != i) findings[out] = std::move(findings[i]);
+      dropped[group].first = out;
+      ++out;
+    }
+    findings.resize(out);
+    for (std::size_t g = 0; g < seen.size(); ++g) {
+      if (dropped[g].second == 0) continue;
+      Finding f = findings[dropped[g].first];
+      f.field = seen[g].first;
+      f.said = std::to_string(dropped[g].second) + " more";
+      f.supported.clear();
+      f.detail = "... and " + std::to_string(dropped[g].second) + " more unsupported claim(s) about " +
+                 detail::quote(seen[g].first) + " (the first " + std::to_string(max_per_field) + " are listed)";
+      findings.push_back(std::move(f));
+    }
   }
 
   template <class C>

@@ -52,6 +52,34 @@ namespace detail {
 
 // The fact a check is configured with, of the kind it needs; ConfigurationError naming
 // the check otherwise.
+// How a message names a kind of fact: what it is, and what recording one takes.
+inline std::string_view kind_as_found(FactKind kind) noexcept {
+  switch (kind) {
+    case FactKind::fact:
+      return "a single value (a Fact)";
+    case FactKind::ranking:
+      return "a Ranking";
+    case FactKind::table:
+      return "a Table";
+    case FactKind::domain:
+      return "a Domain";
+  }
+  return "a fact";
+}
+inline std::string_view kind_as_needed(FactKind kind) noexcept {
+  switch (kind) {
+    case FactKind::fact:
+      return "a single value (a Fact, from record_fact)";
+    case FactKind::ranking:
+      return "a Ranking (entity -> score, from record_ranking)";
+    case FactKind::table:
+      return "a Table (rows of named columns, from record_table)";
+    case FactKind::domain:
+      return "a Domain (a set of names, from record_domain)";
+  }
+  return "a fact";
+}
+
 template <class T>
 const T& fact_for(const FactRegistry& registry, std::string_view fact, std::string_view check) {
   if (fact.empty()) throw ConfigurationError(std::string(check) + ": no fact named; set .fact");
@@ -59,8 +87,8 @@ const T& fact_for(const FactRegistry& registry, std::string_view fact, std::stri
     throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is not recorded in the registry");
   const FactKind kind = registry.kind_of(fact);
   if (kind != fact_kind_of<T>)
-    throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is a " + std::string(to_string(kind)) +
-                             "; this check needs a " + std::string(to_string(fact_kind_of<T>)));
+    throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is " + std::string(kind_as_found(kind)) +
+                             "; this check needs " + std::string(kind_as_needed(fact_kind_of<T>)));
   return registry.get<T>(fact);
 }
 

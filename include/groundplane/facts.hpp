@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -83,7 +84,33 @@ inline std::string_view to_string(Direction d) noexcept {
   return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
 }
 
-using Scores = std::vector<std::pair<std::string, Decimal>>;
+// One entry's score in a Scores list: a Decimal in every way. A non-finite double
+// (NaN, ±infinity) is held unconverted instead of throwing where the list is written
+// ({{"north", NAN}}), so that record_ranking can refuse it naming the fact and the
+// entity (InvalidFact) rather than a bare InvalidNumber with no context.
+class Score : public Decimal {
+ public:
+  Score() = default;
+  Score(const Decimal& d) : Decimal(d) {}
+  Score(Decimal&& d) noexcept : Decimal(std::move(d)) {}
+  Score(double v) : Decimal(std::isfinite(v) ? Decimal(v) : Decimal()), non_finite_(!std::isfinite(v)), raw_(v) {}
+  Score(float v) : Score(static_cast<double>(v)) {}
+  template <class I>
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool> && std::is_constructible_v<Decimal, I>) Score(I v)
+      : Decimal(v) {}
+
+  bool finite() const noexcept { return !non_finite_; }
+  // What a non-finite score was written as: "NaN", "infinity" or "-infinity".
+  std::string_view non_finite_name() const noexcept {
+    return raw_ != raw_ ? "NaN" : (raw_ < 0 ? "-infinity" : "infinity");
+  }
+
+ private:
+  bool non_finite_ = false;
+  double raw_ = 0;
+};
+
+using Scores = std::vector<std::pair<std::string, Score>>;
 
 namespace detail {
 
@@ -101,7 +128,7 @@ struct MemberAt {
   std::string_view operator()(NameIndex::Id i) const noexcept { return (*names)[i]; }
 };
 struct EntityAt {
-  const std::vector<std::pair<std::string, Decimal>>* scores;
+  const std::vector<std::pair<std::string, Score>>* scores;
   std::string_view operator()(NameIndex::Id i) const noexcept { return (*scores)[i].first; }
 };
 
@@ -121,6 +148,10 @@ inline std::optional<std::string> row_key(const nlohmann::json& v) {
     return std::nullopt;
   }
   return key;
+}
+
+inline std::string_view non_finite_name(double v) noexcept {
+  return v != v ? "NaN" : (v < 0 ? "-infinity" : "infinity");
 }
 
 [[noreturn]] inline void refuse(std::string_view name, std::string_view what) {
@@ -146,7 +177,9 @@ class Fact {
     if (!(value_.is_number() || value_.is_string() || value_.is_boolean()))
       detail::refuse(name_,
                      "a fact's value must be a number, string or bool, got " + std::string(detail::type_name(value_)));
-    if (value_.is_number_float()) (void)Decimal(value_.get<double>());  // NaN/inf refused
+    if (value_.is_number_float() && !std::isfinite(value_.get<double>()))
+      detail::refuse(name_, "its value is " + std::string(detail::non_finite_name(value_.get<double>())) +
+                                ", which is not a number a claim can be checked against");
   }
   const std::string& name() const noexcept { return name_; }
   const Provenance& provenance() const noexcept { return provenance_; }
@@ -177,6 +210,10 @@ class Ranking {
     for (std::size_t i = 0; i < scores_.size(); ++i) {
       const auto& entity = scores_[i].first;
       if (entity.empty()) detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
+      if (!scores_[i].second.finite())
+        detail::refuse(name_, "entity " + detail::quote(entity) + " has the score " +
+                                  std::string(scores_[i].second.non_finite_name()) +
+                                  ", which is not a number a ranking can order");
       if (index_.insert(static_cast<detail::NameIndex::Id>(i), entity_at()))
         detail::refuse(name_, "entity " + detail::quote(entity) + " appears more than once");
     }
@@ -594,11 +631,37 @@ inline nlohmann::json fact_view(const Fact& f) {
   return {{"kind", "fact"}, {"provenance", provenance_view(f.provenance())}, {"value", f.value()}};
 }
 
+// facts() is exact: a number whose shortest double form is exactly its value is a JSON
+// number; any other (more digits than a double holds, or past its range) is a JSON
+// string of its exact digits, and the object holding it lists that member under
+// exact_as_text_key — so a model copying it back (as a number, through submit_json) is
+// accepted at zero tolerance.
+inline constexpr const char* exact_as_text_key = "exact_as_text";
+
+inline std::optional<nlohmann::json> exact_number_json(const Decimal& d) {
+  nlohmann::json j = to_json(d);
+  if (j.is_number_integer() || j.is_number_unsigned()) return j;
+  const double x = j.get<double>();
+  if (std::isfinite(x) && Decimal(x) == d) return j;
+  return std::nullopt;
+}
+
+inline void put_exact(nlohmann::json& object, const std::string& key, const Decimal& d) {
+  if (auto j = exact_number_json(d)) {
+    object[key] = std::move(*j);
+    return;
+  }
+  object[key] = d.to_string();
+  object[exact_as_text_key].push_back(key);
+}
+
 inline nlohmann::json fact_view(const Ranking& r) {
   nlohmann::json order = nlohmann::json::array();
   for (std::size_t pos = 0; pos < r.order().size(); ++pos) {
     const auto& entity = r.order()[pos];
-    order.push_back({{"rank", r.rank_of(entity)}, {"entity", entity}, {"score", to_json(r.score_at(pos))}});
+    nlohmann::json entry = {{"rank", r.rank_of(entity)}, {"entity", entity}};
+    put_exact(entry, "score", r.score_at(pos));
+    order.push_back(std::move(entry));
   }
   return {{"kind", "ranking"},
           {"provenance", provenance_view(r.provenance())},
@@ -611,8 +674,11 @@ inline nlohmann::json fact_view(const Table& t) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t r = 0; r < t.row_count(); ++r) {
     nlohmann::json row = nlohmann::json::object();
-    for (std::size_t c = 0; c < t.columns().size(); ++c)
-      if (!t.is_null(r, c)) row[t.columns()[c]] = t.cell(r, c);
+    for (std::size_t c = 0; c < t.columns().size(); ++c) {
+      if (t.is_null(r, c)) continue;
+      if (const auto n = t.number(r, c)) put_exact(row, t.columns()[c], *n);
+      else row[t.columns()[c]] = t.cell(r, c);
+    }
     rows.push_back(std::move(row));
   }
   nlohmann::json view = {{"kind", "table"},

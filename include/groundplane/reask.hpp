@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "groundplane/check.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/finding.hpp"
+#include "groundplane/json_text.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/verdict.hpp"
 
@@ -41,8 +43,9 @@ namespace groundplane {
 // was rejected.
 struct Attempt {
   std::optional<std::string> correction;  // handed to the model; nullopt on the first attempt
-  nlohmann::json output;                  // what the model answered
+  nlohmann::json output;                  // what the model answered (null for text that is not JSON)
   std::vector<Finding> findings;          // why it was rejected
+  std::optional<std::string> text;        // the text as sent, when `generate` returned JSON text
 };
 
 // gp::reask ran out of attempts. findings() (and what()) are the last attempt's;
@@ -68,6 +71,9 @@ class ReaskExhausted : public UnsupportedClaim {
 namespace detail {
 template <class R>
 concept model_output = nlohmann::detail::is_basic_json<std::remove_cvref_t<R>>::value;
+// The model's answer as JSON text (std::string, std::string_view, const char*).
+template <class R>
+concept model_text = !model_output<R> && std::is_convertible_v<R, std::string_view>;
 }  // namespace detail
 
 // `generate(facts, correction)` returns the model's output as JSON (any nlohmann
@@ -89,7 +95,35 @@ requires std::invocable < Generate&, const nlohmann::json&, const std::optional<
     Verdict verdict = boundary.try_submit(output);
     if (verdict.ok()) return output;
     std::optional<std::string> next = verdict.correction();
-    attempts.push_back({std::move(correction), std::move(output), verdict.findings()});
+    attempts.push_back({std::move(correction), std::move(output), verdict.findings(), std::nullopt});
+    correction = std::move(next);
+  }
+  throw ReaskExhausted(std::move(attempts));
+}
+
+// `generate` returns the model's raw JSON text: each answer is read exactly as written
+// (Boundary::try_submit_json — digits kept, repeated keys and non-JSON text refused as
+// findings to correct). Returns the accepted answer parsed (gp::JsonText::value()).
+template <class Generate, Check... Cs>
+requires std::invocable < Generate&, const nlohmann::json&, const std::optional<std::string>
+& > &&detail::model_text<std::invoke_result_t<Generate&, const nlohmann::json&, const std::optional<std::string>&>>
+        nlohmann::json reask(const FactRegistry& registry, std::vector<std::string> facts, Generate&& generate,
+                             std::size_t max_attempts, Cs... checks) {
+  using Text = typename detail::dependent_type<JsonText, Cs...>::type;
+  if (max_attempts == 0)
+    throw ConfigurationError("gp::reask: max_attempts is 0, so the model would never be asked; pass at least 1");
+  Boundary<Cs...> boundary(registry, std::move(facts), std::move(checks)...);  // ConfigurationError here
+  const nlohmann::json view = boundary.facts();
+  std::vector<Attempt> attempts;
+  attempts.reserve(max_attempts);
+  std::optional<std::string> correction;
+  for (std::size_t i = 0; i < max_attempts; ++i) {
+    std::string text(std::string_view(generate(std::as_const(view), std::as_const(correction))));
+    Verdict verdict = boundary.try_submit_json(text);
+    const Text doc = Text::read(text);
+    if (verdict.ok()) return doc.value();
+    std::optional<std::string> next = verdict.correction();
+    attempts.push_back({std::move(correction), doc.value(), verdict.findings(), std::move(text)});
     correction = std::move(next);
   }
   throw ReaskExhausted(std::move(attempts));

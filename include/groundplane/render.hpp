@@ -5,11 +5,13 @@
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/stated.hpp"
 
 namespace groundplane::detail {
 
@@ -21,6 +23,31 @@ inline void put_ascii(BoundedWriter& w, std::string_view text) {
 
 template <class BasicJson>
 void render_into(BoundedWriter& w, const BasicJson& v, bool nested) {
+  if constexpr (std::is_same_v<BasicJson, nlohmann::json>) {
+    // A number the model wrote as text shows its exact value in Decimal form (1e+400,
+    // 12345678901234567890.25), not the double's, with the decimals it was written
+    // with (0.50); one out of range shows its first digits (ASCII only: JsonText
+    // checked the shape).
+    if (const auto stated = stated_text(v)) {
+      if (stated->out_of_range) {
+        put_ascii(w, stated->text);
+        w.put(" (out of range)", 15);
+      } else if (const auto d = stated_number(v)) {
+        // With the decimals the model wrote: its "0.50" is two decimals, shown as such.
+        std::string shown = d->to_string();
+        if (shown.find('e') == std::string::npos) {
+          const std::size_t point = shown.find('.');
+          const int have = point == std::string::npos ? 0 : static_cast<int>(shown.size() - point - 1);
+          if (d->decimals() > have && d->decimals() - have <= 20) {
+            if (point == std::string::npos) shown += '.';
+            shown.append(static_cast<std::size_t>(d->decimals() - have), '0');
+          }
+        }
+        put_ascii(w, shown);
+      }
+      return;
+    }
+  }
   if (v.is_string()) {
     const auto& s = v.template get_ref<const typename BasicJson::string_t&>();
     if (nested) {
@@ -87,6 +114,9 @@ inline std::string render(const Decimal& d, std::size_t cap = render_cap) {
 // What kind of JSON value a model gave, for "expected a number, got a string".
 template <class BasicJson>
 std::string_view type_name(const BasicJson& v) {
+  if constexpr (std::is_same_v<BasicJson, nlohmann::json>) {
+    if (const auto stated = stated_text(v)) return stated->out_of_range ? "a number out of range" : "a number";
+  }
   if (v.is_string()) return "a string";
   if (v.is_boolean()) return "a boolean";
   if (v.is_null()) return "null";

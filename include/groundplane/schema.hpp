@@ -14,6 +14,14 @@
 
 namespace groundplane {
 
+// What Boundary::schema() emits. strict: the shape strict structured outputs (OpenAI's
+// "strict": true) require — every object closed (additionalProperties: false), every
+// property listed in required, and a property the checks do not require made nullable
+// (anyOf with {"type": "null"}), so the model may say null for "not claimed".
+struct SchemaOptions {
+  bool strict = false;
+};
+
 class SchemaBuilder {
  public:
   // Above this many names an `enum` is left out (grammar-based decoders choke on huge
@@ -97,4 +105,35 @@ class SchemaBuilder {
   nlohmann::json root_;
 };
 
+namespace detail {
+
+// The strict form of a schema SchemaBuilder built (see SchemaOptions). Stays inside what
+// llama.cpp's JSON-Schema-to-grammar converter accepts: no $ref, and a nullable
+// property is an object holding anyOf alone.
+inline void make_strict(nlohmann::json& s) {
+  if (!s.is_object()) return;
+  if (auto it = s.find("anyOf"); it != s.end() && it->is_array())
+    for (auto& alternative : *it) make_strict(alternative);
+  if (auto it = s.find("items"); it != s.end()) make_strict(*it);
+  const auto props = s.find("properties");
+  if (props == s.end() || !props->is_object()) return;
+  nlohmann::json required =
+      s.contains("required") && s["required"].is_array() ? s["required"] : nlohmann::json::array();
+  nlohmann::json all = nlohmann::json::array();
+  for (auto& [name, property] : props->items()) {
+    make_strict(property);
+    if (std::find(required.begin(), required.end(), name) == required.end())
+      property = nlohmann::json{{"anyOf", nlohmann::json::array({std::move(property), {{"type", "null"}}})}};
+    all.push_back(name);
+  }
+  s["required"] = std::move(all);
+  s["additionalProperties"] = false;
+}
+
+inline nlohmann::json strict_schema(nlohmann::json schema) {
+  make_strict(schema);
+  return schema;
+}
+
+}  // namespace detail
 }  // namespace groundplane

@@ -45,6 +45,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -102,9 +103,9 @@ struct comparison {
         throw ConfigurationError(who + "table " + detail::quote(fact) +
                                  " has no key column to find A and B by; record it with key_column set");
     } else if (!fact.empty() && registry.contains(fact) && registry.kind_of(fact) != FactKind::ranking) {
-      throw ConfigurationError(who + "fact " + detail::quote(fact) + " is a " +
-                               std::string(to_string(registry.kind_of(fact))) +
-                               "; this check needs a ranking, or a table with a column");
+      throw ConfigurationError(who + "fact " + detail::quote(fact) + " is " +
+                               std::string(detail::kind_as_found(registry.kind_of(fact))) +
+                               "; this check needs a Ranking, or a Table with a column");
     } else {
       detail::fact_for<Ranking>(registry, fact, check_name);  // names the missing or unnamed fact
       if (!column.empty())
@@ -151,7 +152,7 @@ struct comparison {
     vf.field = value_field;
     if (said != nullptr) {
       vf.said = detail::render(*said);
-      stated = Decimal::from_json(*said);
+      stated = stated_number(*said);
     }
     const bool unreadable = said != nullptr && !stated;  // a string, a bool, a non-finite number
     const auto margin_finding = [&](std::string why) {

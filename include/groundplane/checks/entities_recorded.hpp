@@ -33,6 +33,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -47,6 +48,7 @@
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
@@ -57,6 +59,94 @@
 namespace groundplane {
 
 namespace detail {
+
+inline std::vector<std::uint32_t> code_points(std::string_view s) {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      out.push_back(static_cast<unsigned char>(s[i++]));
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {  // an invalid byte: itself, above the code point range
+      out.push_back(0x110000u + static_cast<unsigned char>(s[i]));
+      ++i;
+    } else {
+      out.push_back(utf8_decode(s.substr(i, n)));
+      i += n;
+    }
+  }
+  return out;
+}
+
+inline std::string code_point_names(const std::vector<std::uint32_t>& cps, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < to && i < from + 6; ++i) {
+    char buf[16];
+    const std::uint32_t cp = cps[i] >= 0x110000u ? cps[i] - 0x110000u : cps[i];
+    std::snprintf(buf, sizeof buf, cps[i] >= 0x110000u ? "byte 0x%02X" : "U+%04X", static_cast<unsigned>(cp));
+    out += (i > from ? " " : "") + std::string(buf);
+  }
+  if (to > from + 6) out += " ...";
+  return out;
+}
+
+// When `said` and the recorded name it is closest to differ only in ways a reader
+// cannot see — Unicode normalization (e + U+0301 for U+00E9), a look-alike letter from
+// another script (Cyrillic U+0430 for Latin a), an invisible character (U+200B) — the
+// difference by code point; "" when they differ visibly (or are ASCII both).
+inline std::string invisible_difference(std::string_view said, std::string_view recorded) {
+  const auto a = code_points(said);
+  const auto b = code_points(recorded);
+  std::size_t pre = 0;
+  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
+  std::size_t suf = 0;
+  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
+  const std::size_t a_end = a.size() - suf;
+  const std::size_t b_end = b.size() - suf;
+  if (a_end - pre > 6 || b_end - pre > 6) return "";
+  const auto any = [](const std::vector<std::uint32_t>& v, std::size_t from, std::size_t to, auto pred) {
+    for (std::size_t i = from; i < to; ++i)
+      if (pred(v[i])) return true;
+    return false;
+  };
+  const auto non_ascii = [](std::uint32_t c) { return c >= 0x80; };
+  if (!any(a, pre, a_end, non_ascii) && !any(b, pre, b_end, non_ascii)) return "";
+  const auto combining = [](std::uint32_t c) {
+    return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
+           (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE20 && c <= 0xFE2F);
+  };
+  const auto invisible = [](std::uint32_t c) {
+    return c == 0x00AD || c == 0x034F || c == 0x061C || (c >= 0x180B && c <= 0x180E) || (c >= 0x200B && c <= 0x200F) ||
+           (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF ||
+           (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0000 && c <= 0xE007F);
+  };
+  const auto all = [](const std::vector<std::uint32_t>& v, std::size_t from, std::size_t to, auto pred) {
+    for (std::size_t i = from; i < to; ++i)
+      if (!pred(v[i])) return false;
+    return true;
+  };
+  const std::string theirs = quote(recorded);
+  const std::string mine = code_point_names(a, pre, a_end);
+  const std::string recorded_cps = code_point_names(b, pre, b_end);
+  const auto space = [](std::uint32_t c) {
+    return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000;
+  };
+  if (b_end == pre && all(a, pre, a_end, space))
+    return "differs from " + theirs + " only by a trailing or inner space that is not U+0020: " + mine;
+  if (b_end == pre && all(a, pre, a_end, invisible))
+    return "differs from " + theirs + " only by an invisible character: " + mine;
+  if (a_end == pre && all(b, pre, b_end, invisible))
+    return "differs from " + theirs + " only by a missing invisible character: the recorded name has " + recorded_cps;
+  if (any(a, pre, a_end, combining) != any(b, pre, b_end, combining))
+    return "differs from " + theirs + " only by Unicode normalization: " + mine + " where the recorded name has " +
+           recorded_cps;
+  const auto other_script = [](std::uint32_t c) { return c >= 0x0370 && c <= 0x052F; };  // Greek, Cyrillic
+  if (a_end - pre == b_end - pre && (any(a, pre, a_end, other_script) || any(b, pre, b_end, other_script)))
+    return "differs from " + theirs + " only by a look-alike letter from another script: " + mine +
+           " where the recorded name has " + recorded_cps;
+  return "";  // a visible difference: the names already read differently
+}
 
 // The characters of s as code points; a byte that is not valid UTF-8 stands for itself
 // above the code point range, so it still differs from every character.
@@ -300,8 +390,9 @@ struct entities_recorded {
                                  " is not recorded in the registry");
       const FactKind kind = registry.kind_of(name);
       if (kind == FactKind::fact)
-        throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(name) +
-                                 " is a fact; this check needs a domain, a ranking or a table with a key column");
+        throw ConfigurationError(
+            std::string(check_name) + ": fact " + detail::quote(name) +
+            " is a single value (a Fact); this check needs a Domain, a Ranking or a Table with a key column");
       if (kind == FactKind::table && !registry.get<Table>(name).key_column())
         throw ConfigurationError(std::string(check_name) + ": table " + detail::quote(name) +
                                  " has no key column, so it names no entities; record it with a key_column");
@@ -346,6 +437,10 @@ struct entities_recorded {
                    std::string(detail::type_name(*said));
         findings.push_back(std::move(f));
       } else {
+        // At most max_listed findings for one field, then one counting the rest: an
+        // output naming 100,000 invented entities stays a bounded message.
+        std::size_t listed = 0;
+        std::size_t unlisted = 0;
         for (std::size_t i = 0; i < said->size(); ++i) {
           const nlohmann::json& item = (*said)[i];
           // A recorded name costs one lookup per fact and no strings.
@@ -354,6 +449,11 @@ struct entities_recorded {
             if (const auto it = item.find("name"); it != item.end()) name = &*it;
           if (name != nullptr && name->is_string() && search.sources.contain(name->get_ref<const std::string&>()))
             continue;
+          if (listed == max_listed) {
+            ++unlisted;
+            continue;
+          }
+          ++listed;
           const std::string at = detail::pointer_into(field, std::to_string(i));
           if (!item.is_object()) {
             check_one(search, at, item, findings);
@@ -369,9 +469,19 @@ struct entities_recorded {
           f.detail = "expected an object with a \"name\" naming a recorded entity; this one has none";
           findings.push_back(std::move(f));
         }
+        if (unlisted > 0) {
+          Finding f = blank(search.sources, field);
+          f.said = detail::group_thousands(unlisted) + " more unrecorded name(s)";
+          f.detail = "... and " + detail::group_thousands(unlisted) + " more unrecorded name(s) in " +
+                     detail::quote(field) + " (the first " + std::to_string(max_listed) + " are listed)";
+          findings.push_back(std::move(f));
+        }
       }
     }
   }
+
+  // Findings listed per field before the rest are counted in one.
+  static constexpr std::size_t max_listed = 8;
 
  private:
   // The configured facts, looked up once per call.
@@ -483,6 +593,9 @@ struct entities_recorded {
     if (!closest.empty()) {
       f.detail += "; closest: ";
       for (std::size_t i = 0; i < closest.size(); ++i) f.detail += (i > 0 ? ", " : "") + detail::quote(closest[i]);
+      // Two names that print alike are never left looking identical.
+      if (const std::string how = detail::invisible_difference(name, closest.front()); !how.empty())
+        f.detail += "; " + how;
     }
     findings.push_back(std::move(f));
   }

@@ -40,6 +40,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -265,7 +266,7 @@ struct ranking_prefix {
     f.supported = detail::render(recorded);
     const std::string whose =
         detail::quote(name) + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
-    const auto value = Decimal::from_json(said);
+    const auto value = stated_number(said);
     if (!value) {
       f.detail = place(i) + ": expected a number as " + detail::quote(name) + "'s score, got " +
                  std::string(detail::type_name(said)) + "; " + whose;

@@ -36,6 +36,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -52,8 +53,8 @@ namespace detail {
 // Two values state the same thing: numbers by value, everything else exactly.
 inline bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) {
-    const auto x = Decimal::from_json(a);
-    const auto y = Decimal::from_json(b);
+    const auto x = stated_number(a);
+    const auto y = stated_number(b);
     return x && y && *x == *y;
   }
   return a == b;
@@ -262,7 +263,14 @@ struct row_integrity {
     static constexpr std::size_t unset = static_cast<std::size_t>(-1);
 
     // The row's key as a message shows it: 'north', 7.
-    std::string label(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
+    std::string key_text(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
+    // 'north' for a text key; "row 7" for a number (or bool) key, which alone reads as
+    // a count ("7's 'amount'").
+    std::string label(std::size_t row) const {
+      if (!column) return "?";
+      const nlohmann::json key = table.cell(row, *column);
+      return key.is_string() ? detail::render(key) : "row " + detail::render(key);
+    }
   };
 
   void verify_object(const Resolver& rows, const nlohmann::json& object, const std::string& base,
@@ -308,13 +316,13 @@ struct row_integrity {
       try {
         const Decimal d = Decimal::parse(key.get_ref<const std::string&>());
         if (const auto r = rows.find(detail::to_json(d)))
-          return "; the key was given as text, and the number " + rows.label(*r) + " names a row";
+          return "; the key was given as text, and the number " + rows.key_text(*r) + " names a row";
       } catch (const InvalidNumber&) {
       }
     } else if (key.is_number()) {
-      if (const auto d = Decimal::from_json(key))
+      if (const auto d = stated_number(key))
         if (const auto r = rows.find(nlohmann::json(d->to_string())))
-          return "; the key was given as a number, and the text " + rows.label(*r) + " names a row";
+          return "; the key was given as a number, and the text " + rows.key_text(*r) + " names a row";
     }
     return "";
   }
@@ -326,7 +334,7 @@ struct row_integrity {
     // The common case first, reading the typed cell: a value that matches costs no strings.
     if (c && !t.is_null(row, *c)) {
       if (const auto exact = t.number(row, *c)) {
-        const auto value = Decimal::from_json(said);
+        const auto value = stated_number(said);
         if (value &&
             (*value == *exact || detail::match_number(*value, detail::Rational(*exact), tolerance, Rounding::exact).ok))
           return;
@@ -340,6 +348,7 @@ struct row_integrity {
     Finding f = detail::finding_about(check_name, detail::field_at(base, field), t);
     f.said = detail::render(said);
     if (truth.is_null()) {
+      if (said.is_null()) return;  // null is that row's own value
       f.detail = who + " has no " + detail::quote(column) + " recorded in " + detail::quote(fact);
       findings.push_back(std::move(f));
       return;
@@ -347,13 +356,13 @@ struct row_integrity {
     f.supported = detail::render(truth);
     const std::string recorded = who + "'s " + detail::quote(column) + " is " + f.supported;
     if (truth.is_number()) {
-      const auto value = Decimal::from_json(said);
+      const auto value = stated_number(said);
       if (!value) {
         f.detail = "expected a number, got " + std::string(detail::type_name(said)) + "; " + recorded;
         findings.push_back(std::move(f));
         return;
       }
-      const Decimal exact = *Decimal::from_json(truth);
+      const Decimal exact = t.number(row, *c).value_or(Decimal());
       if (detail::match_number(*value, detail::Rational(exact), tolerance, Rounding::exact).ok) return;
       f.detail = recorded + borrowed_from(rows, row, *c, said);
       if (detail::matches_as_stated(*value, detail::Rational(exact)))

@@ -10,8 +10,10 @@
 //   | computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
@@ -38,7 +41,7 @@ struct superlative {
   std::string field = "winner";
   std::string score_field = "score";  // checked when present in the output; "" = never
   Pick pick = Pick::best;
-  Ties ties = Ties::reject;  // reject: naming one of several tied leaders is a finding
+  Ties ties = Ties::reject;  // reject: a tie at the top must be named whole (an array of the tied names)
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
 
@@ -55,7 +58,12 @@ struct superlative {
 
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
     const auto& ranking = registry.get<Ranking>(fact);
-    schema.add(field, SchemaBuilder::name_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'"), true);
+    nlohmann::json name = SchemaBuilder::name_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'");
+    // A tie at the top is named whole: the field may then be an array of the tied names.
+    if (ranking.tie_block_at(leader_position(ranking)).second > 1)
+      name = {{"anyOf", nlohmann::json::array({name, {{"type", "array"}, {"items", name}}})},
+              {"description", "the leader, or every entity tied for the lead as an array"}};
+    schema.add(field, std::move(name), true);
     if (!score_field.empty())
       schema.add(score_field, {{"type", "number"}, {"description", "the winner's recorded '" + ranking.key() + "'"}},
                  false);
@@ -63,14 +71,15 @@ struct superlative {
 
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const {
     const auto& ranking = registry.get<Ranking>(fact);
-    const std::size_t leader_pos = pick == Pick::best ? 0 : ranking.size() - 1;
+    const std::size_t leader_pos = leader_position(ranking);
+    const std::size_t tied = ranking.tie_block_at(leader_pos).second;
     // The common case first: the computed leader named (alone, or with ties accepted)
     // costs two lookups and no strings.
-    if (const nlohmann::json* named = detail::find_field(output, field); named != nullptr && named->is_string()) {
-      const auto& name = named->get_ref<const std::string&>();
+    const nlohmann::json* said = detail::find_field(output, field);
+    if (said != nullptr && said->is_string()) {
+      const auto& name = said->get_ref<const std::string&>();
       const auto pos = ranking.position_of(name);
-      if (pos && ranking.score_at(*pos) == ranking.score_at(leader_pos) &&
-          (ties == Ties::accept_any || ranking.tie_block_at(leader_pos).second == 1)) {
+      if (pos && ranking.score_at(*pos) == ranking.score_at(leader_pos) && (ties == Ties::accept_any || tied == 1)) {
         verify_score(ranking, name, *pos, output, findings);
         return;
       }
@@ -79,19 +88,34 @@ struct superlative {
     const Decimal& leading_score = ranking.score_at(leader_pos);
     // argmax when the pick is the highest score, argmin when it is the lowest.
     const bool highest = (pick == Pick::best) == (ranking.direction() == Direction::higher_is_better);
+    // Under Ties::reject the only true answer names a tie whole ('a' and 'b'); under
+    // accept_any any one of them is true ('a' or 'b').
+    const std::string truth =
+        ties == Ties::reject ? detail::render_all_of(leaders) : detail::render_alternatives(leaders);
     const std::string computed = std::string("computed ") + (highest ? "argmax" : "argmin") + " on " +
-                                 detail::quote(ranking.key()) + " is " + detail::render_alternatives(leaders) +
+                                 detail::quote(ranking.key()) + " is " + truth +
                                  (leaders.size() > 1 ? " (tied at " : " (") + detail::render(leading_score) + ")";
+    const std::string tie_line = truth + " tie for the " + (highest ? "highest " : "lowest ") +
+                                 detail::quote(ranking.key()) + " at " + detail::render(leading_score);
 
     Finding f = detail::finding_about(check_name, field, ranking);
-    f.supported = detail::render_alternatives(leaders);
-    const nlohmann::json* said = detail::find_field(output, field);
+    f.supported = truth;
     if (said == nullptr) {
       f.detail = computed;
       findings.push_back(std::move(f));
       return;
     }
     f.said = detail::render(*said);
+    if (said->is_array()) {
+      if (names_exactly(*said, leaders)) {
+        verify_score(ranking, leaders.front(), leader_pos, output, findings);
+        return;
+      }
+      f.detail = (leaders.size() > 1 ? tie_line + "; an array must name exactly the tied entities"
+                                     : computed + "; an array must name exactly the best, " + truth + " alone");
+      findings.push_back(std::move(f));
+      return;
+    }
     if (!said->is_string()) {
       f.detail = "expected an entity name (a string), got " + std::string(detail::type_name(*said)) + "; " + computed;
       findings.push_back(std::move(f));
@@ -112,26 +136,43 @@ struct superlative {
                  detail::render(ranking.score_at(*pos));
       findings.push_back(std::move(f));
     } else if (leaders.size() > 1 && ties == Ties::reject) {
-      f.detail = detail::render_alternatives(leaders) + " tie for " + (highest ? "argmax" : "argmin") + " on " +
-                 detail::quote(ranking.key()) + " at " + detail::render(leading_score) +
-                 "; naming one of them alone is not supported (pass Ties::accept_any to accept any tied leader)";
+      f.detail = tie_line +
+                 "; naming one of them alone is not supported: name them all, as an array (pass Ties::accept_any "
+                 "to accept any tied leader)";
       findings.push_back(std::move(f));
     }
     verify_score(ranking, name, *pos, output, findings);
   }
 
  private:
+  std::size_t leader_position(const Ranking& ranking) const { return pick == Pick::best ? 0 : ranking.size() - 1; }
+
+  // The array holds exactly these names, each once, in any order.
+  static bool names_exactly(const nlohmann::json& said, const std::vector<std::string>& names) {
+    if (said.size() != names.size()) return false;
+    std::vector<std::string_view> got;
+    for (const auto& e : said) {
+      if (!e.is_string()) return false;
+      got.push_back(e.get_ref<const std::string&>());
+    }
+    std::vector<std::string_view> want(names.begin(), names.end());
+    std::sort(got.begin(), got.end());
+    std::sort(want.begin(), want.end());
+    return got == want;
+  }
+
   void verify_score(const Ranking& ranking, const std::string& name, std::size_t pos, const nlohmann::json& output,
                     std::vector<Finding>& findings) const {
     if (score_field.empty()) return;
     const nlohmann::json* said = detail::find_field(output, score_field);
-    if (said == nullptr) return;  // a score not quoted is not a claim
+    if (said == nullptr || said->is_null())
+      return;  // a score not quoted (or null, as strict schemas allow) is not a claim
     const Decimal& recorded = ranking.score_at(pos);
-    if (const auto quoted = Decimal::from_json(*said); quoted && *quoted == recorded) return;
+    if (const auto quoted = stated_number(*said); quoted && *quoted == recorded) return;
     Finding f = detail::finding_about(check_name, score_field, ranking);
     f.said = detail::render(*said);
     f.supported = detail::render(recorded);
-    const auto value = Decimal::from_json(*said);
+    const auto value = stated_number(*said);
     if (!value) {
       f.detail = "expected a number, got " + std::string(detail::type_name(*said)) + "; " + detail::quote(name) +
                  "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
