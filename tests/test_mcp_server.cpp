@@ -51,6 +51,7 @@ struct Harness {
 
   static gp::mcp::ServerOptions with_log(gp::mcp::ServerOptions o, std::shared_ptr<std::vector<std::string>> logs) {
     o.log = [logs](std::string_view line) { logs->emplace_back(line); };
+    o.verbose = true;  // the tests read the routine events too
     return o;
   }
 
@@ -147,7 +148,7 @@ class Flood : public std::streambuf {
 
 TEST_CASE("initialize answers the client's protocol version when it is supported") {
   Harness h;
-  for (const char* v : {"2025-06-18", "2025-03-26", "2024-11-05"}) {
+  for (const char* v : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}) {
     const auto t = h.run(request(1, "initialize",
                                  {{"protocolVersion", v},
                                   {"capabilities", ojson::object()},
@@ -166,8 +167,57 @@ TEST_CASE("initialize offers the newest supported version when the client's is u
   Harness h;
   const auto t =
       h.run(request(7, "initialize", {{"protocolVersion", "2099-01-01"}, {"capabilities", ojson::object()}}));
-  CHECK(t.reply_to(7)["result"]["protocolVersion"] == "2025-06-18");
-  CHECK(t.logged("offering 2025-06-18"));
+  CHECK(t.reply_to(7)["result"]["protocolVersion"] == "2025-11-25");
+  CHECK(t.logged("answering with 2025-11-25"));
+}
+
+TEST_CASE("revision 2025-11-25 is the newest served and comes first in the negotiation") {
+  CHECK(gp::mcp::protocol_versions.front() == "2025-11-25");
+  Harness h;
+  const auto t =
+      h.run(request(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", ojson::object()}}));
+  CHECK(t.reply_to(1)["result"]["protocolVersion"] == "2025-11-25");
+  CHECK_FALSE(t.logged("revision"));
+}
+
+TEST_CASE("without verbose a revision fallback and other routine events log nothing but problems still do") {
+  std::vector<std::string> logs;
+  gp::mcp::Server quiet({.log = [&logs](std::string_view l) { logs.emplace_back(l); }});
+  CHECK(quiet.handle_line(request(1, "initialize", {{"protocolVersion", "2024-01-01"}})));
+  CHECK_FALSE(quiet.handle_line(R"({"jsonrpc":"2.0","method":"notifications/whatever"})"));
+  CHECK(quiet.handle_line("not json"));
+  CHECK(quiet.handle_line(request(2, "resources/list")));
+  CHECK(logs.empty());
+
+  gp::Session app({.node = "n"});
+  app.declare("boom", {.does = "fails", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
+                         throw std::runtime_error("disk full");
+                       }});
+  gp::mcp::Server with_app(app, {.log = [&logs](std::string_view l) { logs.emplace_back(l); }});
+  const auto r = with_app.handle_line(call(3, "do_action", {{"action", "boom"}}));
+  REQUIRE(r);
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0].find("disk full") != std::string::npos);
+}
+
+TEST_CASE("every tool has a title and all four annotations, and only the reading tools are read-only") {
+  gp::Session app({.node = "n"});
+  Harness h(app);
+  const auto t = h.run(request(1, "tools/list"));
+  const auto& tools = t.reply_to(1)["result"]["tools"];
+  REQUIRE(tools.size() == 9);
+  for (const auto& tool : tools) {
+    const std::string name = tool["name"];
+    INFO(name);
+    CHECK_FALSE(tool["title"].get<std::string>().empty());
+    const auto& a = tool["annotations"];
+    for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
+      CHECK(a[hint].is_boolean());
+    const bool reads = name == "check" || name == "list_facts" || name == "whats_here";
+    CHECK(a["readOnlyHint"] == reads);
+    CHECK(a["destructiveHint"] == (name == "do_action"));
+    CHECK(a["idempotentHint"] == (name != "do_action"));
+  }
 }
 
 TEST_CASE("initialize without a string protocolVersion is invalid params") {
@@ -697,9 +747,12 @@ TEST_CASE("thousands of mutated requests never crash the server or corrupt a rec
 
 TEST_CASE("an exception escaping the handling of one line is answered as an internal error and serving goes on") {
   int calls = 0;
-  gp::mcp::Server server({.log = [&calls](std::string_view) {
-    if (++calls == 1) throw std::runtime_error("log sink unavailable");  // thrown from the parse-error path
-  }});
+  gp::mcp::Server server({.log =
+                              [&calls](std::string_view) {
+                                if (++calls == 1)
+                                  throw std::runtime_error("log sink unavailable");  // thrown from the parse-error path
+                              },
+                          .verbose = true});
   std::istringstream in("not json\n" + request(2, "ping"));
   std::ostringstream out;
   server.serve(in, out);

@@ -21,7 +21,7 @@ namespace gp = groundplane;
 namespace {
 
 constexpr std::string_view usage =
-    "usage: groundplane-mcp [--session] [--help] [--version]\n"
+    "usage: groundplane-mcp [--session] [--verbose] [--help] [--version]\n"
     "\n"
     "An MCP server (stdio, newline-delimited JSON-RPC 2.0) that checks a model's structured\n"
     "claims against facts recorded from tool results.\n"
@@ -32,6 +32,7 @@ constexpr std::string_view usage =
     "              and a high-effect checkout.place-order that needs a person's approval\n"
     "              (the model is refused with APPROVAL_REQUIRED and an ask id); and\n"
     "              record_ledger, which records its attempts for an actions_performed check\n"
+    "  --verbose   log routine events to stderr too (by default only problems are logged)\n"
     "  --help      print this and exit\n"
     "  --version   print the version and exit\n"
     "\n"
@@ -59,6 +60,7 @@ void declare_demo_app(gp::Session& app) {
 
 int main(int argc, char** argv) {
   bool session_mode = false;
+  bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -71,6 +73,10 @@ int main(int argc, char** argv) {
     }
     if (arg == "--session") {
       session_mode = true;
+      continue;
+    }
+    if (arg == "--verbose") {
+      verbose = true;
       continue;
     }
     std::cerr << "groundplane-mcp: unknown option '" << gp::detail::escape(arg) << "'\n\n" << usage;
@@ -87,10 +93,10 @@ int main(int argc, char** argv) {
   if (session_mode) {
     gp::Session app({.node = "checkout", .require_human_approval = true});
     declare_demo_app(app);
-    gp::mcp::Server server(app);
+    gp::mcp::Server server(app, {.verbose = verbose});
     server.run();
   } else {
-    gp::mcp::Server server;
+    gp::mcp::Server server({.verbose = verbose});
     server.run();
   }
   return EXIT_SUCCESS;

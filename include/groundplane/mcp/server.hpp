@@ -7,9 +7,9 @@
 //   gp::Session app(...);
 //   gp::mcp::Server with_app(app);     // the checker tools plus whats_here / do_action
 //
-// Protocol (MCP revisions 2025-06-18, 2025-03-26 and 2024-11-05):
+// Protocol (MCP revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05):
 //   initialize                 answers the client's protocolVersion when it is one of
-//                              those, else the newest of them (2025-06-18)
+//                              those, else the newest of them (2025-11-25)
 //   notifications/initialized  accepted, never answered (no notification ever is)
 //   ping                       {}
 //   tools/list                 every tool with inputSchema and outputSchema, one page
@@ -80,7 +80,8 @@
 namespace groundplane::mcp {
 
 // The MCP revisions served, newest first.
-inline constexpr std::array<std::string_view, 3> protocol_versions{"2025-06-18", "2025-03-26", "2024-11-05"};
+inline constexpr std::array<std::string_view, 4> protocol_versions{"2025-11-25", "2025-06-18", "2025-03-26",
+                                                                   "2024-11-05"};
 
 // JSON-RPC 2.0 error codes.
 namespace error_code {
@@ -98,6 +99,10 @@ struct ServerOptions {
   std::size_t max_line_bytes = std::size_t{8} * 1024 * 1024;  // a longer line is answered -32600 and skipped
   std::size_t max_depth = 256;                                // deeper JSON nesting is answered -32600
   std::function<void(std::string_view)> log = nullptr;        // one line per event; nullptr: std::cerr
+  // false: only problems are logged (an internal error, an app's handler failing, the
+  // output closing); true: routine events too (notifications ignored, a revision
+  // fallback, input ended). A host shows a stdio server's stderr to its user.
+  bool verbose = false;
 };
 
 namespace detail {
@@ -286,8 +291,8 @@ class Server {
       if (r.end == detail::LineEnd::eof) break;
       std::optional<std::string> reply;
       if (r.too_long) {
-        log("skipped a " + std::to_string(r.bytes) + "-byte line: over the " + std::to_string(options_.max_line_bytes) +
-            "-byte limit");
+        note("skipped a " + std::to_string(r.bytes) + "-byte line: over the " +
+             std::to_string(options_.max_line_bytes) + "-byte limit");
         reply = detail::dump(error_response(nullptr, error_code::invalid_request,
                                             "Invalid Request: the message is " + std::to_string(r.bytes) +
                                                 " bytes, over this server's limit of " +
@@ -315,7 +320,7 @@ class Server {
       }
       if (r.end != detail::LineEnd::newline) break;
     }
-    log("input ended; exiting");
+    note("input ended; exiting");
   }
 
   // serve(std::cin, std::cout).
@@ -338,15 +343,15 @@ class Server {
     } catch (const nlohmann::ordered_json::parse_error& e) {
       const std::string where = e.byte > 0 ? " (byte " + std::to_string(e.byte) + ")" : std::string();
       if (unterminated) {
-        log("input ended in the middle of a message (" + std::to_string(line.size()) + " bytes)");
+        note("input ended in the middle of a message (" + std::to_string(line.size()) + " bytes)");
         return detail::dump(error_response(nullptr, error_code::parse_error,
                                            "Parse error: the input ended in the middle of a message" + where));
       }
-      log("parse error" + where);
+      note("parse error" + where);
       return detail::dump(
           error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON" + where));
     } catch (const TooDeep&) {
-      log("refused a message nested deeper than " + std::to_string(options_.max_depth) + " levels");
+      note("refused a message nested deeper than " + std::to_string(options_.max_depth) + " levels");
       return detail::dump(
           error_response(nullptr, error_code::invalid_request,
                          "Invalid Request: JSON nested deeper than " + std::to_string(options_.max_depth) + " levels"));
@@ -379,7 +384,7 @@ class Server {
     const auto method_it = message.find("method");
     if (method_it == message.end()) {
       if (message.contains("result") || message.contains("error")) {
-        log("ignored a response to a request this server never sent");
+        note("ignored a response to a request this server never sent");
         return std::nullopt;
       }
       return error_response(id, error_code::invalid_request, "Invalid Request: no \"method\"");
@@ -399,11 +404,11 @@ class Server {
       if (method == "notifications/initialized") {
         initialized_ = true;
       } else if (notification_method) {
-        log("ignored notification " + detail::quote(method));
+        note("ignored notification " + detail::quote(method));
       } else {
-        log("ignored " + detail::quote(method) +
-            " sent without an id: a notification is never answered, so it "
-            "was not run");
+        note("ignored " + detail::quote(method) +
+             " sent without an id: a notification is never answered, so it "
+             "was not run");
       }
       return std::nullopt;
     }
@@ -433,7 +438,7 @@ class Server {
       log("internal error serving " + detail::quote(method) + ": " + detail::escape(e.what(), 400));
       return error_response(id, error_code::internal_error, "Internal error: " + detail::escape(e.what(), 400));
     }
-    log("method not found: " + detail::quote(method));
+    note("method not found: " + detail::quote(method));
     return error_response(id, error_code::method_not_found, "Method not found: " + detail::quote(method));
   }
 
@@ -483,6 +488,11 @@ class Server {
     return e;
   }
 
+  // Routine events: logged only when verbose.
+  void note(const std::string& line) const {
+    if (options_.verbose) log(line);
+  }
+
   void log(const std::string& line) const {
     const std::string text = "groundplane-mcp: " + line;
     if (options_.log) {
@@ -521,8 +531,11 @@ class Server {
     std::string chosen(protocol_versions.front());
     for (auto supported : protocol_versions)
       if (*v == supported) chosen = std::string(supported);
+    // Answering with another revision is the negotiation working, not a problem: the
+    // client decides whether it can speak it.
     if (chosen != v->get_ref<const std::string&>())
-      log("client asked for protocol " + detail::quote(v->get_ref<const std::string&>()) + "; offering " + chosen);
+      note("client asked for revision " + detail::quote(v->get_ref<const std::string&>(), 80) + "; answering with " +
+           chosen);
     protocol_version_ = chosen;
 
     nlohmann::ordered_json result;
@@ -562,8 +575,8 @@ class Server {
           "Invalid params: tools/call \"arguments\" must be an object, got " + std::string(detail::type_name(*args)));
     auto result = call_tool(tool, args == params.end() ? empty_object() : *args);
     if (result["isError"] == true)
-      log("tool " + detail::quote(tool) +
-          " returned an error: " + detail::escape(result["content"][0]["text"].get<std::string>(), 300));
+      note("tool " + detail::quote(tool) +
+           " returned an error: " + detail::escape(result["content"][0]["text"].get<std::string>(), 300));
     return success(id, std::move(result));
   }
 
@@ -739,7 +752,11 @@ class Server {
     tools_ = checker_tools();
     if (port_) {
       for (auto tool : AgentPort::tools()) {
-        tool["outputSchema"] = agent_output_schema(tool["name"].get<std::string>());
+        const std::string name = tool["name"].get<std::string>();
+        tool["outputSchema"] = agent_output_schema(name);
+        if (!tool.contains("title"))
+          tool["title"] = name == "whats_here" ? "See the app's state" : "Do an action in the app";
+        tool["annotations"] = agent_annotations(name);
         tools_.push_back(std::move(tool));
       }
       auto ledger = nlohmann::ordered_json::parse(R"JSON({
@@ -754,8 +771,24 @@ class Server {
   }
 })JSON");
       ledger["outputSchema"] = recorded_output_schema();
+      ledger["annotations"] = record_annotations();
       tools_.push_back(std::move(ledger));
     }
+  }
+
+  // The record_* tools (and record_ledger) add a fact: not read-only, but write-once, so
+  // a repeat of the same call changes nothing (it is refused) and destroys nothing. Every
+  // tool works on this server's own registry or app: none reaches an open world.
+  static nlohmann::ordered_json record_annotations() {
+    return {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
+  }
+
+  // whats_here reads the app's state; do_action runs one of the app's actions, which may
+  // change or delete what the app holds (placing an order, say) and is not safe to repeat.
+  static nlohmann::ordered_json agent_annotations(const std::string& name) {
+    if (name == "whats_here")
+      return {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
+    return {{"readOnlyHint", false}, {"destructiveHint", true}, {"idempotentHint", false}, {"openWorldHint", false}};
   }
 
   // What every record_* tool returns.
@@ -875,7 +908,7 @@ class Server {
     },
     "required": ["facts"]
   },
-  "annotations": {"readOnlyHint": true}
+  "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
 },
 {
   "name": "check",
@@ -906,7 +939,7 @@ class Server {
     },
     "required": ["ok", "findings", "correction"]
   },
-  "annotations": {"readOnlyHint": true}
+  "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
 }
 ])JSON");
     static const nlohmann::ordered_json with_schemas = [] {
@@ -930,6 +963,7 @@ class Server {
         required.push_back("tool");
         input["required"] = std::move(required);
         tool["outputSchema"] = recorded_output_schema();
+        tool["annotations"] = record_annotations();
       }
       return out;
     }();
