@@ -624,13 +624,13 @@ TEST_CASE("a 10 MB line is answered with an error and skipped and the server car
 TEST_CASE("an overlong line is consumed without being held in memory") {
   Flood flood(64 * 1024 * 1024, "after");
   std::string line;
-  const auto r = gp::mcp::detail::read_line(flood, line, 1024);
+  const auto r = gp::mcp::stdio::read_line(flood, line, 1024);
   CHECK(r.too_long);
   CHECK(r.bytes == 64u * 1024 * 1024);
   CHECK(line.capacity() <= 2048);
-  const auto next = gp::mcp::detail::read_line(flood, line, 1024);
+  const auto next = gp::mcp::stdio::read_line(flood, line, 1024);
   CHECK(line == "after");
-  CHECK(next.end == gp::mcp::detail::LineEnd::eof_after_text);
+  CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
 }
 
 TEST_CASE("input closed in the middle of a message is a parse error and a clean return") {
@@ -862,4 +862,22 @@ TEST_CASE("without a session there is no record_ledger tool") {
   for (const auto& tool : t.reply_to(1)["result"]["tools"]) CHECK(tool["name"] != "record_ledger");
   CHECK(t.reply_to(2)["error"]["code"] == -32602);
   CHECK(t.reply_to(2)["error"]["message"] == "Unknown tool: 'record_ledger'");
+}
+
+TEST_CASE("the stdio loop writes exactly what the transport-free protocol answers, line for line") {
+  const std::string input = request(1, "initialize", {{"protocolVersion", "2025-11-25"}}) +
+                            call(2, "record_ranking", seed_ranking) +
+                            call(3, "check", check_args({{"winner", "north"}})) + "not json\n" + request(4, "ping");
+  Harness h;
+  std::istringstream in(input);
+  std::ostringstream out;
+  h.server.serve(in, out);
+
+  gp::mcp::Protocol bare({.log = [](std::string_view) {}});
+  std::istringstream lines(input);
+  std::string line, expected;
+  while (std::getline(lines, line))
+    if (auto r = bare.handle_line(line)) expected += *r + "\n";
+  CHECK(out.str() == expected);
+  CHECK(bare.registry().contains("campaign_ctr"));
 }
