@@ -881,3 +881,93 @@ TEST_CASE("the stdio loop writes exactly what the transport-free protocol answer
   CHECK(out.str() == expected);
   CHECK(bare.registry().contains("campaign_ctr"));
 }
+
+namespace {
+ojson inline_seed() {
+  ojson def = seed_ranking;
+  def.erase("name");
+  ojson out = ojson::object();
+  out["campaign_ctr"] = ojson{{"kind", "ranking"}};
+  out["campaign_ctr"].update(def);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("check with inline fact definitions judges in one call and records nothing that outlives it") {
+  Harness h;
+  const auto t = h.run(
+      call(1, "check", {{"facts", inline_seed()}, {"checks", {seed_check}}, {"output", {{"winner", "north"}}}}) +
+      call(2, "check", {{"facts", inline_seed()}, {"checks", {seed_check}}, {"output", {{"winner", "harbour"}}}}) +
+      call(3, "list_facts", ojson::object()) + call(4, "record_ranking", seed_ranking));
+  const auto& rejected = t.reply_to(1)["result"];
+  CHECK(rejected["isError"] == false);
+  CHECK(rejected["structuredContent"]["ok"] == false);
+  CHECK(rejected["structuredContent"]["findings"][0]["message"] == seed_message);
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["ok"] == true);
+  CHECK(t.reply_to(3)["result"]["structuredContent"]["facts"] == ojson::object());
+  // the inline name was never recorded in the session, so recording it now succeeds
+  CHECK(t.reply_to(4)["result"]["isError"] == false);
+  CHECK(h.server.registry().names().size() == 1);
+}
+
+TEST_CASE("inline facts are the call's only facts: a recorded fact is not visible beside them") {
+  Harness h;
+  ojson other = seed_ranking;
+  other["name"] = "recorded_ctr";
+  ojson checks = ojson::array({seed_check, {{"check", "superlative"}, {"fact", "recorded_ctr"}, {"field", "w2"}}});
+  const auto t = h.run(
+      call(1, "record_ranking", other) +
+      call(2, "check",
+           {{"facts", inline_seed()}, {"checks", checks}, {"output", {{"winner", "harbour"}, {"w2", "harbour"}}}}));
+  const auto& r = t.reply_to(2)["result"];
+  CHECK(r["isError"] == true);
+  CHECK(text_of(t.reply_to(2)).find("recorded_ctr") != std::string::npos);
+}
+
+TEST_CASE("a bad inline definition is a tool error naming the fact and what is wrong") {
+  Harness h;
+  ojson no_kind = inline_seed();
+  no_kind["campaign_ctr"].erase("kind");
+  ojson bad_kind = inline_seed();
+  bad_kind["campaign_ctr"]["kind"] = "rankin";
+  ojson no_tool = inline_seed();
+  no_tool["campaign_ctr"].erase("tool");
+  ojson bad_score = inline_seed();
+  bad_score["campaign_ctr"]["scores"]["north"] = "high";
+  ojson named = inline_seed();
+  named["campaign_ctr"]["name"] = "other";
+  const std::vector<std::pair<ojson, std::string>> cases{{no_kind, "needs \"kind\""},
+                                                         {bad_kind, "'rankin'"},
+                                                         {no_tool, "needs 'tool'"},
+                                                         {bad_score, "score of 'north'"},
+                                                         {named, "its name is its key"},
+                                                         {ojson::array({1}), "must be a string"},
+                                                         {ojson{{"x", 1}}, "must be an object {kind"}};
+  int id = 0;
+  for (const auto& [facts, expected] : cases) {
+    const auto t =
+        h.run(call(++id, "check", {{"facts", facts}, {"checks", {seed_check}}, {"output", {{"winner", "harbour"}}}}));
+    INFO(facts.dump());
+    CHECK(t.reply_to(id)["result"]["isError"] == true);
+    CHECK(text_of(t.reply_to(id)).find(expected) != std::string::npos);
+  }
+  CHECK(h.server.registry().names().empty());
+}
+
+TEST_CASE("record_facts records definitions at start, as --facts FILE does, and refuses a bad one by name") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  ojson defs = inline_seed();
+  defs["total"] = {{"kind", "fact"}, {"value", 12}, {"tool", "warehouse.sum"}};
+  p.record_facts(defs);
+  CHECK(p.registry().names() == std::vector<std::string>{"campaign_ctr", "total"});
+  const auto r = ojson::parse(*p.handle_line(call(1, "check", check_args({{"winner", "north"}}))));
+  CHECK(r["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
+  try {
+    p.record_facts(ojson{{"x", {{"kind", "fact"}, {"tool", "t"}}}});
+    FAIL("a definition without its value was recorded");
+  } catch (const gp::ConfigurationError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("'x'") != std::string::npos);
+    CHECK(m.find("needs 'value'") != std::string::npos);
+  }
+}

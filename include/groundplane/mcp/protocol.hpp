@@ -389,6 +389,51 @@ class Protocol {
     }
   }
 
+  // Records fact definitions {name: {kind: "fact"|"ranking"|"table"|"domain", ...the
+  // matching record_* arguments but name}} into this session's registry (--facts FILE).
+  // A bad definition is a ConfigurationError naming the fact; the ones before it stay.
+  void record_facts(const nlohmann::ordered_json& definitions) {
+    record_definitions(definitions, registry_, "fact definition ");
+  }
+
+  // The same into any registry; `where` starts every error message.
+  static void record_definitions(const nlohmann::ordered_json& definitions, FactRegistry& into,
+                                 const std::string& where) {
+    if (!definitions.is_object())
+      detail::Arguments::fail("fact definitions must be an object {name: {kind, ...}}, got " +
+                              std::string(detail::type_name(definitions)));
+    for (auto it = definitions.begin(); it != definitions.end(); ++it) {
+      const std::string label = where + detail::quote(it.key());
+      const auto& def = it.value();
+      if (!def.is_object())
+        detail::Arguments::fail(label + " must be an object {kind, ...}, got " + std::string(detail::type_name(def)));
+      const auto kind = def.find("kind");
+      if (kind == def.end() || !kind->is_string())
+        detail::Arguments::fail(label + " needs \"kind\": \"fact\", \"ranking\", \"table\" or \"domain\"");
+      if (def.contains("name"))
+        detail::Arguments::fail(label + ": its name is its key; \"name\" is not one of its members");
+      nlohmann::ordered_json record_args = nlohmann::ordered_json::object();
+      record_args["name"] = it.key();
+      for (auto m = def.begin(); m != def.end(); ++m)
+        if (m.key() != "kind") record_args[m.key()] = m.value();
+      const std::string& k = kind->get_ref<const std::string&>();
+      try {
+        if (k == "fact") record_fact(record_args, into);
+        else if (k == "ranking") record_ranking(record_args, into);
+        else if (k == "table") record_table(record_args, into);
+        else if (k == "domain") record_domain(record_args, into);
+        else
+          detail::Arguments::fail(label + ": \"kind\" must be \"fact\", \"ranking\", \"table\" or \"domain\", got " +
+                                  detail::quote(k));
+      } catch (const detail::BadArguments& e) {
+        if (std::string_view(e.what()).find(label) != std::string_view::npos) throw;
+        throw detail::BadArguments(label + ": " + e.what());
+      } catch (const Error& e) {
+        throw detail::BadArguments(label + ": " + e.what());
+      }
+    }
+  }
+
   FactRegistry& registry() noexcept { return registry_; }
   const FactRegistry& registry() const noexcept { return registry_; }
   // The negotiated protocol revision; "" before initialize.
@@ -502,7 +547,7 @@ class Protocol {
   // --- the checker tools --------------------------------------------------------------
 
   template <class FactT>
-  nlohmann::ordered_json recorded(const FactT& fact) const {
+  static nlohmann::ordered_json recorded(const FactT& fact) {
     nlohmann::ordered_json out;
     out["recorded"] = fact.name();
     out["kind"] = std::string(to_string(fact_kind_of<FactT>));
@@ -512,16 +557,18 @@ class Protocol {
     return detail::tool_result(std::move(out), std::move(text));
   }
 
-  nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a) {
+  nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a) { return record_fact(a, registry_); }
+  static nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_fact", a, {"name", "value", "tool", "args"});
     auto name = args.string("name");
     const auto& value = args.required("value", "a number, string or bool");
     auto tool = args.string("tool");
-    return recorded(registry_.record_fact(std::move(name), nlohmann::json(value),
-                                          {.tool = std::move(tool), .args = args.call_args()}));
+    return recorded(
+        into.record_fact(std::move(name), nlohmann::json(value), {.tool = std::move(tool), .args = args.call_args()}));
   }
 
-  nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a) {
+  nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a) { return record_ranking(a, registry_); }
+  static nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_ranking", a, {"name", "scores", "key", "direction", "tool", "args"});
     auto name = args.string("name");
     const auto& scores_in = args.required("scores", "an object {entity: number}");
@@ -545,12 +592,13 @@ class Protocol {
             detail::quote(*d));
     }
     auto tool = args.string("tool");
-    return recorded(registry_.record_ranking(
+    return recorded(into.record_ranking(
         std::move(name), std::move(scores),
         {.key = std::move(key), .direction = direction, .tool = std::move(tool), .args = args.call_args()}));
   }
 
-  nlohmann::ordered_json record_table(const nlohmann::ordered_json& a) {
+  nlohmann::ordered_json record_table(const nlohmann::ordered_json& a) { return record_table(a, registry_); }
+  static nlohmann::ordered_json record_table(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_table", a, {"name", "rows", "key_column", "total_rows", "tool", "args"});
     auto name = args.string("name");
     const auto& rows = args.required("rows", "an array of row objects");
@@ -564,12 +612,13 @@ class Protocol {
     auto key_column = args.optional_string("key_column");
     auto tool = args.string("tool");
     // rows stay ordered_json: the table's columns come in the caller's order
-    return recorded(registry_.record_table(
+    return recorded(into.record_table(
         std::move(name), rows,
         {.key_column = std::move(key_column), .total_rows = total, .tool = std::move(tool), .args = args.call_args()}));
   }
 
-  nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a) {
+  nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a) { return record_domain(a, registry_); }
+  static nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_domain", a, {"name", "members", "tool", "args"});
     auto name = args.string("name");
     const auto& list = args.required("members", "an array of names");
@@ -583,8 +632,8 @@ class Protocol {
       members.push_back(list[i].get<std::string>());
     }
     auto tool = args.string("tool");
-    return recorded(registry_.record_domain(std::move(name), std::move(members),
-                                            {.tool = std::move(tool), .args = args.call_args()}));
+    return recorded(
+        into.record_domain(std::move(name), std::move(members), {.tool = std::move(tool), .args = args.call_args()}));
   }
 
   nlohmann::ordered_json record_session_ledger(const nlohmann::ordered_json& a) {
@@ -605,10 +654,19 @@ class Protocol {
 
   nlohmann::ordered_json check(const nlohmann::ordered_json& a) const {
     const detail::Arguments args("check", a, {"facts", "checks", "output"});
-    const auto& facts_in = args.required("facts", "an array of fact names");
-    if (!facts_in.is_array()) args.wrong("facts", "an array of fact names", facts_in);
+    constexpr std::string_view facts_shape = "an array of recorded fact names or an object of inline definitions";
+    const auto& facts_in = args.required("facts", facts_shape);
+    if (!facts_in.is_array() && !facts_in.is_object()) args.wrong("facts", facts_shape, facts_in);
+    // Inline definitions are recorded into a registry of this call's own, so one call
+    // carries everything and nothing outlives it.
+    std::optional<FactRegistry> inline_registry;
     std::vector<std::string> facts;
-    for (const auto& f : facts_in) {
+    if (facts_in.is_object()) {
+      inline_registry.emplace();
+      record_definitions(facts_in, *inline_registry, "check: inline fact ");
+      for (auto it = facts_in.begin(); it != facts_in.end(); ++it) facts.push_back(it.key());
+    }
+    for (const auto& f : facts_in.is_array() ? facts_in : nlohmann::ordered_json::array()) {
       if (!f.is_string())
         detail::Arguments::fail("check: every name in \"facts\" must be a string, got " +
                                 std::string(detail::type_name(f)));
@@ -625,7 +683,7 @@ class Protocol {
 
     CheckList checks;
     for (const auto& spec : specs) checks.push_back(check_from_json(nlohmann::json(spec)));
-    Boundary boundary(registry_, std::move(facts), std::move(checks));
+    Boundary boundary(inline_registry ? *inline_registry : registry_, std::move(facts), std::move(checks));
     const Verdict verdict = boundary.try_submit(output);
 
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
@@ -832,11 +890,15 @@ class Protocol {
 {
   "name": "check",
   "title": "Check a structured answer against the facts",
-  "description": "Check a model's structured answer against recorded facts. facts: the fact names the answer may lean on. checks: check specs, e.g. {\"check\": \"superlative\", \"fact\": \"campaign_ctr\"} (superlative, ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed). output: the answer, a JSON object of named fields. A rejected claim is ok: false with findings and a correction to send back to the model; a misconfigured check is a tool error, to be fixed rather than re-asked.",
+  "description": "Check a model's structured answer against recorded facts. facts: the fact names the answer may lean on, or an object of inline definitions {name: {kind: fact|ranking|table|domain, ...the matching record_* arguments}} recorded for this call only (one call carries everything). checks: check specs, e.g. {\"check\": \"superlative\", \"fact\": \"campaign_ctr\"} (superlative, ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed). output: the answer, a JSON object of named fields. A rejected claim is ok: false with findings and a correction to send back to the model; a misconfigured check is a tool error, to be fixed rather than re-asked.",
   "inputSchema": {
     "type": "object",
     "properties": {
-      "facts": {"type": "array", "items": {"type": "string"}, "description": "Names of recorded facts the answer may lean on."},
+      "facts": {"anyOf": [
+        {"type": "array", "items": {"type": "string"}, "description": "Names of recorded facts the answer may lean on."},
+        {"type": "object", "additionalProperties": {"type": "object", "properties": {
+          "kind": {"type": "string", "enum": ["fact", "ranking", "table", "domain"]}}, "required": ["kind", "tool"]},
+         "description": "Inline definitions {name: {kind, ...the matching record_* arguments}}, recorded for this call only."}]},
       "checks": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
         "check": {"type": "string", "enum": ["superlative", "ranking_prefix", "aggregate_reconciles", "entities_recorded", "row_integrity", "comparison", "actions_performed"]}},
         "required": ["check"]}, "description": "The checks to run, each {check, ...its members}."},
