@@ -97,6 +97,7 @@ struct ServerOptions {
   std::string version = version_string;                       // serverInfo.version
   std::size_t max_line_bytes = std::size_t{8} * 1024 * 1024;  // a longer line is answered -32600 and skipped
   std::size_t max_depth = 256;                                // deeper JSON nesting is answered -32600
+  std::size_t page_size = 100;                                // list_facts: facts per page (nextCursor for more)
   std::function<void(std::string_view)> log = nullptr;        // one line per event; nullptr: std::cerr
   // false: only problems are logged (an internal error, an app's handler failing, the
   // output closing); true: routine events too (notifications ignored, a revision
