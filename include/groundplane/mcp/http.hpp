@@ -66,8 +66,8 @@ struct HttpOptions {
   int port = 0;                                               // 0: any free port (port() tells)
   bool allow_non_loopback = false;                            // a host that is not loopback must be asked for
   std::string path = "/mcp";                                  // the endpoint
-  std::optional<std::string> token;                           // required as "Authorization: Bearer <token>"
-  std::vector<std::string> allowed_origins;                   // Origins accepted beyond the server's own host
+  std::optional<std::string> token{};                         // required as "Authorization: Bearer <token>"
+  std::vector<std::string> allowed_origins{};                 // Origins accepted beyond the server's own host
   std::size_t max_body_bytes = std::size_t{8} * 1024 * 1024;  // 413 beyond
   std::size_t max_sessions = 1024;                            // 503 beyond
   std::chrono::seconds idle_timeout{30 * 60};                 // a session unused this long is ended
@@ -106,9 +106,24 @@ struct HttpResponse {
 
 namespace detail {
 
+// localhost, ::1, or an IPv4 literal in 127.0.0.0/8 — the whole name, not a prefix of
+// it: 127.0.0.1.attacker.example is somebody else's host.
 inline bool loopback_host(std::string_view host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]" ||
-         (host.size() > 4 && host.substr(0, 4) == "127.");
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  if (host.substr(0, 4) != "127.") return false;
+  int parts = 1, digits = 0;
+  for (const char c : host) {
+    if (c == '.') {
+      if (digits == 0) return false;
+      ++parts;
+      digits = 0;
+    } else if (c >= '0' && c <= '9' && digits < 3) {
+      ++digits;
+    } else {
+      return false;
+    }
+  }
+  return parts == 4 && digits > 0;
 }
 
 // The host of an Origin ("http://localhost:8765" -> "localhost"); "" when it has none.
