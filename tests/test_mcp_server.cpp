@@ -971,3 +971,49 @@ TEST_CASE("record_facts records definitions at start, as --facts FILE does, and 
     CHECK(m.find("needs 'value'") != std::string::npos);
   }
 }
+
+TEST_CASE("list_facts pages by the page size with nextCursor until every fact is listed once, in record order") {
+  Harness h({.page_size = 2});
+  std::string input;
+  for (int i = 0; i < 5; ++i)
+    input += call(i + 1, "record_fact", {{"name", "f" + std::to_string(i)}, {"value", i}, {"tool", "t"}});
+  h.run(input);
+  std::vector<std::string> seen;
+  ojson args = ojson::object();
+  int pages = 0;
+  for (;;) {
+    const auto t = h.run(call(100 + pages, "list_facts", args));
+    const auto& out = t.reply_to(100 + pages)["result"]["structuredContent"];
+    REQUIRE(out["facts"].size() <= 2);
+    for (auto it = out["facts"].begin(); it != out["facts"].end(); ++it) seen.push_back(it.key());
+    ++pages;
+    if (!out.contains("nextCursor")) break;
+    REQUIRE(pages < 10);
+    args = {{"cursor", out["nextCursor"]}};
+  }
+  CHECK(pages == 3);
+  CHECK(seen == std::vector<std::string>{"f0", "f1", "f2", "f3", "f4"});
+}
+
+TEST_CASE("a cursor the server never gave is a tool error, cut to a bounded length") {
+  Harness h({.page_size = 2});
+  const std::string forged(100000, 'c');
+  const auto t = h.run(call(1, "list_facts", {{"cursor", "facts:99"}}) + call(2, "list_facts", {{"cursor", forged}}) +
+                       call(3, "list_facts", {{"cursor", 7}}));
+  CHECK(t.reply_to(1)["result"]["isError"] == true);
+  CHECK(t.reply_to(2)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(2)).size() < 300);
+  CHECK(t.reply_to(3)["result"]["isError"] == true);
+}
+
+TEST_CASE("a huge method, tool, argument or fact name echoed in an error is cut, so the answer stays small") {
+  Harness h;
+  const std::string huge(200000, 'm');
+  const auto t = h.run(request(1, huge) + call(2, huge, ojson::object()) + call(3, "list_facts", {{huge, 1}}) +
+                       call(4, "check", {{"facts", {huge}}, {"checks", {seed_check}}, {"output", {{"winner", "x"}}}}) +
+                       request(5, "notifications/" + huge));
+  for (int id = 1; id <= 5; ++id) {
+    INFO(id);
+    CHECK(t.reply_to(id).dump().size() < 2000);
+  }
+}

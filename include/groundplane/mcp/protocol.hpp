@@ -642,15 +642,42 @@ class Protocol {
     return recorded(record_ledger(registry_, args.string("name"), *session_));
   }
 
+  // One page of facts in record order. The cursor is the count of facts already listed:
+  // facts are write-once and only ever added, so a position names the same place later.
   nlohmann::ordered_json list_facts(const nlohmann::ordered_json& a) const {
-    const detail::Arguments args("list_facts", a, {});
+    const detail::Arguments args("list_facts", a, {"cursor"});
+    const auto names = registry_.names();
+    std::size_t start = 0;
+    if (const auto cursor = args.optional_string("cursor")) {
+      const auto position = parse_cursor(*cursor);
+      if (!position || *position > names.size())
+        detail::Arguments::fail("list_facts: " + detail::quote(*cursor, 40) +
+                                " is not a cursor this server gave (pass a nextCursor back unchanged)");
+      start = *position;
+    }
+    const std::size_t page = options_.page_size == 0 ? names.size() : options_.page_size;
+    const std::size_t end = names.size() - start > page ? start + page : names.size();
     nlohmann::ordered_json facts = nlohmann::ordered_json::object();
-    for (const auto& name : registry_.names())
-      facts[name] = registry_.visit(name, [](const auto& fact) { return detail::ordered_view(fact); });
+    for (std::size_t i = start; i < end; ++i)
+      facts[names[i]] = registry_.visit(names[i], [](const auto& fact) { return detail::ordered_view(fact); });
     nlohmann::ordered_json out;
     out["facts"] = std::move(facts);
+    if (end < names.size()) out["nextCursor"] = "facts:" + std::to_string(end);
     std::string text = detail::dump(out);
     return detail::tool_result(std::move(out), std::move(text));
+  }
+
+  static std::optional<std::size_t> parse_cursor(std::string_view cursor) {
+    constexpr std::string_view prefix = "facts:";
+    if (cursor.substr(0, prefix.size()) != prefix || cursor.size() == prefix.size() ||
+        cursor.size() > prefix.size() + 18)
+      return std::nullopt;
+    std::size_t n = 0;
+    for (const char c : cursor.substr(prefix.size())) {
+      if (c < '0' || c > '9') return std::nullopt;
+      n = n * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return n;
   }
 
   nlohmann::ordered_json check(const nlohmann::ordered_json& a) const {
@@ -875,14 +902,15 @@ class Protocol {
 {
   "name": "list_facts",
   "title": "List the recorded facts",
-  "description": "Every recorded fact with its provenance and values; a ranking comes as its order computed in code, best first. Phrase these; do not recompute or reorder them.",
-  "inputSchema": {"type": "object", "properties": {}, "additionalProperties": false},
+  "description": "Every recorded fact with its provenance and values, in record order, one page at a time (pass nextCursor back as cursor for the next page); a ranking comes as its order computed in code, best first. Phrase these; do not recompute or reorder them.",
+  "inputSchema": {"type": "object", "properties": {"cursor": {"type": "string", "description": "The nextCursor of the previous page; absent for the first."}}, "additionalProperties": false},
   "outputSchema": {
     "type": "object",
     "properties": {
       "facts": {"type": "object", "additionalProperties": {"type": "object", "properties": {
         "kind": {"type": "string", "enum": ["fact", "ranking", "table", "domain"]},
-        "provenance": {"type": "object"}}, "required": ["kind", "provenance"]}}
+        "provenance": {"type": "object"}}, "required": ["kind", "provenance"]}},
+      "nextCursor": {"type": "string", "description": "Present when more facts follow: pass it as cursor."}
     },
     "required": ["facts"]
   },
