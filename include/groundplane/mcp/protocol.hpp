@@ -70,6 +70,8 @@
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
+#include "groundplane/json_text.hpp"
+#include "groundplane/mcp/message_reader.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/session.hpp"
@@ -247,34 +249,18 @@ class Protocol {
   // parse was cut off mid-message.
   std::optional<std::string> handle_line(std::string_view line, bool unterminated = false) {
     if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return std::nullopt;
-    nlohmann::ordered_json message;
     try {
-      const std::size_t max_depth = options_.max_depth;
-      message = nlohmann::ordered_json::parse(
-          line.begin(), line.end(),
-          [max_depth](int depth, nlohmann::ordered_json::parse_event_t, nlohmann::ordered_json&) {
-            if (depth > 0 && static_cast<std::size_t>(depth) > max_depth) throw TooDeep{};
-            return true;
-          });
-    } catch (const nlohmann::ordered_json::parse_error& e) {
-      const std::string where = e.byte > 0 ? " (byte " + std::to_string(e.byte) + ")" : std::string();
-      if (unterminated) {
-        note("input ended in the middle of a message (" + std::to_string(line.size()) + " bytes)");
-        return detail::dump(error_response(nullptr, error_code::parse_error,
-                                           "Parse error: the input ended in the middle of a message" + where));
-      }
-      note("parse error" + where);
+      auto reply = read_and_handle(line, unterminated);
+      if (!reply) return std::nullopt;
+      return detail::dump(*reply);
+    } catch (const std::bad_alloc&) {
+      log("out of memory reading a " + std::to_string(line.size()) + "-byte message");
+      return detail::dump(error_response(nullptr, error_code::internal_error, "Internal error: out of memory"));
+    } catch (const nlohmann::ordered_json::exception& e) {  // not reachable by design; never escapes
+      log("internal error reading a message: " + detail::escape(e.what(), 300));
       return detail::dump(
-          error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON" + where));
-    } catch (const TooDeep&) {
-      note("refused a message nested deeper than " + std::to_string(options_.max_depth) + " levels");
-      return detail::dump(
-          error_response(nullptr, error_code::invalid_request,
-                         "Invalid Request: JSON nested deeper than " + std::to_string(options_.max_depth) + " levels"));
+          error_response(nullptr, error_code::internal_error, "Internal error: " + detail::escape(e.what(), 300)));
     }
-    auto reply = handle(message);
-    if (!reply) return std::nullopt;
-    return detail::dump(*reply);
   }
 
   // One parsed JSON-RPC message; the response, or nullopt when none is due.
@@ -477,7 +463,77 @@ class Protocol {
   }
 
  private:
-  struct TooDeep {};
+  // The id of a message read as plain JSON, for answering one that cannot be handled: a
+  // string or an integer, else null.
+  static nlohmann::ordered_json id_of(const nlohmann::json& message) {
+    if (!message.is_object()) return nullptr;
+    const auto it = message.find("id");
+    if (it == message.end() || !(it->is_string() || it->is_number_integer())) return nullptr;
+    return nlohmann::ordered_json(*it);
+  }
+
+  // Inside a tools/call's arguments (a fact value, a score, a claim) a number is data: what
+  // the call cannot take is that tool's error, as any argument of the wrong shape is.
+  // Anywhere else — the id, params, a count such as total_rows — it is invalid params.
+  static bool data_position(const nlohmann::json& message, std::string_view pointer) {
+    constexpr std::string_view arguments = "/params/arguments";
+    return message.is_object() && message.contains("id") && message.value("method", std::string()) == "tools/call" &&
+           pointer.substr(0, arguments.size()) == arguments &&
+           (pointer.size() == arguments.size() || pointer[arguments.size()] == '/') &&
+           pointer != "/params/arguments/total_rows";  // a count, not data
+  }
+
+  std::optional<nlohmann::ordered_json> read_and_handle(std::string_view line, bool unterminated) {
+    const JsonText doc = JsonText::read(line, {.max_depth = options_.max_depth});
+    if (!doc.ok()) {
+      const auto& e = *doc.error();
+      const std::string where = " (byte " + std::to_string(e.offset) + ")";
+      if (e.reason.rfind("nesting deeper than", 0) == 0) {
+        note("refused a message nested deeper than " + std::to_string(options_.max_depth) + " levels");
+        return error_response(
+            nullptr, error_code::invalid_request,
+            "Invalid Request: JSON nested deeper than " + std::to_string(options_.max_depth) + " levels" + where);
+      }
+      if (unterminated) {
+        note("input ended in the middle of a message (" + std::to_string(line.size()) + " bytes)");
+        return error_response(nullptr, error_code::parse_error,
+                              "Parse error: the input ended in the middle of a message" + where);
+      }
+      note("parse error" + where);
+      return error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON" + where);
+    }
+    const nlohmann::json& plain = doc.value();
+    if (!doc.duplicate_keys().empty()) {
+      // Never last-wins: which of the two values was meant cannot be known.
+      const auto& d = doc.duplicate_keys().front();
+      const std::string what = "the key " + detail::quote(d.key, 80) + " appears twice in the object at " +
+                               detail::quote(d.pointer.empty() ? std::string("/") : d.pointer, 120);
+      if (data_position(plain, d.pointer))
+        return success(id_of(plain), detail::tool_error("invalid arguments: " + what + "; send it once"));
+      return error_response(id_of(plain), error_code::invalid_request, "Invalid Request: " + what);
+    }
+    std::optional<nlohmann::ordered_json> message;
+    if (doc.out_of_range_count() == 0) {
+      detail::OrderedBuilder builder;
+      if (nlohmann::ordered_json::sax_parse(line.begin(), line.end(), &builder)) message = builder.take();
+    }
+    if (!message) {
+      // Only a number no double can hold stops the second pass of a text JsonText read.
+      const auto wide = detail::find_wide_number(doc);
+      if (!wide) return error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON");
+      const std::string& pointer = wide->pointer;
+      const std::string what =
+          "the number " + detail::quote(wide->text, 60) + " at " +
+          detail::quote(pointer.empty() ? std::string("/") : pointer, 120) +
+          (wide->out_of_range ? " is out of range (more than 100 significant digits, or past 10^1000 or 10^-1000)"
+                              : " is past a double's range");
+      if (data_position(plain, pointer))
+        return success(id_of(plain), detail::tool_error("invalid arguments: " + what +
+                                                        "; a recorded value must fit a double or a 64-bit integer"));
+      return error_response(id_of(plain), error_code::invalid_params, "Invalid params: " + what);
+    }
+    return handle(*message);
+  }
 
   static const nlohmann::ordered_json& empty_object() {
     static const nlohmann::ordered_json e = nlohmann::ordered_json::object();
