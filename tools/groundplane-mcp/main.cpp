@@ -65,7 +65,7 @@ constexpr std::string_view usage =
     "  --max-sessions N        sessions open at once (default 1024); 503 beyond\n"
     "  --idle-timeout SECONDS  a session unused this long ends (default 1800)\n"
     "  --read-timeout SECONDS  a connection silent this long is closed (default 10)\n"
-    "  --threads N             connections served at once (default 8)\n"
+    "  --threads N             connections served at once, one thread each (default 32)\n"
     "SIGTERM or SIGINT stops it cleanly: the requests in flight are answered first.\n"
     "\n"
     "Add it to an MCP host's config as a stdio server, e.g.\n"

@@ -72,7 +72,7 @@ struct HttpOptions {
   std::size_t max_sessions = 1024;                            // 503 beyond
   std::chrono::seconds idle_timeout{30 * 60};                 // a session unused this long is ended
   std::chrono::seconds read_timeout{10};                      // a connection silent this long is closed
-  std::size_t threads = 8;                                    // connections served at once
+  std::size_t threads = 32;  // connections served at once (one thread each, kept-alive ones too)
 };
 
 // One HTTP request and its answer, as the server's handler sees them (no sockets): what
@@ -256,9 +256,14 @@ class HttpServer {
     http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     // httplib refuses a longer body itself (413) before reading it; handle() checks too.
     http_.set_payload_max_length(options_.max_body_bytes);
+    // One small response per request: without TCP_NODELAY Nagle and delayed ACKs add ~40 ms.
+    http_.set_tcp_nodelay(true);
     http_.set_read_timeout(static_cast<time_t>(options_.read_timeout.count()), 0);
     http_.set_write_timeout(static_cast<time_t>(options_.read_timeout.count()), 0);
     http_.set_keep_alive_timeout(static_cast<time_t>(options_.read_timeout.count()));
+    // Clients pool connections and do not all honour "max": closing one after a few
+    // requests breaks the next request they send on it.
+    http_.set_keep_alive_max_count(100000);
     const auto adapt = [this](const httplib::Request& req, httplib::Response& res) {
       HttpRequest in{req.method, req.path, {}, req.body};
       for (const auto& [k, v] : req.headers) in.headers.emplace_back(k, v);

@@ -896,6 +896,9 @@ class Protocol {
     })");
   }
 
+  // check's "facts" takes two shapes and so declares no type: agent frameworks that turn
+  // an inputSchema into a validator (LangChain's, through @langchain/mcp-adapters)
+  // reject every call when it is written as anyOf.
   static const nlohmann::ordered_json& checker_tools() {
     // The record_* tools' shared inputs (name, tool, args) and output are added below.
     static const nlohmann::ordered_json defs = nlohmann::ordered_json::parse(R"JSON([
@@ -979,11 +982,7 @@ class Protocol {
   "inputSchema": {
     "type": "object",
     "properties": {
-      "facts": {"anyOf": [
-        {"type": "array", "items": {"type": "string"}, "description": "Names of recorded facts the answer may lean on."},
-        {"type": "object", "additionalProperties": {"type": "object", "properties": {
-          "kind": {"type": "string", "enum": ["fact", "ranking", "table", "domain"]}}, "required": ["kind", "tool"]},
-         "description": "Inline definitions {name: {kind, ...the matching record_* arguments}}, recorded for this call only."}]},
+      "facts": {"description": "Either an array of the names of recorded facts the answer may lean on, or an object of inline definitions {name: {kind: fact|ranking|table|domain, ...the matching record_* arguments}} recorded for this call only."},
       "checks": {"type": "array", "minItems": 1, "items": {"type": "object", "properties": {
         "check": {"type": "string", "enum": ["superlative", "ranking_prefix", "aggregate_reconciles", "entities_recorded", "row_integrity", "comparison", "actions_performed"]}},
         "required": ["check"]}, "description": "The checks to run, each {check, ...its members}."},
