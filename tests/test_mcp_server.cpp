@@ -2,7 +2,9 @@
 // bad input a stdio server meets in the wild.
 #include "catch2_compat.hpp"
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <streambuf>
@@ -51,6 +53,7 @@ struct Harness {
 
   static gp::mcp::ServerOptions with_log(gp::mcp::ServerOptions o, std::shared_ptr<std::vector<std::string>> logs) {
     o.log = [logs](std::string_view line) { logs->emplace_back(line); };
+    o.verbose = true;  // the tests read the routine events too
     return o;
   }
 
@@ -147,7 +150,7 @@ class Flood : public std::streambuf {
 
 TEST_CASE("initialize answers the client's protocol version when it is supported") {
   Harness h;
-  for (const char* v : {"2025-06-18", "2025-03-26", "2024-11-05"}) {
+  for (const char* v : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}) {
     const auto t = h.run(request(1, "initialize",
                                  {{"protocolVersion", v},
                                   {"capabilities", ojson::object()},
@@ -166,8 +169,57 @@ TEST_CASE("initialize offers the newest supported version when the client's is u
   Harness h;
   const auto t =
       h.run(request(7, "initialize", {{"protocolVersion", "2099-01-01"}, {"capabilities", ojson::object()}}));
-  CHECK(t.reply_to(7)["result"]["protocolVersion"] == "2025-06-18");
-  CHECK(t.logged("offering 2025-06-18"));
+  CHECK(t.reply_to(7)["result"]["protocolVersion"] == "2025-11-25");
+  CHECK(t.logged("answering with 2025-11-25"));
+}
+
+TEST_CASE("revision 2025-11-25 is the newest served and comes first in the negotiation") {
+  CHECK(gp::mcp::protocol_versions.front() == "2025-11-25");
+  Harness h;
+  const auto t =
+      h.run(request(1, "initialize", {{"protocolVersion", "2025-11-25"}, {"capabilities", ojson::object()}}));
+  CHECK(t.reply_to(1)["result"]["protocolVersion"] == "2025-11-25");
+  CHECK_FALSE(t.logged("revision"));
+}
+
+TEST_CASE("without verbose a revision fallback and other routine events log nothing but problems still do") {
+  std::vector<std::string> logs;
+  gp::mcp::Server quiet({.log = [&logs](std::string_view l) { logs.emplace_back(l); }});
+  CHECK(quiet.handle_line(request(1, "initialize", {{"protocolVersion", "2024-01-01"}})));
+  CHECK_FALSE(quiet.handle_line(R"({"jsonrpc":"2.0","method":"notifications/whatever"})"));
+  CHECK(quiet.handle_line("not json"));
+  CHECK(quiet.handle_line(request(2, "resources/list")));
+  CHECK(logs.empty());
+
+  gp::Session app({.node = "n"});
+  app.declare("boom", {.does = "fails", .handler = [](const nlohmann::json&) -> gp::HandlerResult {
+                         throw std::runtime_error("disk full");
+                       }});
+  gp::mcp::Server with_app(app, {.log = [&logs](std::string_view l) { logs.emplace_back(l); }});
+  const auto r = with_app.handle_line(call(3, "do_action", {{"action", "boom"}}));
+  REQUIRE(r);
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0].find("disk full") != std::string::npos);
+}
+
+TEST_CASE("every tool has a title and all four annotations, and only the reading tools are read-only") {
+  gp::Session app({.node = "n"});
+  Harness h(app);
+  const auto t = h.run(request(1, "tools/list"));
+  const auto& tools = t.reply_to(1)["result"]["tools"];
+  REQUIRE(tools.size() == 9);
+  for (const auto& tool : tools) {
+    const std::string name = tool["name"];
+    INFO(name);
+    CHECK_FALSE(tool["title"].get<std::string>().empty());
+    const auto& a = tool["annotations"];
+    for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
+      CHECK(a[hint].is_boolean());
+    const bool reads = name == "check" || name == "list_facts" || name == "whats_here";
+    CHECK(a["readOnlyHint"] == reads);
+    CHECK(a["destructiveHint"] == (name == "do_action"));
+    CHECK(a["idempotentHint"] == (name != "do_action"));
+  }
 }
 
 TEST_CASE("initialize without a string protocolVersion is invalid params") {
@@ -576,13 +628,13 @@ TEST_CASE("a 10 MB line is answered with an error and skipped and the server car
 TEST_CASE("an overlong line is consumed without being held in memory") {
   Flood flood(64 * 1024 * 1024, "after");
   std::string line;
-  const auto r = gp::mcp::detail::read_line(flood, line, 1024);
+  const auto r = gp::mcp::stdio::read_line(flood, line, 1024);
   CHECK(r.too_long);
   CHECK(r.bytes == 64u * 1024 * 1024);
   CHECK(line.capacity() <= 2048);
-  const auto next = gp::mcp::detail::read_line(flood, line, 1024);
+  const auto next = gp::mcp::stdio::read_line(flood, line, 1024);
   CHECK(line == "after");
-  CHECK(next.end == gp::mcp::detail::LineEnd::eof_after_text);
+  CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
 }
 
 TEST_CASE("input closed in the middle of a message is a parse error and a clean return") {
@@ -699,9 +751,12 @@ TEST_CASE("thousands of mutated requests never crash the server or corrupt a rec
 
 TEST_CASE("an exception escaping the handling of one line is answered as an internal error and serving goes on") {
   int calls = 0;
-  gp::mcp::Server server({.log = [&calls](std::string_view) {
-    if (++calls == 1) throw std::runtime_error("log sink unavailable");  // thrown from the parse-error path
-  }});
+  gp::mcp::Server server({.log =
+                              [&calls](std::string_view) {
+                                if (++calls == 1)
+                                  throw std::runtime_error("log sink unavailable");  // thrown from the parse-error path
+                              },
+                          .verbose = true});
   std::istringstream in("not json\n" + request(2, "ping"));
   std::ostringstream out;
   server.serve(in, out);
@@ -811,4 +866,304 @@ TEST_CASE("without a session there is no record_ledger tool") {
   for (const auto& tool : t.reply_to(1)["result"]["tools"]) CHECK(tool["name"] != "record_ledger");
   CHECK(t.reply_to(2)["error"]["code"] == -32602);
   CHECK(t.reply_to(2)["error"]["message"] == "Unknown tool: 'record_ledger'");
+}
+
+TEST_CASE("the stdio loop writes exactly what the transport-free protocol answers, line for line") {
+  const std::string input = request(1, "initialize", {{"protocolVersion", "2025-11-25"}}) +
+                            call(2, "record_ranking", seed_ranking) +
+                            call(3, "check", check_args({{"winner", "north"}})) + "not json\n" + request(4, "ping");
+  Harness h;
+  std::istringstream in(input);
+  std::ostringstream out;
+  h.server.serve(in, out);
+
+  gp::mcp::Protocol bare({.log = [](std::string_view) {}});
+  std::istringstream lines(input);
+  std::string line, expected;
+  while (std::getline(lines, line))
+    if (auto r = bare.handle_line(line)) expected += *r + "\n";
+  CHECK(out.str() == expected);
+  CHECK(bare.registry().contains("campaign_ctr"));
+}
+
+namespace {
+ojson inline_seed() {
+  ojson def = seed_ranking;
+  def.erase("name");
+  ojson out = ojson::object();
+  out["campaign_ctr"] = ojson{{"kind", "ranking"}};
+  out["campaign_ctr"].update(def);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("check with inline fact definitions judges in one call and records nothing that outlives it") {
+  Harness h;
+  const auto t = h.run(
+      call(1, "check", {{"facts", inline_seed()}, {"checks", {seed_check}}, {"output", {{"winner", "north"}}}}) +
+      call(2, "check", {{"facts", inline_seed()}, {"checks", {seed_check}}, {"output", {{"winner", "harbour"}}}}) +
+      call(3, "list_facts", ojson::object()) + call(4, "record_ranking", seed_ranking));
+  const auto& rejected = t.reply_to(1)["result"];
+  CHECK(rejected["isError"] == false);
+  CHECK(rejected["structuredContent"]["ok"] == false);
+  CHECK(rejected["structuredContent"]["findings"][0]["message"] == seed_message);
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["ok"] == true);
+  CHECK(t.reply_to(3)["result"]["structuredContent"]["facts"] == ojson::object());
+  // the inline name was never recorded in the session, so recording it now succeeds
+  CHECK(t.reply_to(4)["result"]["isError"] == false);
+  CHECK(h.server.registry().names().size() == 1);
+}
+
+TEST_CASE("inline facts are the call's only facts: a recorded fact is not visible beside them") {
+  Harness h;
+  ojson other = seed_ranking;
+  other["name"] = "recorded_ctr";
+  ojson checks = ojson::array({seed_check, {{"check", "superlative"}, {"fact", "recorded_ctr"}, {"field", "w2"}}});
+  const auto t = h.run(
+      call(1, "record_ranking", other) +
+      call(2, "check",
+           {{"facts", inline_seed()}, {"checks", checks}, {"output", {{"winner", "harbour"}, {"w2", "harbour"}}}}));
+  const auto& r = t.reply_to(2)["result"];
+  CHECK(r["isError"] == true);
+  CHECK(text_of(t.reply_to(2)).find("recorded_ctr") != std::string::npos);
+}
+
+TEST_CASE("a bad inline definition is a tool error naming the fact and what is wrong") {
+  Harness h;
+  ojson no_kind = inline_seed();
+  no_kind["campaign_ctr"].erase("kind");
+  ojson bad_kind = inline_seed();
+  bad_kind["campaign_ctr"]["kind"] = "rankin";
+  ojson no_tool = inline_seed();
+  no_tool["campaign_ctr"].erase("tool");
+  ojson bad_score = inline_seed();
+  bad_score["campaign_ctr"]["scores"]["north"] = "high";
+  ojson named = inline_seed();
+  named["campaign_ctr"]["name"] = "other";
+  const std::vector<std::pair<ojson, std::string>> cases{{no_kind, "needs \"kind\""},
+                                                         {bad_kind, "'rankin'"},
+                                                         {no_tool, "needs 'tool'"},
+                                                         {bad_score, "score of 'north'"},
+                                                         {named, "its name is its key"},
+                                                         {ojson::array({1}), "must be a string"},
+                                                         {ojson{{"x", 1}}, "must be an object {kind"}};
+  int id = 0;
+  for (const auto& [facts, expected] : cases) {
+    const auto t =
+        h.run(call(++id, "check", {{"facts", facts}, {"checks", {seed_check}}, {"output", {{"winner", "harbour"}}}}));
+    INFO(facts.dump());
+    CHECK(t.reply_to(id)["result"]["isError"] == true);
+    CHECK(text_of(t.reply_to(id)).find(expected) != std::string::npos);
+  }
+  CHECK(h.server.registry().names().empty());
+}
+
+TEST_CASE("record_facts records definitions at start, as --facts FILE does, and refuses a bad one by name") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  ojson defs = inline_seed();
+  defs["total"] = {{"kind", "fact"}, {"value", 12}, {"tool", "warehouse.sum"}};
+  p.record_facts(defs);
+  CHECK(p.registry().names() == std::vector<std::string>{"campaign_ctr", "total"});
+  const auto r = ojson::parse(*p.handle_line(call(1, "check", check_args({{"winner", "north"}}))));
+  CHECK(r["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
+  try {
+    p.record_facts(ojson{{"x", {{"kind", "fact"}, {"tool", "t"}}}});
+    FAIL("a definition without its value was recorded");
+  } catch (const gp::ConfigurationError& e) {
+    const std::string m = e.what();
+    CHECK(m.find("'x'") != std::string::npos);
+    CHECK(m.find("needs 'value'") != std::string::npos);
+  }
+}
+
+TEST_CASE("list_facts pages by the page size with nextCursor until every fact is listed once, in record order") {
+  Harness h({.page_size = 2});
+  std::string input;
+  for (int i = 0; i < 5; ++i)
+    input += call(i + 1, "record_fact", {{"name", "f" + std::to_string(i)}, {"value", i}, {"tool", "t"}});
+  h.run(input);
+  std::vector<std::string> seen;
+  ojson args = ojson::object();
+  int pages = 0;
+  for (;;) {
+    const auto t = h.run(call(100 + pages, "list_facts", args));
+    const auto& out = t.reply_to(100 + pages)["result"]["structuredContent"];
+    REQUIRE(out["facts"].size() <= 2);
+    for (auto it = out["facts"].begin(); it != out["facts"].end(); ++it) seen.push_back(it.key());
+    ++pages;
+    if (!out.contains("nextCursor")) break;
+    REQUIRE(pages < 10);
+    args = {{"cursor", out["nextCursor"]}};
+  }
+  CHECK(pages == 3);
+  CHECK(seen == std::vector<std::string>{"f0", "f1", "f2", "f3", "f4"});
+}
+
+TEST_CASE("a cursor the server never gave is a tool error, cut to a bounded length") {
+  Harness h({.page_size = 2});
+  const std::string forged(100000, 'c');
+  const auto t = h.run(call(1, "list_facts", {{"cursor", "facts:99"}}) + call(2, "list_facts", {{"cursor", forged}}) +
+                       call(3, "list_facts", {{"cursor", 7}}));
+  CHECK(t.reply_to(1)["result"]["isError"] == true);
+  CHECK(t.reply_to(2)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(2)).size() < 300);
+  CHECK(t.reply_to(3)["result"]["isError"] == true);
+}
+
+TEST_CASE("a huge method, tool, argument or fact name echoed in an error is cut, so the answer stays small") {
+  Harness h;
+  const std::string huge(200000, 'm');
+  const auto t = h.run(request(1, huge) + call(2, huge, ojson::object()) + call(3, "list_facts", {{huge, 1}}) +
+                       call(4, "check", {{"facts", {huge}}, {"checks", {seed_check}}, {"output", {{"winner", "x"}}}}) +
+                       request(5, "notifications/" + huge));
+  for (int id = 1; id <= 5; ++id) {
+    INFO(id);
+    CHECK(t.reply_to(id).dump().size() < 2000);
+  }
+}
+
+namespace {
+// The sub-second targets hold for an optimized build. An unoptimized build runs the same
+// linear code several times slower, so there the bound only separates linear from the
+// quadratic reading of 0.1 (12.5 s for the 320k-object line, minutes for 8 MiB).
+#ifdef NDEBUG
+constexpr double line_seconds = 1.0;
+#else
+constexpr double line_seconds = 30.0;
+#endif
+
+double seconds_for(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+TEST_CASE("a line of 320k empty objects is answered in under a second and a ping right behind it too") {
+  std::string line = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":[)";
+  for (int i = 0; i < 320000; ++i) line += i ? ",{}" : "{}";
+  line += "]}}\n";
+  Harness h;
+  Transcript t;
+  const double s = seconds_for([&] { t = h.run(line + request(2, "ping")); });
+  CHECK(s < line_seconds);
+  CHECK(t.reply_to(1)["result"] == ojson::object());
+  CHECK(t.reply_to(2)["result"] == ojson::object());
+}
+
+TEST_CASE("an 8 MiB line of small objects is answered in under a second and a ping right behind it too") {
+  std::string line = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":[)";
+  while (line.size() < std::size_t{8} * 1024 * 1024 - 64) line += R"({"k":1},)";
+  line += R"({"k":1}]}})";
+  REQUIRE(line.size() < std::size_t{8} * 1024 * 1024);
+  Harness h;
+  Transcript t;
+  const double s = seconds_for([&] { t = h.run(line + "\n" + request(2, "ping")); });
+  CHECK(s < line_seconds);
+  CHECK(t.reply_to(1)["result"] == ojson::object());
+  CHECK(t.reply_to(2)["result"] == ojson::object());
+}
+
+TEST_CASE("record_table of 200k rows over stdio is recorded in under a second") {
+  ojson rows = ojson::array();
+  for (int i = 0; i < 200000; ++i) rows.push_back({{"id", "r" + std::to_string(i)}, {"v", i}});
+  const std::string input =
+      call(1, "record_table", {{"name", "big"}, {"rows", rows}, {"key_column", "id"}, {"tool", "t"}}) +
+      request(2, "ping");
+  Harness h;
+  Transcript t;
+  const double s = seconds_for([&] { t = h.run(input); });
+  CHECK(s < line_seconds);
+  CHECK(t.reply_to(1)["result"]["structuredContent"]["size"] == 200000);
+  CHECK(t.reply_to(2)["result"] == ojson::object());
+}
+
+TEST_CASE("a duplicate key in the envelope is an invalid request naming it, never last-wins") {
+  Harness h;
+  const auto t = h.run(R"({"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","id":2,"id":3,"method":"ping"})"
+                       "\n"
+                       R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_facts","name":"check"}})"
+                       "\n");
+  REQUIRE(t.replies.size() == 3);
+  CHECK(t.reply_to(1)["error"]["code"] == -32600);
+  CHECK(t.reply_to(1)["error"]["message"].get<std::string>().find("'method' appears twice") != std::string::npos);
+  CHECK(t.replies[1]["error"]["code"] == -32600);
+  CHECK(t.replies[1]["error"]["message"].get<std::string>().find("'id'") != std::string::npos);
+  CHECK(t.reply_to(4)["error"]["code"] == -32600);
+  CHECK(t.reply_to(4)["error"]["message"].get<std::string>().find("/params") != std::string::npos);
+}
+
+TEST_CASE("a duplicate key in tool arguments is a tool error naming it and nothing is recorded") {
+  Harness h;
+  const auto t = h.run(
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_ranking","arguments":{"name":"r","scores":{"north":0.1,"north":0.9},"key":"ctr","tool":"t"}}})"
+      "\n");
+  const auto& r = t.reply_to(1)["result"];
+  CHECK(r["isError"] == true);
+  CHECK(text_of(t.reply_to(1)).find("'north' appears twice") != std::string::npos);
+  CHECK(text_of(t.reply_to(1)).find("/params/arguments/scores") != std::string::npos);
+  CHECK(h.server.registry().names().empty());
+}
+
+TEST_CASE("1e999999 is a tool error where it is data and invalid params where it is not, never an internal error") {
+  Harness h;
+  const std::string big = "1e999999";
+  const std::vector<std::pair<std::string, bool>> cases{
+      // where, and whether it is data (a tool error) or not (-32602)
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":1e999999,"tool":"t"}}})",
+       true},
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_ranking","arguments":{"name":"r","scores":{"a":1e999999},"key":"k","tool":"t"}}})",
+       true},
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_table","arguments":{"name":"t","rows":[{"v":1e999999}],"tool":"t"}}})",
+       true},
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check","arguments":{"facts":[],"checks":[],"output":{"score":1e999999}}}})",
+       true},
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":1,"tool":"t","args":{"n":1e999999}}}})",
+       true},
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"record_table","arguments":{"name":"t","rows":[],"total_rows":1e999999,"tool":"t"}}})",
+       false},
+      {R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":1e999999}})", false},
+      {R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1e999999}})", false},
+      {R"({"jsonrpc":"2.0","id":1e999999,"method":"ping"})", false},
+      {R"({"jsonrpc":"2.0","id":1,"method":"ping","extra":1e400})", false},
+  };
+  for (const auto& [line, data] : cases) {
+    INFO(line);
+    const auto t = h.run(line + "\n");
+    REQUIRE(t.replies.size() == 1);
+    const auto& r = t.replies[0];
+    if (data) {
+      REQUIRE(r.contains("result"));
+      CHECK(r["id"] == 1);
+      CHECK(r["result"]["isError"] == true);
+      CHECK(text_of(r).find("out of range") != std::string::npos);
+    } else {
+      REQUIRE(r.contains("error"));
+      CHECK(r["error"]["code"] == -32602);
+      CHECK(r["error"]["message"].get<std::string>().find("the number '1e") != std::string::npos);
+    }
+  }
+  CHECK(h.server.registry().names().empty());
+}
+
+TEST_CASE("handle_line answers every byte string without letting an exception escape") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  const std::vector<std::string> lines{"\xff\xfe",
+                                       R"({"a":"\ud800"})",
+                                       "[1,2",
+                                       "1e999999",
+                                       "-",
+                                       "{\"x\":1}}",
+                                       std::string(300, '['),
+                                       R"({"jsonrpc":"2.0","id":1,"method":"ping"} x)"};
+  for (const auto& line : lines) {
+    INFO(line.substr(0, 40));
+    std::optional<std::string> r;
+    REQUIRE_NOTHROW(r = p.handle_line(line));
+    REQUIRE(r);
+    const auto j = ojson::parse(*r);
+    CHECK(j["error"]["code"] != -32603);
+  }
 }

@@ -54,3 +54,44 @@ export const seedMessage = [
   "| provenance=warehouse.query(table='campaign_daily', window='7d')",
   "| computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412",
 ].join('\n');
+
+// groundplane-mcp --http on a free loopback port: resolves once it prints its URL.
+// stop() sends SIGTERM and resolves with the exit code (a clean shutdown is 0).
+// A random port rather than port 0: node's fetch pools connections per origin, and a
+// port the kernel hands out again would meet a pooled socket of the previous server.
+export async function startHttpServer(extraArgs = []) {
+  const { spawn } = await import('node:child_process');
+  const port = 20000 + Math.floor(Math.random() * 40000);
+  const proc = spawn(serverPath(), ['--http', `127.0.0.1:${port}`, ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from groundplane-mcp --http: ${seen}`)), 20_000);
+    proc.stderr.on('data', (chunk) => {
+      seen += chunk;
+      const m = seen.match(/serving MCP at (http:\/\/\S+)\n/); // the whole line: a chunk may end mid-URL
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`groundplane-mcp --http exited (${code}): ${seen}`)));
+  });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (proc.exitCode !== null) return resolve(proc.exitCode);
+      proc.once('exit', (code, signal) => resolve(code ?? signal));
+      proc.kill('SIGTERM');
+    });
+  return { url, proc, stop };
+}
+
+// The seed ranking as check's inline "facts": one call carries everything.
+export const inlineSeedFacts = {
+  campaign_ctr: {
+    kind: 'ranking',
+    scores: { north: 0.0412, harbour: 0.0455, delta: 0.0301 },
+    key: 'ctr',
+    tool: 'warehouse.query',
+    args: { table: 'campaign_daily', window: '7d' },
+  },
+};

@@ -11,9 +11,19 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 
-import { rankingFromResult, seedCheck, seedMessage, serverPath, warehouseCall, warehouseResult } from './common.mjs';
+import {
+  rankingFromResult,
+  seedCheck,
+  seedMessage,
+  serverPath,
+  startHttpServer,
+  warehouseCall,
+  warehouseResult,
+} from './common.mjs';
 
 const command = serverPath();
+// "http" as the second argument: the same graph reaches groundplane-mcp over Streamable HTTP.
+const overHttp = process.argv[3] === 'http';
 
 const State = Annotation.Root({
   ...MessagesAnnotation.spec,
@@ -65,8 +75,13 @@ function buildGraph(model, check, maxAttempts = 3) {
 }
 
 async function withServer(fn) {
+  const http = overHttp ? await startHttpServer() : null;
   const client = new MultiServerMCPClient({
-    mcpServers: { groundplane: { transport: 'stdio', command, args: [], stderr: 'pipe' } },
+    mcpServers: {
+      groundplane: http
+        ? { transport: 'http', url: http.url }
+        : { transport: 'stdio', command, args: [], stderr: 'pipe' },
+    },
     throwOnLoadError: true,
   });
   try {
@@ -79,6 +94,7 @@ async function withServer(fn) {
     await fn(tools);
   } finally {
     await client.close();
+    if (http) assert.equal(await http.stop(), 0, 'SIGTERM stops the HTTP server cleanly');
   }
 }
 

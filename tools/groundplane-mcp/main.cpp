@@ -1,42 +1,76 @@
-// groundplane-mcp — groundplane's checker served to any MCP host over stdio.
+// groundplane-mcp — groundplane's checker served to any MCP host, over stdio or
+// Streamable HTTP.
 //
-//   groundplane-mcp             the checker tools: record_fact, record_ranking,
-//                               record_table, record_domain, list_facts, check
-//   groundplane-mcp --session   the same, plus a small demo app's whats_here / do_action
+//   groundplane-mcp                  the checker tools over stdio: record_fact,
+//                                    record_ranking, record_table, record_domain,
+//                                    list_facts, check
+//   groundplane-mcp --http 8765      the same at http://127.0.0.1:8765/mcp
+//   groundplane-mcp --session        plus a small demo app's whats_here / do_action
 //
-// stdout carries JSON-RPC only; everything else goes to stderr.
+// Over stdio, stdout carries JSON-RPC only; everything else goes to stderr.
+#include <pthread.h>
+
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <string_view>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "groundplane/mcp/server.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/version.hpp"
+#ifdef GROUNDPLANE_MCP_HTTP
+#include "groundplane/mcp/http.hpp"
+#endif
 
 namespace gp = groundplane;
 
 namespace {
 
 constexpr std::string_view usage =
-    "usage: groundplane-mcp [--session] [--help] [--version]\n"
+    "usage: groundplane-mcp [--http [HOST:]PORT [HTTP OPTIONS]] [--session] [--facts FILE]\n"
+    "                       [--page-size N] [--verbose] [--help] [--version]\n"
     "\n"
-    "An MCP server (stdio, newline-delimited JSON-RPC 2.0) that checks a model's structured\n"
-    "claims against facts recorded from tool results.\n"
+    "An MCP server that checks a model's structured claims against facts recorded from\n"
+    "tool results. Tools: record_fact, record_ranking, record_table, record_domain,\n"
+    "list_facts, check. Over stdio (the default) it speaks newline-delimited JSON-RPC 2.0.\n"
     "\n"
-    "Tools: record_fact, record_ranking, record_table, record_domain, list_facts, check.\n"
+    "  --session       also serve a demo checkout app through whats_here and do_action: a\n"
+    "                  cart, and a high-effect checkout.place-order that needs a person's\n"
+    "                  approval (the model is refused with APPROVAL_REQUIRED and an ask id);\n"
+    "                  and record_ledger, which records its attempts for an actions_performed\n"
+    "                  check. Over HTTP each MCP session has its own demo app.\n"
+    "  --facts FILE    record the facts defined in FILE at start (every session's, over\n"
+    "                  HTTP): one JSON object {name: {kind: fact|ranking|table|domain,\n"
+    "                  ...the record_* arguments}}\n"
+    "  --page-size N   list_facts returns at most N facts per page (default 100)\n"
+    "  --verbose       log routine events to stderr too (by default only problems)\n"
+    "  --help          print this and exit\n"
+    "  --version       print the version and exit\n"
     "\n"
-    "  --session   also serve a demo checkout app through whats_here and do_action: a cart,\n"
-    "              and a high-effect checkout.place-order that needs a person's approval\n"
-    "              (the model is refused with APPROVAL_REQUIRED and an ask id); and\n"
-    "              record_ledger, which records its attempts for an actions_performed check\n"
-    "  --help      print this and exit\n"
-    "  --version   print the version and exit\n"
+    "Streamable HTTP (POST and DELETE at /mcp; each MCP session has its own facts):\n"
+    "  --http [HOST:]PORT      serve HTTP instead of stdio; HOST defaults to 127.0.0.1\n"
+    "  --allow-non-loopback    required for a HOST that is not loopback (use a token)\n"
+    "  --token-file FILE       require 'Authorization: Bearer <the file's first line>'\n"
+    "  --allow-origin ORIGIN   accept this Origin too (repeatable); other foreign\n"
+    "                          Origins are refused 403\n"
+    "  --max-body BYTES        largest request body (default 8388608); 413 beyond\n"
+    "  --max-sessions N        sessions open at once (default 1024); 503 beyond\n"
+    "  --idle-timeout SECONDS  a session unused this long ends (default 1800)\n"
+    "  --read-timeout SECONDS  a connection silent this long is closed (default 10)\n"
+    "  --threads N             connections served at once, one thread each (default 32)\n"
+    "SIGTERM or SIGINT stops it cleanly: the requests in flight are answered first.\n"
     "\n"
     "Add it to an MCP host's config as a stdio server, e.g.\n"
-    "  {\"mcpServers\": {\"groundplane\": {\"command\": \"groundplane-mcp\"}}}\n";
+    "  {\"mcpServers\": {\"groundplane\": {\"command\": \"groundplane-mcp\"}}}\n"
+    "or as a Streamable HTTP server at http://127.0.0.1:PORT/mcp.\n";
 
 // The demo app behind --session: a checkout whose order placement is gated on a human.
 void declare_demo_app(gp::Session& app) {
@@ -55,12 +89,77 @@ void declare_demo_app(gp::Session& app) {
                                        .high_effect = true});
 }
 
+gp::SessionOptions demo_app_options() { return {.node = "checkout", .require_human_approval = true}; }
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  out = text.str();
+  return true;
+}
+
+// The --facts file: one JSON object of definitions, as check's inline "facts" take.
+bool read_definitions(const std::string& path, nlohmann::ordered_json& out, std::string& error) {
+  std::string text;
+  if (!read_file(path, text)) {
+    error = "cannot be read";
+    return false;
+  }
+  out = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (out.is_discarded()) {
+    error = "is not JSON";
+    return false;
+  }
+  if (!out.is_object()) {
+    error = "must hold one JSON object {name: {kind, ...}}";
+    return false;
+  }
+  return true;
+}
+
+std::optional<unsigned long long> count(std::string_view text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  unsigned long long n = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<unsigned long long>(c - '0');
+  }
+  return n;
+}
+
+int fail(const std::string& message) {
+  std::cerr << "groundplane-mcp: " << message << "\n";
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool session_mode = false;
+  bool verbose = false;
+  std::string facts_file;
+  std::size_t page_size = gp::mcp::ServerOptions{}.page_size;
+  std::optional<std::string> http_address;
+  bool allow_non_loopback = false;
+  std::string token_file;
+  std::vector<std::string> allowed_origins;
+  std::optional<unsigned long long> max_body, max_sessions, idle_timeout, read_timeout, threads;
+
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    const auto value = [&](std::string_view what) -> std::optional<std::string> {
+      if (i + 1 >= argc) return std::nullopt;
+      (void)what;
+      return std::string(argv[++i]);
+    };
+    const auto number = [&](std::optional<unsigned long long>& into) {
+      const auto v = value("a number");
+      if (!v) return false;
+      into = count(*v);
+      return into.has_value() && *into > 0;
+    };
     if (arg == "--help" || arg == "-h") {
       std::cout << usage;
       return EXIT_SUCCESS;
@@ -71,27 +170,149 @@ int main(int argc, char** argv) {
     }
     if (arg == "--session") {
       session_mode = true;
-      continue;
+    } else if (arg == "--verbose") {
+      verbose = true;
+    } else if (arg == "--allow-non-loopback") {
+      allow_non_loopback = true;
+    } else if (arg == "--facts" || arg == "--http" || arg == "--token-file" || arg == "--allow-origin") {
+      const auto v = value("a value");
+      if (!v) return fail(std::string(arg) + " needs a value; see --help");
+      if (arg == "--facts") facts_file = *v;
+      else if (arg == "--http") http_address = *v;
+      else if (arg == "--token-file") token_file = *v;
+      else allowed_origins.push_back(*v);
+    } else if (arg == "--page-size") {
+      std::optional<unsigned long long> n;
+      if (!number(n)) return fail("--page-size needs a positive number");
+      page_size = static_cast<std::size_t>(*n);
+    } else if (arg == "--max-body" || arg == "--max-sessions" || arg == "--idle-timeout" || arg == "--read-timeout" ||
+               arg == "--threads") {
+      auto& into = arg == "--max-body"       ? max_body
+                   : arg == "--max-sessions" ? max_sessions
+                   : arg == "--idle-timeout" ? idle_timeout
+                   : arg == "--read-timeout" ? read_timeout
+                                             : threads;
+      if (!number(into)) return fail(std::string(arg) + " needs a positive number");
+    } else {
+      std::cerr << "groundplane-mcp: unknown option '" << gp::detail::escape(arg) << "'\n\n" << usage;
+      return 2;
     }
-    std::cerr << "groundplane-mcp: unknown option '" << gp::detail::escape(arg) << "'\n\n" << usage;
-    return 2;
+  }
+
+  nlohmann::ordered_json definitions = nlohmann::ordered_json::object();
+  if (!facts_file.empty()) {
+    std::string error;
+    if (!read_definitions(facts_file, definitions, error))
+      return fail("--facts " + gp::detail::escape(facts_file) + ": " + error);
+    // Checked once here, so that a bad file stops the start and not a session.
+    try {
+      gp::mcp::Protocol probe({.log = [](std::string_view) {}});
+      probe.record_facts(definitions);
+    } catch (const gp::Error& e) {
+      return fail("--facts " + gp::detail::escape(facts_file) + ": " + e.what());
+    }
+  }
+  const gp::mcp::ServerOptions server_options{.page_size = page_size, .verbose = verbose};
+
+#ifdef SIGPIPE
+  // A client that goes away closes our output: let the write fail, not the process.
+  std::signal(SIGPIPE, SIG_IGN);
+#endif
+
+  if (http_address) {
+#ifdef GROUNDPLANE_MCP_HTTP
+    gp::mcp::HttpOptions http;
+    std::string_view address = *http_address;
+    const auto colon = address.rfind(':');
+    if (colon != std::string_view::npos && !(address.front() == '[' && address.back() == ']')) {
+      std::string host(address.substr(0, colon));
+      if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+      if (!host.empty()) http.host = host;
+      address = address.substr(colon + 1);
+    }
+    const auto port = count(address);
+    if (!port || *port > 65535)
+      return fail("--http needs [HOST:]PORT, got '" + gp::detail::escape(*http_address) + "'");
+    http.port = static_cast<int>(*port);
+    http.allow_non_loopback = allow_non_loopback;
+    http.allowed_origins = allowed_origins;
+    if (!token_file.empty()) {
+      std::string token;
+      if (!read_file(token_file, token))
+        return fail("--token-file " + gp::detail::escape(token_file) + ": cannot be read");
+      token = token.substr(0, token.find_first_of("\r\n"));
+      if (token.empty()) return fail("--token-file " + gp::detail::escape(token_file) + ": the first line is empty");
+      http.token = token;
+    }
+    if (max_body) http.max_body_bytes = static_cast<std::size_t>(*max_body);
+    if (max_sessions) http.max_sessions = static_cast<std::size_t>(*max_sessions);
+    if (idle_timeout) http.idle_timeout = std::chrono::seconds(static_cast<long long>(*idle_timeout));
+    if (read_timeout) http.read_timeout = std::chrono::seconds(static_cast<long long>(*read_timeout));
+    if (threads) http.threads = static_cast<std::size_t>(*threads);
+
+    // Each MCP session's protocol: its own registry with the --facts facts, and with
+    // --session its own demo app, kept alive by the shared_ptr's owner.
+    struct WithApp {
+      gp::Session app{demo_app_options()};
+      gp::mcp::Protocol protocol;
+      explicit WithApp(const gp::mcp::ServerOptions& o) : protocol((declare_demo_app(app), app), o) {}
+    };
+    const gp::mcp::HttpServer::Factory factory = [&]() -> std::shared_ptr<gp::mcp::Protocol> {
+      std::shared_ptr<gp::mcp::Protocol> p;
+      if (session_mode) {
+        auto owner = std::make_shared<WithApp>(server_options);
+        p = std::shared_ptr<gp::mcp::Protocol>(owner, &owner->protocol);
+      } else {
+        p = std::make_shared<gp::mcp::Protocol>(server_options);
+      }
+      p->record_facts(definitions);
+      return p;
+    };
+
+    // SIGTERM and SIGINT are taken by one thread with sigwait (a signal handler may not
+    // call stop()); every other thread, httplib's included, inherits the blocked mask.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+    std::unique_ptr<gp::mcp::HttpServer> server;
+    try {
+      server = std::make_unique<gp::mcp::HttpServer>(factory, http);
+      server->bind();
+    } catch (const gp::Error& e) {
+      return fail(e.what());
+    }
+    std::thread stopper([&] {
+      int sig = 0;
+      sigwait(&stop_signals, &sig);
+      if (verbose) std::cerr << "groundplane-mcp: signal " << sig << "; stopping\n";
+      server->stop();
+    });
+    std::cerr << "groundplane-mcp: serving MCP at http://"
+              << (http.host.find(':') != std::string::npos ? "[" + http.host + "]" : http.host) << ":" << server->port()
+              << http.path << "\n";
+    const bool ok = server->serve();
+    pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the stopper if serve() ended on its own
+    stopper.join();
+    return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+#else
+    return fail("this groundplane-mcp was built without HTTP (cpp-httplib was not found)");
+#endif
   }
 
   // Buffered stdin (one read per chunk, not per byte); every reply is flushed explicitly.
   std::ios::sync_with_stdio(false);
-#ifdef SIGPIPE
-  // A host that goes away closes our stdout: let the write fail and the loop end cleanly.
-  std::signal(SIGPIPE, SIG_IGN);
-#endif
-
+  std::optional<gp::Session> app;
   if (session_mode) {
-    gp::Session app({.node = "checkout", .require_human_approval = true});
-    declare_demo_app(app);
-    gp::mcp::Server server(app);
-    server.run();
-  } else {
-    gp::mcp::Server server;
-    server.run();
+    app.emplace(demo_app_options());
+    declare_demo_app(*app);
   }
+  std::optional<gp::mcp::Server> server;
+  if (app) server.emplace(*app, server_options);
+  else server.emplace(server_options);
+  server->protocol().record_facts(definitions);
+  server->run();
   return EXIT_SUCCESS;
 }

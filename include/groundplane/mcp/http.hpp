@@ -1,0 +1,485 @@
+// gp::mcp::HttpServer — the MCP server over Streamable HTTP (MCP 2025-11-25), on
+// cpp-httplib. Every message is handled by a gp::mcp::Protocol (protocol.hpp), one per
+// MCP session, exactly as the stdio transport handles a line; this file is only the
+// HTTP: sessions, status codes, the security checks.
+//
+//   gp::mcp::HttpServer server({.port = 8765});          // checker tools, a registry per session
+//   server.bind();                                        // throws ConfigurationError if it cannot
+//   server.serve();                                       // until stop() (from any thread)
+//
+//   gp::Session app(...);
+//   gp::mcp::HttpServer agents(app, {.port = 8765});      // the app's own Session, in-process:
+//                                                         // whats_here / do_action for every agent
+//
+// The endpoint is `path` (/mcp):
+//   POST    one JSON-RPC message. Without Mcp-Session-Id only initialize is accepted; its
+//           answer carries a new Mcp-Session-Id. A request is answered 200 with
+//           application/json; a notification or a client's response 202 with no body.
+//   DELETE  ends the session named by Mcp-Session-Id (200; 404 if there is none).
+//   GET     405: this server never sends a message the client did not ask for (its tool
+//           list never changes and nothing it does is long-running), so there is no
+//           stream to open. SSE is not needed for JSON responses.
+// Refusals, each answered with a JSON-RPC error body (never a dropped connection):
+//   403 an Origin that is not this server's own host (or allowed_origins): a web page
+//       must not reach a local server through DNS rebinding
+//   401 token set and Authorization is not "Bearer <token>"
+//   400 no session id on a request other than initialize; a batch; text that is not JSON;
+//       an MCP-Protocol-Version this server does not speak
+//   404 an unknown or expired session id (the client starts a new session)
+//   413 a body over max_body_bytes
+//   415 a Content-Type other than application/json
+//   503 max_sessions sessions open (Retry-After says when to try again)
+//   405 any other method on the endpoint; 404 any other path
+// A session idle for longer than idle_timeout is ended; its id is then unknown (404).
+#pragma once
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/mcp/protocol.hpp"
+#include "groundplane/session.hpp"
+
+namespace groundplane::mcp {
+
+// Member order is API (designated initializers): where, who may connect, limits.
+struct HttpOptions {
+  std::string host = "127.0.0.1";                             // loopback unless asked otherwise
+  int port = 0;                                               // 0: any free port (port() tells)
+  bool allow_non_loopback = false;                            // a host that is not loopback must be asked for
+  std::string path = "/mcp";                                  // the endpoint
+  std::optional<std::string> token{};                         // required as "Authorization: Bearer <token>"
+  std::vector<std::string> allowed_origins{};                 // Origins accepted beyond the server's own host
+  std::size_t max_body_bytes = std::size_t{8} * 1024 * 1024;  // 413 beyond
+  std::size_t max_sessions = 1024;                            // 503 beyond
+  std::chrono::seconds idle_timeout{30 * 60};                 // a session unused this long is ended
+  std::chrono::seconds read_timeout{10};                      // a connection silent this long is closed
+  std::size_t threads = 32;  // connections served at once (one thread each, kept-alive ones too)
+};
+
+// One HTTP request and its answer, as the server's handler sees them (no sockets): what
+// HttpServer::handle takes, so tests and the fuzz harness drive the very same code.
+struct HttpRequest {
+  std::string method;
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> headers;  // names case-insensitive
+  std::string body;
+
+  std::optional<std::string> header(std::string_view name) const {
+    for (const auto& [k, v] : headers)
+      if (equal_ignoring_case(k, name)) return v;
+    return std::nullopt;
+  }
+  static bool equal_ignoring_case(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+      if (lower(a[i]) != lower(b[i])) return false;
+    }
+    return true;
+  }
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;  // JSON (application/json) unless empty
+};
+
+namespace detail {
+
+// localhost, ::1, or an IPv4 literal in 127.0.0.0/8 — the whole name, not a prefix of
+// it: 127.0.0.1.attacker.example is somebody else's host.
+inline bool loopback_host(std::string_view host) {
+  if (host == "localhost" || host == "::1" || host == "[::1]") return true;
+  if (host.substr(0, 4) != "127.") return false;
+  int parts = 1, digits = 0;
+  for (const char c : host) {
+    if (c == '.') {
+      if (digits == 0) return false;
+      ++parts;
+      digits = 0;
+    } else if (c >= '0' && c <= '9' && digits < 3) {
+      ++digits;
+    } else {
+      return false;
+    }
+  }
+  return parts == 4 && digits > 0;
+}
+
+// The host of an Origin ("http://localhost:8765" -> "localhost"); "" when it has none.
+inline std::string origin_host(std::string_view origin) {
+  const auto scheme = origin.find("://");
+  if (scheme == std::string_view::npos) return {};
+  std::string_view rest = origin.substr(scheme + 3);
+  rest = rest.substr(0, rest.find('/'));
+  if (!rest.empty() && rest.front() == '[') return std::string(rest.substr(0, rest.find(']') + 1));
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+// Equal or not, in time that does not depend on where the first difference is.
+inline bool same_secret(std::string_view a, std::string_view b) {
+  unsigned diff = a.size() == b.size() ? 0u : 1u;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff |=
+        static_cast<unsigned>(static_cast<unsigned char>(a[i]) ^ static_cast<unsigned char>(i < b.size() ? b[i] : 0));
+  return diff == 0;
+}
+
+// 128 random bits as 32 hex digits: an id nobody can guess (visible ASCII, as MCP asks).
+inline std::string new_session_id() {
+  thread_local std::random_device device;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string id;
+  for (int word = 0; word < 4; ++word) {
+    auto bits = static_cast<std::uint32_t>(device());
+    for (int i = 0; i < 8; ++i, bits >>= 4) id.push_back(hex[bits & 0xfu]);
+  }
+  return id;
+}
+
+}  // namespace detail
+
+class HttpServer {
+ public:
+  // Makes the Protocol of a new MCP session. It may hold whatever the session needs
+  // (an app of its own) alive through the shared_ptr's owner.
+  using Factory = std::function<std::shared_ptr<Protocol>()>;
+
+  // Each MCP session gets its own Protocol from `factory`.
+  HttpServer(Factory factory, HttpOptions options) : options_(std::move(options)), factory_(std::move(factory)) {
+    validate();
+  }
+  // The checker tools; each MCP session has its own registry.
+  explicit HttpServer(HttpOptions options = {}, ServerOptions server = {})
+      : HttpServer([server] { return std::make_shared<Protocol>(server); }, std::move(options)) {}
+  // An app serving its own Session: every MCP session has its own registry and drives the
+  // same app through whats_here / do_action (the app must outlive the server).
+  HttpServer(Session& app, HttpOptions options, ServerOptions server = {})
+      : HttpServer([&app, server] { return std::make_shared<Protocol>(app, server); }, std::move(options)) {}
+
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+  ~HttpServer() { stop(); }
+
+  // Binds host:port and returns the port (useful with port 0). ConfigurationError when the
+  // address cannot be bound.
+  int bind() {
+    setup();
+    if (options_.port == 0) {
+      bound_port_ = http_.bind_to_any_port(options_.host);
+      if (bound_port_ < 0)
+        throw ConfigurationError("cannot listen on " + detail::quote(options_.host) + ": no free port");
+    } else {
+      if (!http_.bind_to_port(options_.host, options_.port))
+        throw ConfigurationError("cannot listen on " + detail::quote(options_.host) + " port " +
+                                 std::to_string(options_.port) + " (in use, or not an address of this machine)");
+      bound_port_ = options_.port;
+    }
+    return bound_port_;
+  }
+
+  // Serves until stop(); binds first if bind() was not called. Returns false if the
+  // listening socket failed.
+  bool serve() {
+    if (bound_port_ < 0) bind();
+    return http_.listen_after_bind();
+  }
+
+  // Stops accepting and returns from serve() once the requests in flight are answered.
+  // Safe from any thread (not from a signal handler: see groundplane-mcp's main).
+  void stop() {
+    if (http_.is_running()) http_.stop();
+  }
+
+  int port() const noexcept { return bound_port_; }
+  const HttpOptions& options() const noexcept { return options_; }
+  std::size_t session_count() {
+    const std::lock_guard lock(sessions_mutex_);
+    return sessions_.size();
+  }
+
+  // One request through the handler the sockets use.
+  HttpResponse handle(const HttpRequest& request) {
+    try {
+      return handle_checked(request);
+    } catch (const std::bad_alloc&) {
+      return refuse(500, nullptr, error_code::internal_error, "Internal error: out of memory");
+    } catch (const std::exception& e) {  // nothing a client sends should get here
+      return refuse(500, nullptr, error_code::internal_error, "Internal error: " + detail::escape(e.what(), 300));
+    }
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<Protocol> protocol;
+    std::mutex mutex;  // one message at a time per session, as Protocol requires
+    std::chrono::steady_clock::time_point last_used;
+  };
+
+  void validate() const {
+    if (!factory_) throw ConfigurationError("HttpServer needs a factory for its sessions' protocols");
+    if (!detail::loopback_host(options_.host) && !options_.allow_non_loopback)
+      throw ConfigurationError("HttpServer: " + detail::quote(options_.host) +
+                               " is not a loopback address; serving beyond this machine must be asked for "
+                               "(allow_non_loopback, --http-public) and should carry a token");
+    if (options_.port < 0 || options_.port > 65535)
+      throw ConfigurationError("HttpServer: port " + std::to_string(options_.port) + " is not a TCP port");
+    if (options_.max_sessions == 0 || options_.max_body_bytes == 0 || options_.threads == 0)
+      throw ConfigurationError("HttpServer: max_sessions, max_body_bytes and threads must be positive");
+    if (options_.token && options_.token->empty()) throw ConfigurationError("HttpServer: the token is empty");
+  }
+
+  void setup() {
+    if (set_up_) return;
+    set_up_ = true;
+    const std::size_t threads = options_.threads;
+    http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // httplib refuses a longer body itself (413) before reading it; handle() checks too.
+    http_.set_payload_max_length(options_.max_body_bytes);
+    // One small response per request: without TCP_NODELAY Nagle and delayed ACKs add ~40 ms.
+    http_.set_tcp_nodelay(true);
+    http_.set_read_timeout(static_cast<time_t>(options_.read_timeout.count()), 0);
+    http_.set_write_timeout(static_cast<time_t>(options_.read_timeout.count()), 0);
+    http_.set_keep_alive_timeout(static_cast<time_t>(options_.read_timeout.count()));
+    // Clients pool connections and do not all honour "max": closing one after a few
+    // requests breaks the next request they send on it.
+    http_.set_keep_alive_max_count(100000);
+    const auto adapt = [this](const httplib::Request& req, httplib::Response& res) {
+      HttpRequest in{req.method, req.path, {}, req.body};
+      for (const auto& [k, v] : req.headers) in.headers.emplace_back(k, v);
+      const HttpResponse out = handle(in);
+      res.status = out.status;
+      for (const auto& [k, v] : out.headers) res.set_header(k, v);
+      if (!out.body.empty()) res.set_content(out.body, "application/json");
+    };
+    // Every path and method reaches handle(), which answers what is not the endpoint.
+    http_.Post(".*", adapt);
+    http_.Get(".*", adapt);
+    http_.Delete(".*", adapt);
+    http_.Put(".*", adapt);
+    http_.Patch(".*", adapt);
+    http_.Options(".*", adapt);
+    // What httplib refuses before a handler runs (413 for a body too long, 400 for a
+    // malformed request line) still gets a JSON-RPC body saying why.
+    http_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      std::string why = res.status == 413 ? "the body is over this server's limit" : "the HTTP request was refused";
+      res.set_content(
+          detail::dump(Protocol::error_response(nullptr, error_code::invalid_request, "Invalid Request: " + why)),
+          "application/json");
+    });
+  }
+
+  static HttpResponse refuse(int status, const nlohmann::ordered_json& id, int code, std::string message) {
+    HttpResponse r;
+    r.status = status;
+    r.body = detail::dump(Protocol::error_response(id, code, std::move(message)));
+    return r;
+  }
+
+  bool origin_allowed(const std::string& origin) const {
+    for (const auto& allowed : options_.allowed_origins)
+      if (allowed == origin) return true;
+    const std::string host = detail::origin_host(origin);
+    if (host.empty()) return false;
+    if (host == options_.host || (options_.host == "::1" && host == "[::1]")) return true;
+    // A loopback server is reached as localhost, 127.0.0.1 or [::1] alike.
+    return detail::loopback_host(options_.host) && detail::loopback_host(host);
+  }
+
+  HttpResponse handle_checked(const HttpRequest& request) {
+    if (request.path != options_.path)
+      return refuse(404, nullptr, error_code::invalid_request,
+                    "Not found: the MCP endpoint is " + detail::quote(options_.path));
+    if (const auto origin = request.header("Origin"); origin && !origin_allowed(*origin))
+      return refuse(403, nullptr, error_code::invalid_request,
+                    "Forbidden: Origin " + detail::quote(*origin, 120) + " is not this server's own host");
+    if (options_.token) {
+      const auto auth = request.header("Authorization");
+      constexpr std::string_view bearer = "Bearer ";
+      const bool ok = auth && auth->size() > bearer.size() &&
+                      HttpRequest::equal_ignoring_case(std::string_view(*auth).substr(0, bearer.size()), bearer) &&
+                      detail::same_secret(std::string_view(*auth).substr(bearer.size()), *options_.token);
+      if (!ok) {
+        auto r =
+            refuse(401, nullptr, error_code::invalid_request,
+                   auth ? "Unauthorized: the bearer token is wrong" : "Unauthorized: this server needs a bearer token");
+        r.headers.emplace_back("WWW-Authenticate", "Bearer");
+        return r;
+      }
+    }
+    if (request.method == "POST") return post(request);
+    if (request.method == "DELETE") return end_session(request);
+    auto r = refuse(
+        405, nullptr, error_code::invalid_request,
+        request.method == "GET"
+            ? std::string("Method not allowed: this server sends nothing unasked, so there is no event "
+                          "stream to GET; POST each message")
+            : "Method not allowed: " + detail::quote(request.method, 40) + "; POST a message or DELETE a session");
+    r.headers.emplace_back("Allow", "POST, DELETE");
+    return r;
+  }
+
+  HttpResponse post(const HttpRequest& request) {
+    if (request.body.size() > options_.max_body_bytes)
+      return refuse(413, nullptr, error_code::invalid_request,
+                    "Invalid Request: the body is " + std::to_string(request.body.size()) +
+                        " bytes, over this server's limit of " + std::to_string(options_.max_body_bytes));
+    if (const auto type = request.header("Content-Type"); type) {
+      const std::string_view t(*type);
+      if (t.substr(0, t.find(';')).find("application/json") == std::string_view::npos)
+        return refuse(415, nullptr, error_code::invalid_request,
+                      "Unsupported media type " + detail::quote(*type, 80) + ": send application/json");
+    }
+    if (const auto v = request.header("MCP-Protocol-Version"); v) {
+      bool known = false;
+      for (auto supported : protocol_versions) known = known || *v == supported;
+      if (!known)
+        return refuse(400, nullptr, error_code::invalid_request,
+                      "Bad Request: MCP-Protocol-Version " + detail::quote(*v, 40) + " is not one this server speaks");
+    }
+    const auto id = request.header("Mcp-Session-Id");
+    if (!id) return open_session(request);
+
+    std::shared_ptr<Entry> entry = find(*id);
+    if (!entry)
+      return refuse(404, nullptr, error_code::invalid_request,
+                    "Not found: session " + detail::quote(*id, 80) + " is unknown or has ended; initialize a new one");
+    std::optional<std::string> reply;
+    {
+      const std::lock_guard lock(entry->mutex);
+      reply = entry->protocol->handle_line(request.body);
+      entry->last_used = std::chrono::steady_clock::now();
+    }
+    return answer(reply);
+  }
+
+  // A reply as HTTP: 202 for nothing to answer; 400 for a message that could not be read
+  // as a request at all (the id is null); 200 otherwise.
+  static HttpResponse answer(const std::optional<std::string>& reply) {
+    HttpResponse r;
+    if (!reply) {
+      r.status = 202;
+      return r;
+    }
+    r.body = *reply;
+    // The protocol answers an unreadable message with a null id: a bad request.
+    r.status = reply->rfind(R"({"jsonrpc":"2.0","id":null,"error")", 0) == 0 ? 400 : 200;
+    return r;
+  }
+
+  HttpResponse open_session(const HttpRequest& request) {
+    // Only initialize opens a session; anything else without an id is refused unread
+    // by any registry (a record made in no session would be lost at once).
+    const auto peek = nlohmann::json::parse(request.body, nullptr, false);
+    const bool initialize = peek.is_object() && peek.contains("method") && peek["method"] == "initialize";
+    if (!initialize) {
+      if (peek.is_discarded() || !peek.is_object()) {
+        return answer(Protocol(factory_options()).handle_line(request.body));
+      }
+      const auto rid = peek.find("id");
+      const nlohmann::ordered_json id =
+          rid != peek.end() && (rid->is_string() || rid->is_number_integer()) ? nlohmann::ordered_json(*rid) : nullptr;
+      if (rid == peek.end()) return answer(std::nullopt);  // a notification before any session: nothing to say
+      return refuse(400, id, error_code::invalid_request,
+                    "Bad Request: no Mcp-Session-Id; send initialize first and then its Mcp-Session-Id header");
+    }
+    std::shared_ptr<Entry> entry = std::make_shared<Entry>();
+    {
+      const std::lock_guard lock(sessions_mutex_);
+      expire_idle();
+      if (sessions_.size() >= options_.max_sessions) {
+        auto r = refuse(
+            503, peek.contains("id") && !peek["id"].is_structured() ? nlohmann::ordered_json(peek["id"]) : nullptr,
+            error_code::internal_error,
+            "Service unavailable: " + std::to_string(options_.max_sessions) +
+                " sessions are open, this server's limit; end one with DELETE or try again later");
+        r.headers.emplace_back("Retry-After",
+                               std::to_string(std::max<long long>(1, options_.idle_timeout.count() / 10)));
+        return r;
+      }
+    }
+    entry->protocol = factory_();
+    auto reply = entry->protocol->handle_line(request.body);
+    HttpResponse r = answer(reply);
+    if (entry->protocol->protocol_version().empty()) return r;  // initialize was refused: no session
+    entry->last_used = std::chrono::steady_clock::now();
+    std::string id = detail::new_session_id();
+    {
+      const std::lock_guard lock(sessions_mutex_);
+      if (sessions_.size() >= options_.max_sessions)
+        return refuse(503, nullptr, error_code::internal_error,
+                      "Service unavailable: " + std::to_string(options_.max_sessions) + " sessions are open");
+      sessions_.emplace(id, std::move(entry));
+    }
+    r.headers.emplace_back("Mcp-Session-Id", std::move(id));
+    return r;
+  }
+
+  HttpResponse end_session(const HttpRequest& request) {
+    const auto id = request.header("Mcp-Session-Id");
+    if (!id) return refuse(400, nullptr, error_code::invalid_request, "Bad Request: DELETE needs an Mcp-Session-Id");
+    const std::lock_guard lock(sessions_mutex_);
+    if (sessions_.erase(*id) == 0)
+      return refuse(404, nullptr, error_code::invalid_request,
+                    "Not found: session " + detail::quote(*id, 80) + " is unknown or has ended");
+    HttpResponse r;
+    r.status = 200;
+    return r;
+  }
+
+  std::shared_ptr<Entry> find(const std::string& id) {
+    const std::lock_guard lock(sessions_mutex_);
+    expire_idle();
+    const auto it = sessions_.find(id);
+    return it == sessions_.end() ? nullptr : it->second;
+  }
+
+  // Under sessions_mutex_. A sweep at most once a second keeps this off the hot path.
+  void expire_idle() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_sweep_ < std::chrono::seconds(1) && sessions_.size() < options_.max_sessions) return;
+    last_sweep_ = now;
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      // A session serving a message right now is in use, whatever its timestamp says.
+      std::unique_lock busy(it->second->mutex, std::try_to_lock);
+      if (busy.owns_lock() && now - it->second->last_used > options_.idle_timeout) it = sessions_.erase(it);
+      else ++it;
+    }
+  }
+
+  ServerOptions factory_options() const {
+    return ServerOptions{.log = [](std::string_view) {}};
+  }
+
+  HttpOptions options_;
+  Factory factory_;
+  httplib::Server http_;
+  bool set_up_ = false;
+  int bound_port_ = -1;
+  std::mutex sessions_mutex_;
+  std::map<std::string, std::shared_ptr<Entry>, std::less<>> sessions_;
+  std::chrono::steady_clock::time_point last_sweep_{};
+};
+
+}  // namespace groundplane::mcp

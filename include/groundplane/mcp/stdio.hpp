@@ -1,0 +1,153 @@
+// gp::mcp::Server — the MCP server over stdio: newline-delimited JSON-RPC 2.0 on a
+// std::istream / std::ostream pair (stdin/stdout for a real host, string streams in
+// tests). Every message is handled by a gp::mcp::Protocol (protocol.hpp); this file is
+// only the framing: lines in, lines out.
+//
+//   gp::mcp::Server server;            // checker tools over its own FactRegistry
+//   server.run();                      // stdin -> stdout until EOF; logs go to stderr
+//
+//   gp::Session app(...);
+//   gp::mcp::Server with_app(app);     // the checker tools plus whats_here / do_action
+//
+// A line over max_line_bytes is answered -32600 and skipped while reading, never
+// buffered. stdout carries JSON-RPC only. Requests are served one at a time, in order;
+// the process is one MCP session, so facts live as long as it does.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <iostream>
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/mcp/protocol.hpp"
+#include "groundplane/registry.hpp"
+#include "groundplane/session.hpp"
+
+namespace groundplane::mcp {
+
+namespace stdio {
+
+// How one read_line ended.
+enum class LineEnd { newline, eof_after_text, eof };
+
+struct LineRead {
+  LineEnd end;
+  std::size_t bytes = 0;  // bytes in the line, newline excluded (counted even when skipped)
+  bool too_long = false;  // over the limit: `line` was cleared and the rest skipped
+};
+
+// Reads up to '\n' from a stream buffer, keeping at most `max` bytes; the rest of an
+// overlong line is consumed and counted but never stored.
+inline LineRead read_line(std::streambuf& in, std::string& line, std::size_t max) {
+  line.clear();
+  LineRead r{LineEnd::eof};
+  using traits = std::streambuf::traits_type;
+  for (;;) {
+    const auto c = in.sbumpc();
+    if (traits::eq_int_type(c, traits::eof())) {
+      r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
+      break;
+    }
+    if (traits::to_char_type(c) == '\n') {
+      r.end = LineEnd::newline;
+      break;
+    }
+    ++r.bytes;
+    if (r.too_long) continue;
+    if (line.size() >= max) {
+      r.too_long = true;
+      std::string().swap(line);  // give the memory back now
+      continue;
+    }
+    line.push_back(traits::to_char_type(c));
+  }
+  if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
+  return r;
+}
+
+}  // namespace stdio
+
+class Server {
+ public:
+  explicit Server(ServerOptions options = {}) : protocol_(std::move(options)) {}
+  explicit Server(Session& session, ServerOptions options = {}) : protocol_(session, std::move(options)) {}
+
+  // Serves newline-delimited JSON-RPC from `in` until end of input: one response line
+  // per request, flushed as it is written. Returns when the input ends (a final message
+  // without its newline is still served) or when `out` can no longer be written.
+  void serve(std::istream& in, std::ostream& out) {
+    std::streambuf* buf = in.rdbuf();
+    if (!buf) return;
+    std::string line;
+    for (;;) {
+      const stdio::LineRead r = stdio::read_line(*buf, line, protocol_.options().max_line_bytes);
+      if (r.end == stdio::LineEnd::eof) break;
+      std::optional<std::string> reply;
+      if (r.too_long) {
+        protocol_.note("skipped a " + std::to_string(r.bytes) + "-byte line: over the " +
+                       std::to_string(protocol_.options().max_line_bytes) + "-byte limit");
+        reply = groundplane::mcp::detail::dump(Protocol::error_response(
+            nullptr, error_code::invalid_request,
+            "Invalid Request: the message is " + std::to_string(r.bytes) + " bytes, over this server's limit of " +
+                std::to_string(protocol_.options().max_line_bytes) + "; it was skipped"));
+      } else {
+        try {
+          reply = protocol_.handle_line(line, r.end == stdio::LineEnd::eof_after_text);
+        } catch (const std::exception& e) {  // out of memory while parsing, say: answer, carry on
+          protocol_.log("internal error: " + groundplane::detail::escape(e.what(), 300));
+          reply = groundplane::mcp::detail::dump(Protocol::error_response(
+              nullptr, error_code::internal_error, "Internal error: " + groundplane::detail::escape(e.what(), 300)));
+        } catch (...) {
+          protocol_.log("internal error: a non-standard exception");
+          reply = groundplane::mcp::detail::dump(Protocol::error_response(nullptr, error_code::internal_error,
+                                                                          "Internal error: a non-standard exception"));
+        }
+      }
+      if (reply) {
+        out << *reply << '\n';
+        out.flush();
+        if (!out) {
+          protocol_.log("the output stream closed; stopping");
+          return;
+        }
+      }
+      if (r.end != stdio::LineEnd::newline) break;
+    }
+    protocol_.note("input ended; exiting");
+  }
+
+  // serve(std::cin, std::cout).
+  void run() { serve(std::cin, std::cout); }
+
+  // The protocol this transport feeds; the same calls, for a caller that holds a Server.
+  Protocol& protocol() noexcept { return protocol_; }
+  std::optional<std::string> handle_line(std::string_view line, bool unterminated = false) {
+    return protocol_.handle_line(line, unterminated);
+  }
+  std::optional<nlohmann::ordered_json> handle(const nlohmann::ordered_json& message) {
+    return protocol_.handle(message);
+  }
+  nlohmann::ordered_json call_tool(std::string_view name, const nlohmann::ordered_json& arguments) {
+    return protocol_.call_tool(name, arguments);
+  }
+  const nlohmann::ordered_json& tools() const noexcept { return protocol_.tools(); }
+  bool has_tool(std::string_view name) const { return protocol_.has_tool(name); }
+  FactRegistry& registry() noexcept { return protocol_.registry(); }
+  const FactRegistry& registry() const noexcept { return protocol_.registry(); }
+  const std::string& protocol_version() const noexcept { return protocol_.protocol_version(); }
+  bool initialized() const noexcept { return protocol_.initialized(); }
+
+ private:
+  Protocol protocol_;
+};
+
+}  // namespace groundplane::mcp

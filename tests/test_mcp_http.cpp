@@ -1,0 +1,352 @@
+// gp::mcp::HttpServer: Streamable HTTP over the same Protocol the stdio loop feeds —
+// sessions, refusals with the right status, and hostile clients over real sockets.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <groundplane/mcp/http.hpp>
+#include <groundplane/session.hpp>
+
+namespace gp = groundplane;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const ojson seed_ranking = ojson::parse(R"({
+  "name": "campaign_ctr",
+  "scores": {"north": 0.0412, "harbour": 0.0455, "delta": 0.0301},
+  "key": "ctr",
+  "tool": "warehouse.query",
+  "args": {"table": "campaign_daily", "window": "7d"}
+})");
+
+std::string rpc(int id, const std::string& method, const ojson& params = nullptr) {
+  ojson r{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) r["params"] = params;
+  return r.dump();
+}
+std::string initialize(int id = 1) {
+  return rpc(id, "initialize",
+             {{"protocolVersion", "2025-11-25"},
+              {"capabilities", ojson::object()},
+              {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+}
+std::string tool(int id, const std::string& name, const ojson& args) {
+  return rpc(id, "tools/call", {{"name", name}, {"arguments", args}});
+}
+
+gp::mcp::ServerOptions quiet() {
+  return {.log = [](std::string_view) {}};
+}
+
+gp::mcp::HttpRequest post(std::string body, std::vector<std::pair<std::string, std::string>> headers = {}) {
+  headers.emplace_back("Content-Type", "application/json");
+  return {"POST", "/mcp", std::move(headers), std::move(body)};
+}
+
+std::string header(const gp::mcp::HttpResponse& r, std::string_view name) {
+  for (const auto& [k, v] : r.headers)
+    if (gp::mcp::HttpRequest::equal_ignoring_case(k, name)) return v;
+  return {};
+}
+
+ojson body(const gp::mcp::HttpResponse& r) { return ojson::parse(r.body); }
+
+// Opens a session through handle(); its id.
+std::string open(gp::mcp::HttpServer& s, std::vector<std::pair<std::string, std::string>> extra = {}) {
+  const auto r = s.handle(post(initialize(), std::move(extra)));
+  REQUIRE(r.status == 200);
+  const std::string id = header(r, "Mcp-Session-Id");
+  REQUIRE(id.size() == 32);
+  return id;
+}
+
+gp::mcp::HttpResponse in_session(gp::mcp::HttpServer& s, const std::string& id, std::string message) {
+  return s.handle(post(std::move(message), {{"Mcp-Session-Id", id}}));
+}
+
+// A server listening on a free loopback port, served on a thread until the test ends.
+struct Running {
+  gp::mcp::HttpServer server;
+  int port;
+  std::thread thread;
+  explicit Running(gp::mcp::HttpOptions o) : server(std::move(o), quiet()), port(server.bind()) {
+    thread = std::thread([this] { server.serve(); });
+    for (int i = 0; i < 200; ++i) {  // until it accepts
+      httplib::Client c("127.0.0.1", port);
+      if (c.Get("/mcp")) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ~Running() {
+    server.stop();
+    thread.join();
+  }
+  httplib::Client client() const {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(10, 0);
+    return c;
+  }
+  // A ping on a fresh session over a fresh connection: the server still serves.
+  bool still_serving() const {
+    auto c = client();
+    const auto init = c.Post("/mcp", initialize(), "application/json");
+    if (!init || init->status != 200) return false;
+    const auto id = init->get_header_value("Mcp-Session-Id");
+    const auto ping = c.Post("/mcp", {{"Mcp-Session-Id", id}}, rpc(2, "ping"), "application/json");
+    return ping && ping->status == 200 && ojson::parse(ping->body)["result"] == ojson::object();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("initialize opens a session whose id every later request carries, and each session has its own facts") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto a = open(s);
+  const auto b = open(s);
+  CHECK(a != b);
+  CHECK(s.session_count() == 2);
+  CHECK(body(in_session(s, a, tool(2, "record_ranking", seed_ranking)))["result"]["isError"] == false);
+  const auto in_a = body(in_session(s, a, tool(3, "list_facts", ojson::object())));
+  const auto in_b = body(in_session(s, b, tool(3, "list_facts", ojson::object())));
+  CHECK(in_a["result"]["structuredContent"]["facts"].contains("campaign_ctr"));
+  CHECK(in_b["result"]["structuredContent"]["facts"] == ojson::object());
+  // the same name is free in the other session
+  CHECK(body(in_session(s, b, tool(4, "record_ranking", seed_ranking)))["result"]["isError"] == false);
+}
+
+TEST_CASE("a notification is answered 202 with no body and a request 200 with JSON") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto id = open(s);
+  const auto n = in_session(s, id, R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  CHECK(n.status == 202);
+  CHECK(n.body.empty());
+  const auto p = in_session(s, id, rpc(5, "ping"));
+  CHECK(p.status == 200);
+  CHECK(body(p)["id"] == 5);
+}
+
+TEST_CASE("DELETE ends a session and its id is then unknown: 404, never another session's state") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto id = open(s);
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", id}}, ""}).status == 200);
+  CHECK(s.session_count() == 0);
+  const auto after = in_session(s, id, rpc(2, "ping"));
+  CHECK(after.status == 404);
+  CHECK(body(after)["error"]["code"] == -32600);
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", id}}, ""}).status == 404);
+  CHECK(s.handle({"DELETE", "/mcp", {}, ""}).status == 400);
+  CHECK(in_session(s, "made-up", rpc(2, "ping")).status == 404);
+}
+
+TEST_CASE("a request other than initialize without a session id is 400 and runs nothing") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto r = s.handle(post(tool(3, "record_ranking", seed_ranking)));
+  CHECK(r.status == 400);
+  CHECK(body(r)["id"] == 3);
+  CHECK(s.session_count() == 0);
+  CHECK(s.handle(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})")).status == 202);
+}
+
+TEST_CASE("a foreign Origin is refused 403 and the server's own host in any loopback spelling is accepted") {
+  gp::mcp::HttpServer s({.port = 8765, .allowed_origins = {"https://app.example"}}, quiet());
+  for (const char* foreign : {"http://evil.example", "http://127.0.0.1.evil.example:8765", "null", "file://"}) {
+    INFO(foreign);
+    const auto r = s.handle(post(initialize(), {{"Origin", foreign}}));
+    CHECK(r.status == 403);
+    CHECK(body(r)["error"]["message"].get<std::string>().find("Forbidden") == 0);
+  }
+  CHECK(s.session_count() == 0);
+  for (const char* own :
+       {"http://localhost:8765", "http://127.0.0.1:8765", "http://[::1]:8765", "https://app.example"}) {
+    INFO(own);
+    CHECK(s.handle(post(initialize(), {{"Origin", own}})).status == 200);
+  }
+  CHECK(s.handle(post(initialize())).status == 200);  // no Origin: not a browser
+}
+
+TEST_CASE("with a token every request needs Authorization Bearer with it: 401 otherwise, Origin checked first") {
+  gp::mcp::HttpServer s({.token = "s3cret-token"}, quiet());
+  const auto none = s.handle(post(initialize()));
+  CHECK(none.status == 401);
+  CHECK(header(none, "WWW-Authenticate") == "Bearer");
+  for (const char* wrong :
+       {"Bearer s3cret-tokeN", "Bearer s3cret-token2", "Bearer ", "Basic s3cret-token", "s3cret-token"})
+    CHECK(s.handle(post(initialize(), {{"Authorization", wrong}})).status == 401);
+  CHECK(s.handle(post(initialize(), {{"Authorization", "Bearer s3cret-token"}, {"Origin", "http://evil.example"}}))
+            .status == 403);
+  CHECK(s.session_count() == 0);
+  const auto id = open(s, {{"Authorization", "Bearer s3cret-token"}});
+  CHECK(in_session(s, id, rpc(2, "ping")).status == 401);  // the session id is not a credential
+}
+
+TEST_CASE("a host that is not loopback must be asked for explicitly") {
+  CHECK_THROWS_AS(gp::mcp::HttpServer({.host = "0.0.0.0"}, quiet()), gp::ConfigurationError);
+  CHECK_THROWS_AS(gp::mcp::HttpServer({.host = "192.168.1.10"}, quiet()), gp::ConfigurationError);
+  CHECK_NOTHROW(gp::mcp::HttpServer({.host = "0.0.0.0", .allow_non_loopback = true}, quiet()));
+  CHECK_NOTHROW(gp::mcp::HttpServer({.host = "::1"}, quiet()));
+}
+
+TEST_CASE(
+    "malformed JSON, a batch, a wrong content type and an unknown revision header are each refused with their status") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto id = open(s);
+  const auto bad = in_session(s, id, "{\"jsonrpc\": \"2.0\", ");
+  CHECK(bad.status == 400);
+  CHECK(body(bad)["error"]["code"] == -32700);
+  const auto batch = in_session(s, id, "[" + rpc(1, "ping") + "," + rpc(2, "ping") + "]");
+  CHECK(batch.status == 400);
+  CHECK(body(batch)["error"]["code"] == -32600);
+  CHECK(s.handle(post("not json")).status == 400);
+  CHECK(s.handle({"POST", "/mcp", {{"Content-Type", "text/plain"}}, initialize()}).status == 415);
+  CHECK(s.handle(post(rpc(2, "ping"), {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "1999-01-01"}})).status == 400);
+  CHECK(s.handle(post(rpc(2, "ping"), {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-11-25"}})).status == 200);
+}
+
+TEST_CASE("GET has no event stream to open: 405 with Allow, and other paths are 404") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto get = s.handle({"GET", "/mcp", {}, ""});
+  CHECK(get.status == 405);
+  CHECK(header(get, "Allow") == "POST, DELETE");
+  CHECK(s.handle({"PUT", "/mcp", {}, ""}).status == 405);
+  CHECK(s.handle({"POST", "/other", {}, initialize()}).status == 404);
+}
+
+TEST_CASE("a body over the limit is 413 and the session stays usable") {
+  gp::mcp::HttpServer s({.max_body_bytes = 1024}, quiet());
+  const auto id = open(s);
+  const auto r = in_session(s, id, std::string(2000, ' ') + rpc(2, "ping"));
+  CHECK(r.status == 413);
+  CHECK(body(r)["error"]["message"].get<std::string>().find("over this server's limit of 1024") != std::string::npos);
+  CHECK(in_session(s, id, rpc(3, "ping")).status == 200);
+}
+
+TEST_CASE("the session limit is answered 503 with Retry-After, and idle sessions end so new ones can open") {
+  gp::mcp::HttpServer s({.max_sessions = 3, .idle_timeout = std::chrono::seconds(1)}, quiet());
+  for (int i = 0; i < 3; ++i) open(s);
+  const auto full = s.handle(post(initialize(7)));
+  CHECK(full.status == 503);
+  CHECK(body(full)["id"] == 7);
+  CHECK_FALSE(header(full, "Retry-After").empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  open(s);
+  CHECK(s.session_count() == 1);
+}
+
+TEST_CASE("an app serves its own Session over HTTP in-process: every agent drives the same app") {
+  gp::Session app({.node = "checkout"});
+  int added = 0;
+  app.declare("cart.add", {.does = "Add an item.", .writes = {"cart"}, .handler = [&](const nlohmann::json&) {
+                             ++added;
+                             app.report_state({{"cart", added}});
+                             return gp::HandlerResult{};
+                           }});
+  gp::mcp::HttpServer s(app, {}, quiet());
+  const auto a = open(s);
+  const auto b = open(s);
+  CHECK(body(in_session(s, a, tool(2, "do_action", {{"action", "cart.add"}})))["result"]["structuredContent"]["ok"] ==
+        true);
+  CHECK(body(in_session(s, b, tool(2, "do_action", {{"action", "cart.add"}})))["result"]["structuredContent"]["ok"] ==
+        true);
+  CHECK(added == 2);
+  const auto here = body(in_session(s, a, tool(3, "whats_here", ojson::object())));
+  CHECK(here["result"]["structuredContent"]["facts"].get<std::string>().find("cart") != std::string::npos);
+  // facts recorded by one agent stay that agent's
+  CHECK(body(in_session(s, a, tool(4, "record_ranking", seed_ranking)))["result"]["isError"] == false);
+  CHECK(body(in_session(s, b, tool(4, "list_facts", ojson::object())))["result"]["structuredContent"]["facts"] ==
+        ojson::object());
+}
+
+TEST_CASE("over sockets: a 20 MiB body is answered 413 and the server still serves") {
+  Running r({.read_timeout = std::chrono::seconds(2)});
+  auto c = r.client();
+  const auto res = c.Post("/mcp", std::string(20u * 1024 * 1024, 'x'), "application/json");
+  REQUIRE(res);
+  CHECK(res->status == 413);
+  CHECK(ojson::parse(res->body)["error"]["code"] == -32600);
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("over sockets: a slow-loris client is cut off by the read timeout while others are served") {
+  Running r({.read_timeout = std::chrono::seconds(1), .threads = 4});
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(r.port));
+  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const std::string start = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+  REQUIRE(::send(fd, start.data(), start.size(), 0) == static_cast<ssize_t>(start.size()));
+  CHECK(r.still_serving());  // while the slow client holds its connection
+  // then it goes quiet: within the deadline the server answers (an HTTP error) and closes
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string answer;
+  char buf[256];
+  for (;;) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  CHECK(waited < std::chrono::seconds(4));
+  INFO(answer);
+  CHECK((answer.empty() || answer.rfind("HTTP/1.1 4", 0) == 0));
+  ::close(fd);
+  CHECK(r.still_serving());
+}
+
+TEST_CASE(
+    "over sockets: 1,000 sessions opened and abandoned fill the limit, the next is 503, and the server still serves") {
+  Running r({.max_sessions = 1000});
+  auto c = r.client();
+  int opened = 0;
+  std::string first;
+  for (int i = 0; i < 1000; ++i) {
+    const auto res = c.Post("/mcp", initialize(), "application/json");
+    REQUIRE(res);
+    if (res->status == 200) ++opened;
+    if (i == 0) first = res->get_header_value("Mcp-Session-Id");
+  }
+  CHECK(opened == 1000);
+  CHECK(r.server.session_count() == 1000);
+  const auto over = c.Post("/mcp", initialize(), "application/json");
+  REQUIRE(over);
+  CHECK(over->status == 503);
+  CHECK(ojson::parse(over->body)["error"]["message"].get<std::string>().find("1000 sessions") != std::string::npos);
+  // an open session is still served, and ending one makes room for a new one
+  const auto ping = c.Post("/mcp", {{"Mcp-Session-Id", first}}, rpc(2, "ping"), "application/json");
+  REQUIRE(ping);
+  CHECK(ping->status == 200);
+  const auto del = c.Delete("/mcp", {{"Mcp-Session-Id", first}});
+  REQUIRE(del);
+  CHECK(del->status == 200);
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("over sockets: wrong token and foreign Origin are answered, malformed JSON too, and stop() ends serve") {
+  auto r = std::make_unique<Running>(gp::mcp::HttpOptions{.token = "t0ken"});
+  auto c = r->client();
+  const auto no = c.Post("/mcp", initialize(), "application/json");
+  REQUIRE(no);
+  CHECK(no->status == 401);
+  const auto origin = c.Post("/mcp", {{"Origin", "http://evil.example"}, {"Authorization", "Bearer t0ken"}},
+                             initialize(), "application/json");
+  REQUIRE(origin);
+  CHECK(origin->status == 403);
+  const auto junk = c.Post("/mcp", {{"Authorization", "Bearer t0ken"}}, "{{{", "application/json");
+  REQUIRE(junk);
+  CHECK(junk->status == 400);
+  const auto t0 = std::chrono::steady_clock::now();
+  r.reset();  // stop() and join: serve() returned
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+}
