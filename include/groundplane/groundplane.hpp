@@ -17,7 +17,6 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
-#include "groundplane/json_text.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/json_text.hpp"
