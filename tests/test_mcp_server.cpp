@@ -1167,3 +1167,22 @@ TEST_CASE("handle_line answers every byte string without letting an exception es
     CHECK(j["error"]["code"] != -32603);
   }
 }
+
+TEST_CASE("check reads the output's numbers as the request wrote them: 0.50 is judged at two decimals") {
+  Harness h;
+  const std::string facts =
+      R"({"share": {"kind": "ranking", "scores": {"north": 0.54, "south": 0.31}, "key": "share", "tool": "t"}})";
+  const std::string spec = R"([{"check": "superlative", "fact": "share", "rounding": "as_stated"}])";
+  const auto line = [&](int id, const std::string& score) {
+    return R"({"jsonrpc": "2.0", "id": )" + std::to_string(id) +
+           R"(, "method": "tools/call", "params": {"name": "check", "arguments": {"facts": )" + facts +
+           R"(, "checks": )" + spec + R"(, "output": {"winner": "north", "score": )" + score + "}}}}\n";
+  };
+  const auto t = h.run(line(1, "0.50") + line(2, "0.5") + line(3, "0.540"));
+  // 0.54 rounded to the two decimals written is 0.54, not 0.50; to one decimal it is 0.5.
+  const auto& two = t.reply_to(1)["result"]["structuredContent"];
+  CHECK(two["ok"] == false);
+  CHECK(two["findings"][0]["said"] == "0.50");
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["ok"] == true);
+  CHECK(t.reply_to(3)["result"]["structuredContent"]["ok"] == true);
+}

@@ -176,16 +176,26 @@ class Boundary {
     std::vector<Finding> findings;
     detail::text_findings(doc, json_text, findings);
     if (!doc.ok()) return Verdict(std::move(findings));
-    const detail::StatedNumbers numbers{&doc, [](const void* d, const nlohmann::json& node, detail::StatedText& out) {
+    Verdict checked = try_submit(doc, doc.value());
+    for (const auto& f : checked.findings()) findings.push_back(f);
+    return Verdict(std::move(findings));
+  }
+
+  // A value inside JSON text already read with gp::JsonText — the `output` member of a
+  // request, say — checked with the digits it was written with (`output` must be a node
+  // of text.value()). The text's own problems (a repeated key, an out-of-range number
+  // elsewhere) are the reader's caller's to report. Otherwise as try_submit.
+  template <class Json>
+  Verdict try_submit(const BasicJsonText<Json>& text, const nlohmann::json& output) {
+    using Text = BasicJsonText<Json>;
+    const detail::StatedNumbers numbers{&text, [](const void* d, const nlohmann::json& node, detail::StatedText& out) {
                                           const NumberText* t = static_cast<const Text*>(d)->number_text(node);
                                           if (t == nullptr) return false;
                                           out = {t->text, t->out_of_range};
                                           return true;
                                         }};
     const detail::StatedNumbersScope scope(&numbers);
-    Verdict checked = try_submit(doc.value());
-    for (const auto& f : checked.findings()) findings.push_back(f);
-    return Verdict(std::move(findings));
+    return try_submit(output);
   }
 
   // Output held in another nlohmann::basic_json flavour (ordered_json, say).

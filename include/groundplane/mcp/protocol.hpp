@@ -532,6 +532,13 @@ class Protocol {
                                                         "; a recorded value must fit a double or a 64-bit integer"));
       return error_response(id_of(plain), error_code::invalid_params, "Invalid params: " + what);
     }
+    // While the message is handled, `check` reads its output's numbers from this text,
+    // with the digits they were written with.
+    line_ = &doc;
+    struct Reset {
+      const JsonText*& slot;
+      ~Reset() { slot = nullptr; }
+    } const reset{line_};
     return handle(*message);
   }
 
@@ -768,7 +775,13 @@ class Protocol {
     CheckList checks;
     for (const auto& spec : specs) checks.push_back(check_from_json(nlohmann::json(spec)));
     Boundary boundary(inline_registry ? *inline_registry : registry_, std::move(facts), std::move(checks));
-    const Verdict verdict = boundary.try_submit(output);
+    // The output as the request wrote it (A7: read exactly, "0.50" judged at two
+    // decimals), when this call came as a line of text; else the value handed in.
+    static const nlohmann::json::json_pointer output_at("/params/arguments/output");
+    const nlohmann::json* written =
+        line_ != nullptr && line_->value().contains(output_at) ? &line_->value().at(output_at) : nullptr;
+    const Verdict verdict =
+        written != nullptr && *written == output ? boundary.try_submit(*line_, *written) : boundary.try_submit(output);
 
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
     for (const auto& f : verdict.findings()) {
@@ -1042,6 +1055,7 @@ class Protocol {
   nlohmann::ordered_json tools_ = nlohmann::ordered_json::array();
   std::string protocol_version_;
   bool initialized_ = false;
+  const JsonText* line_ = nullptr;  // the line being handled, when it came as text
 };
 
 }  // namespace groundplane::mcp
