@@ -2,7 +2,7 @@
 // hostile input must look like.
 #pragma once
 
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <algorithm>
 #include <cstddef>

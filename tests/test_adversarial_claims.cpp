@@ -606,22 +606,21 @@ TEST_CASE("A non-finite number in any record call is InvalidFact naming the fact
   const double nan = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_AS(reg.record_fact("budget", nan, {.tool = "t"}), gp::InvalidFact);
   CHECK_THROWS_WITH(reg.record_fact("budget", nan, {.tool = "t"}),
-                    Catch::Matchers::Contains("'budget'") && Catch::Matchers::Contains("not a number"));
+                    Catch::Contains("'budget'") && Catch::Contains("not a number"));
   CHECK_THROWS_AS(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}),
                   gp::InvalidFact);
   CHECK_THROWS_WITH(reg.record_ranking("ctr", {{"north", 0.5}, {"south", nan}}, {.key = "ctr", .tool = "t"}),
-                    Catch::Matchers::Contains("'ctr'") && Catch::Matchers::Contains("'south'"));
+                    Catch::Contains("'ctr'") && Catch::Contains("'south'"));
   CHECK_THROWS_AS(
       reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}),
       gp::InvalidFact);
   CHECK_THROWS_WITH(
       reg.record_ranking("lat", {{"us", std::numeric_limits<double>::infinity()}}, {.key = "ms", .tool = "t"}),
-      Catch::Matchers::Contains("'lat'") && Catch::Matchers::Contains("'us'"));
+      Catch::Contains("'lat'") && Catch::Contains("'us'"));
   CHECK_THROWS_AS(reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
                   gp::InvalidFact);
-  CHECK_THROWS_WITH(
-      reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
-      Catch::Matchers::Contains("'rows'") && Catch::Matchers::Contains("row 1") && Catch::Matchers::Contains("'a'"));
+  CHECK_THROWS_WITH(reg.record_table("rows", json::array({json{{"a", 1}}, json{{"a", nan}}}), {.tool = "t"}),
+                    Catch::Contains("'rows'") && Catch::Contains("row 1") && Catch::Contains("'a'"));
   CHECK(reg.size() == 0);
   // Scores still read as Decimals.
   const gp::Scores scores = {{"a", 0.1}, {"b", 2}, {"c", gp::Decimal::parse("0.30")}};

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
 
 using groundplane::JsonText;
 using groundplane::JsonTextOptions;

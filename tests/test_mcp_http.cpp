@@ -1,6 +1,6 @@
 // gp::mcp::HttpServer: Streamable HTTP over the same Protocol the stdio loop feeds —
 // sessions, refusals with the right status, and hostile clients over real sockets.
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,6 +1,6 @@
 // Boundary::submit_json: the model's text judged as written — digits, duplicate keys,
 // text that is not one JSON value — and otherwise exactly as submit().
-#include <catch2/catch.hpp>
+#include "catch2_compat.hpp"
 
 #include <chrono>
 #include <random>
