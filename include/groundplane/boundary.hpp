@@ -171,8 +171,14 @@ class Boundary {
 
   Verdict try_submit_json(std::string_view json_text) {
     using Text = typename detail::dependent_type<JsonText, Cs...>::type;
+    return try_submit_json(Text::read(json_text), json_text);
+  }
+
+  // The same for text the caller has already read with gp::JsonText (`doc` is
+  // JsonText::read(json_text)), so it keeps the value without reading it twice.
+  template <class Json>
+  Verdict try_submit_json(const BasicJsonText<Json>& doc, std::string_view json_text) {
     submitted_ = true;
-    const Text doc = Text::read(json_text);
     std::vector<Finding> findings;
     detail::text_findings(doc, json_text, findings);
     if (!doc.ok()) return Verdict(std::move(findings));

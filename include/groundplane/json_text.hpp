@@ -50,6 +50,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/json_pointer.hpp"
+
 namespace groundplane {
 
 namespace detail {
@@ -264,17 +266,6 @@ inline JsonPrescan json_prescan(std::string_view text, const JsonTextOptions& op
   return out;
 }
 
-inline std::string json_pointer_token(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
 inline std::string json_excerpt(std::string_view text) {
   constexpr std::size_t keep = 40;
   if (text.size() <= keep) return std::string(text);
@@ -315,7 +306,7 @@ struct JsonTextReader {
     for (std::size_t i = 0; i < count; ++i) {
       out += '/';
       if (frames[i].array) out += std::to_string(frames[i].node->size() - 1);
-      else out += json_pointer_token(frames[i].key);
+      else out += pointer_token(frames[i].key);
     }
     return out;
   }

@@ -119,8 +119,8 @@ requires std::invocable < Generate&, const nlohmann::json&, const std::optional<
   std::optional<std::string> correction;
   for (std::size_t i = 0; i < max_attempts; ++i) {
     std::string text(std::string_view(generate(std::as_const(view), std::as_const(correction))));
-    Verdict verdict = boundary.try_submit_json(text);
     const Text doc = Text::read(text);
+    Verdict verdict = boundary.try_submit_json(doc, text);
     if (verdict.ok()) return doc.value();
     std::optional<std::string> next = verdict.correction();
     attempts.push_back({std::move(correction), doc.value(), verdict.findings(), std::move(text)});

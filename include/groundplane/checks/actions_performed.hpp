@@ -24,6 +24,7 @@
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/ground_truth.hpp"
@@ -127,23 +128,13 @@ struct actions_performed {
       findings.push_back(std::move(f));
       return;
     }
-    const std::string base = !field.empty() && field.front() == '/' ? field : "/" + escape_token(field);
+    const std::string base = !field.empty() && field.front() == '/' ? field : "/" + detail::pointer_token(field);
     for (std::size_t k = 0; k < said->size(); ++k) check_one(t, base + "/" + std::to_string(k), (*said)[k], findings);
   }
 
  private:
   static bool happened(const std::optional<std::string_view>& outcome) {
     return outcome && outcome->substr(0, 10) == "DID happen";
-  }
-
-  static std::string escape_token(const std::string& key) {
-    std::string out;
-    for (const char c : key) {
-      if (c == '~') out += "~0";
-      else if (c == '/') out += "~1";
-      else out += c;
-    }
-    return out;
   }
 
   void check_one(const Table& t, const std::string& where, const nlohmann::json& claim,

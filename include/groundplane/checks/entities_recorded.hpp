@@ -48,6 +48,7 @@
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -343,17 +344,6 @@ inline std::string quoted_or_list(const std::vector<std::string>& names) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
     out += quote(names[i]);
-  }
-  return out;
-}
-
-// One reference token of a JSON Pointer, with '~' and '/' escaped.
-inline std::string pointer_token(std::string_view token) {
-  std::string out;
-  for (const char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
   }
   return out;
 }

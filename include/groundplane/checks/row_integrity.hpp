@@ -36,6 +36,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
@@ -65,13 +66,7 @@ inline bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
 inline std::string field_at(const std::string& base, const std::string& field) {
   if (base.empty()) return field;
   if (!field.empty() && field.front() == '/') return base + field;
-  std::string out = base + "/";
-  for (const char c : field) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
+  return base + "/" + pointer_token(field);
 }
 
 // The JSON type every non-null cell of a column has, for the schema; nullopt when mixed.

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/json_text.hpp"
 
 namespace groundplane::mcp::detail {
@@ -96,16 +97,6 @@ struct WideNumber {
   bool out_of_range = false;  // past the bound, not only past a double
 };
 
-inline std::string pointer_token(std::string_view key) {
-  std::string out;
-  for (const char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
 // Depth-first, with an explicit stack (the text may nest up to max_depth).
 inline std::optional<WideNumber> find_wide_number(const JsonText& doc) {
   struct Item {
@@ -119,7 +110,7 @@ inline std::optional<WideNumber> find_wide_number(const JsonText& doc) {
     const nlohmann::json& node = *item.node;
     if (node.is_object()) {
       for (auto it = node.begin(); it != node.end(); ++it)
-        todo.push_back({&it.value(), item.pointer + "/" + pointer_token(it.key())});
+        todo.push_back({&it.value(), item.pointer + "/" + groundplane::detail::pointer_token(it.key())});
     } else if (node.is_array()) {
       for (std::size_t i = 0; i < node.size(); ++i) todo.push_back({&node[i], item.pointer + "/" + std::to_string(i)});
     } else if (node.is_null() || node.is_number_float()) {
