@@ -46,6 +46,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -116,6 +117,33 @@ struct aggregate_reconciles {
         throw ConfigurationError(who + "where value for " + detail::quote(it.key()) +
                                  " must be a string, a finite number, a bool or null, got " +
                                  std::string(detail::type_name(v)));
+      // A value of a type the column never holds matches no row: a mistyped filter
+      // ("2024" for 2024), never a claim the model could be asked to fix.
+      if (checkable && !v.is_null()) {
+        const std::size_t c = *table.column_of(it.key());
+        bool strings = false, numbers = false, bools = false;
+        for (std::size_t r = 0; r < table.row_count(); ++r) {
+          if (table.is_null(r, c)) continue;
+          const nlohmann::json cell = table.cell(r, c);
+          strings |= cell.is_string();
+          numbers |= cell.is_number();
+          bools |= cell.is_boolean();
+        }
+        const bool held = v.is_string() ? strings : v.is_number() ? numbers : bools;
+        if (!held) {
+          std::vector<std::string> kinds;
+          if (numbers) kinds.emplace_back("numbers");
+          if (strings) kinds.emplace_back("strings");
+          if (bools) kinds.emplace_back("booleans");
+          std::string holds = kinds.empty() ? "no values at all" : "only ";
+          for (std::size_t k = 0; k < kinds.size(); ++k)
+            holds += (k == 0 ? "" : (k + 1 == kinds.size() ? " and " : ", ")) + kinds[k];
+          throw ConfigurationError(who + "where value for " + detail::quote(it.key()) + " is " +
+                                   std::string(detail::type_name(v)) + " (" + detail::render(v) + "), but column " +
+                                   detail::quote(it.key()) + " of table " + detail::quote(fact) + " holds " + holds +
+                                   ", so it would match no row; write the value as the column's type");
+        }
+      }
     }
   }
 
@@ -155,9 +183,7 @@ struct aggregate_reconciles {
       const std::string op_name(to_string(op));
       if (sel.matched == 0 && where_phrase().empty())
         f.detail = "the table has no rows; a " + op_name + " over no rows has no value";
-      else if (sel.matched == 0)
-        f.detail = "no row matches" + where_phrase() + " (of " + detail::count_of(table.row_count(), "row", "rows") +
-                   " recorded); a " + op_name + " over no rows has no value";
+      else if (sel.matched == 0) f.detail = no_row_phrase(table) + "; a " + op_name + " over no rows has no value";
       else
         f.detail = "none of the " + rows_phrase(sel.matched) + " has a value in " + detail::quote(column) + "; a " +
                    op_name + " over no values has no value";
@@ -172,7 +198,7 @@ struct aggregate_reconciles {
       findings.push_back(std::move(f));
       return;
     }
-    const auto value = Decimal::from_json(*said);
+    const auto value = stated_number(*said);
     if (!value) {
       f.detail = "expected a number, got " + std::string(detail::type_name(*said)) + "; " + computed;
       findings.push_back(std::move(f));
@@ -180,6 +206,15 @@ struct aggregate_reconciles {
     }
     const auto match = detail::match_number(*value, truth->value, tolerance, rounding);
     if (match.ok) return;
+    if (sel.matched == 0 && !where_phrase().empty()) {
+      // True of no rows is accepted (above); anything else is not coached toward the
+      // empty aggregate: the filter matching nothing is the news.
+      f.supported.clear();
+      f.detail = no_row_phrase(table) + ", so there is no " + std::string(to_string(op)) +
+                 " to state but that of nothing; check which rows were meant";
+      findings.push_back(std::move(f));
+      return;
+    }
     f.detail = computed;
     if (!match.hint.empty()) f.detail += "; " + match.hint;
     findings.push_back(std::move(f));
@@ -291,6 +326,56 @@ struct aggregate_reconciles {
     return out;
   }
 
+  // "no recorded row has 'region' = 'nroth' (closest: 'north')": each condition
+  // that no row meets, with the closest recorded value of a text column.
+  std::string no_row_phrase(const Table& table) const {
+    std::string out;
+    for (auto it = where.begin(); it != where.end(); ++it) {
+      const auto c = table.column_of(it.key());
+      if (!c) continue;
+      const nlohmann::json& want = it.value();
+      bool met = false;
+      std::string closest;
+      std::size_t best = std::numeric_limits<std::size_t>::max();
+      for (std::size_t r = 0; r < table.row_count() && !met; ++r) {
+        const nlohmann::json cell = table.is_null(r, *c) ? nlohmann::json() : table.cell(r, *c);
+        const auto a = stated_number(cell);
+        const auto b = stated_number(want);
+        met = (a && b) ? *a == *b : cell == want;
+        if (!met && want.is_string() && cell.is_string() && r < 10000) {
+          const std::size_t d = edit_distance(want.get_ref<const std::string&>(), cell.get_ref<const std::string&>());
+          if (d < best) {
+            best = d;
+            closest = cell.get<std::string>();
+          }
+        }
+      }
+      if (met) continue;
+      out += (out.empty() ? "no recorded row has " : " and none has ") + detail::quote(it.key()) + " = " +
+             detail::render(want);
+      if (!closest.empty()) out += " (closest: " + detail::quote(closest) + ")";
+    }
+    if (out.empty()) out = "no recorded row has" + where_phrase().substr(6);  // each met alone, not together
+    return out + " (of " + detail::count_of(table.row_count(), "row", "rows") + " recorded)";
+  }
+
+  // Levenshtein distance in bytes, for the closest recorded value; short values only.
+  static std::size_t edit_distance(std::string_view a, std::string_view b) {
+    if (a.size() > 64 || b.size() > 64) return std::numeric_limits<std::size_t>::max() - 1;
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  }
+
   // "3 rows where 'region' is 'north'", "1 row".
   std::string rows_phrase(std::size_t n) const { return detail::count_of(n, "row", "rows") + where_phrase(); }
 
@@ -319,7 +404,8 @@ struct aggregate_reconciles {
       for (std::size_t r = 0; r < n; ++r) m[r] &= static_cast<std::uint8_t>(tags[r] == c.tag);
     } else if (c.test == Test::text) {
       for (std::size_t r = 0; r < n; ++r)
-        m[r] &= static_cast<std::uint8_t>(tags[r] == CellTag::string) & static_cast<std::uint8_t>(words[r] == c.word);
+        m[r] &= static_cast<std::uint8_t>(static_cast<unsigned>(tags[r] == CellTag::string) &
+                                          static_cast<unsigned>(words[r] == c.word));
     } else if (c.test == Test::word && c.column->bigs == 0) {
       for (std::size_t r = 0; r < n; ++r)
         m[r] &= static_cast<std::uint8_t>(static_cast<unsigned>(detail::is_inline_number(tags[r])) &
@@ -434,7 +520,7 @@ struct aggregate_reconciles {
       std::size_t k = 0;
       for (std::size_t r = 0; r < n; ++r) {
         sel.words[k] = w[r];
-        k += counts(r) ? 1U : 0U;
+        k += counts(r) ? std::size_t{1} : std::size_t{0};
       }
       sel.words.resize(k);
       return sel;
