@@ -283,8 +283,8 @@ struct JsonTextReader {
   using binary_t = typename json::binary_t;
 
   struct Frame {
-    json* node;
-    bool array;
+    json* node = nullptr;
+    bool array = false;
     std::string key;                                        // object: the key being read
     std::vector<std::pair<std::size_t, NumberText>> texts;  // array: lexemes by index, bound at the end
   };

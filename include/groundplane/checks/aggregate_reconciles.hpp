@@ -136,12 +136,17 @@ struct aggregate_reconciles {
           if (strings) kinds.emplace_back("strings");
           if (bools) kinds.emplace_back("booleans");
           std::string holds = kinds.empty() ? "no values at all" : "only ";
-          for (std::size_t k = 0; k < kinds.size(); ++k)
-            holds += (k == 0 ? "" : (k + 1 == kinds.size() ? " and " : ", ")) + kinds[k];
-          throw ConfigurationError(who + "where value for " + detail::quote(it.key()) + " is " +
-                                   std::string(detail::type_name(v)) + " (" + detail::render(v) + "), but column " +
-                                   detail::quote(it.key()) + " of table " + detail::quote(fact) + " holds " + holds +
-                                   ", so it would match no row; write the value as the column's type");
+          for (std::size_t k = 0; k < kinds.size(); ++k) {
+            holds += k == 0 ? "" : (k + 1 == kinds.size() ? " and " : ", ");
+            holds += kinds[k];
+          }
+          std::string message = who;
+          message += "where value for " + detail::quote(it.key()) + " is " + std::string(detail::type_name(v)) + " (" +
+                     detail::render(v) + "), but column " + detail::quote(it.key()) + " of table " +
+                     detail::quote(fact) + " holds ";
+          message += holds;
+          message += ", so it would match no row; write the value as the column's type";
+          throw ConfigurationError(message);
         }
       }
     }

@@ -33,7 +33,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -80,13 +79,27 @@ inline std::vector<std::uint32_t> code_points(std::string_view s) {
   return out;
 }
 
+// Upper-case hex, at least `width` digits.
+inline std::string hex_digits(std::uint32_t v, int width) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), "0123456789ABCDEF"[v % 16]);
+    v /= 16;
+  } while (v != 0);
+  if (digits.size() < static_cast<std::size_t>(width))
+    digits.insert(0, static_cast<std::size_t>(width) - digits.size(), '0');
+  return digits;
+}
+
 inline std::string code_point_names(const std::vector<std::uint32_t>& cps, std::size_t from, std::size_t to) {
   std::string out;
   for (std::size_t i = from; i < to && i < from + 6; ++i) {
-    char buf[16];
-    const std::uint32_t cp = cps[i] >= 0x110000u ? cps[i] - 0x110000u : cps[i];
-    std::snprintf(buf, sizeof buf, cps[i] >= 0x110000u ? "byte 0x%02X" : "U+%04X", static_cast<unsigned>(cp));
-    out += (i > from ? " " : "") + std::string(buf);
+    // A value past U+10FFFF stands for a byte that is not UTF-8 (cp - 0x110000).
+    const bool byte = cps[i] >= 0x110000u;
+    const std::uint32_t cp = byte ? cps[i] - 0x110000u : cps[i];
+    if (i > from) out += ' ';
+    out += byte ? "byte 0x" : "U+";
+    out += hex_digits(cp, byte ? 2 : 4);
   }
   if (to > from + 6) out += " ...";
   return out;

@@ -32,6 +32,8 @@ struct StatedNumbers {
   bool (*lookup)(const void* doc, const nlohmann::json& node, StatedText& out) = nullptr;
 };
 
+// Per thread, set only by StatedNumbersScope for the duration of one submission's checks.
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 inline thread_local const StatedNumbers* stated_numbers = nullptr;
 
 // The number node's text, when the output came as text and the node kept one.

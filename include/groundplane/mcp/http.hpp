@@ -170,11 +170,11 @@ class HttpServer {
     validate();
   }
   // The checker tools; each MCP session has its own registry.
-  explicit HttpServer(HttpOptions options = {}, ServerOptions server = {})
+  explicit HttpServer(HttpOptions options = {}, const ServerOptions& server = {})
       : HttpServer([server] { return std::make_shared<Protocol>(server); }, std::move(options)) {}
   // An app serving its own Session: every MCP session has its own registry and drives the
   // same app through whats_here / do_action (the app must outlive the server).
-  HttpServer(Session& app, HttpOptions options, ServerOptions server = {})
+  HttpServer(Session& app, HttpOptions options, const ServerOptions& server = {})
       : HttpServer([&app, server] { return std::make_shared<Protocol>(app, server); }, std::move(options)) {}
 
   HttpServer(const HttpServer&) = delete;
@@ -253,7 +253,10 @@ class HttpServer {
     if (set_up_) return;
     set_up_ = true;
     const std::size_t threads = options_.threads;
-    http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // httplib's hook takes ownership of the raw pointer it is handed.
+    http_.new_task_queue = [threads] {
+      return new httplib::ThreadPool(threads);  // NOLINT(cppcoreguidelines-owning-memory)
+    };
     // httplib refuses a longer body itself (413) before reading it; handle() checks too.
     http_.set_payload_max_length(options_.max_body_bytes);
     // One small response per request: without TCP_NODELAY Nagle and delayed ACKs add ~40 ms.
