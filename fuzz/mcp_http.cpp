@@ -58,10 +58,11 @@ gp::mcp::HttpRequest request_from(std::string_view in, const std::string& last_s
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static constexpr std::size_t max_sessions = 3;
-  gp::mcp::HttpServer server({.token = (size % 2) ? std::optional<std::string>("fuzz-token") : std::nullopt,
-                              .max_body_bytes = 4096,
-                              .max_sessions = max_sessions},
-                             {.log = [](std::string_view) {}});
+  gp::mcp::HttpServer server(
+      gp::mcp::HttpOptions{.token = (size % 2) ? std::optional<std::string>("fuzz-token") : std::nullopt,
+                           .max_body_bytes = 4096,
+                           .max_sessions = max_sessions},
+      {.log = [](std::string_view) {}});
   const std::string_view all(reinterpret_cast<const char*>(data), size);
   std::string session;
   // up to four requests, separated by a NUL byte

@@ -158,7 +158,7 @@ TEST_CASE("a request other than initialize without a session id is 400 and runs 
 }
 
 TEST_CASE("a foreign Origin is refused 403 and the server's own host in any loopback spelling is accepted") {
-  gp::mcp::HttpServer s({.port = 8765, .allowed_origins = {"https://app.example"}}, quiet());
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.port = 8765, .allowed_origins = {"https://app.example"}}, quiet());
   for (const char* foreign : {"http://evil.example", "http://127.0.0.1.evil.example:8765", "null", "file://"}) {
     INFO(foreign);
     const auto r = s.handle(post(initialize(), {{"Origin", foreign}}));
@@ -175,7 +175,7 @@ TEST_CASE("a foreign Origin is refused 403 and the server's own host in any loop
 }
 
 TEST_CASE("with a token every request needs Authorization Bearer with it: 401 otherwise, Origin checked first") {
-  gp::mcp::HttpServer s({.token = "s3cret-token"}, quiet());
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.token = "s3cret-token"}, quiet());
   const auto none = s.handle(post(initialize()));
   CHECK(none.status == 401);
   CHECK(header(none, "WWW-Authenticate") == "Bearer");
@@ -190,10 +190,10 @@ TEST_CASE("with a token every request needs Authorization Bearer with it: 401 ot
 }
 
 TEST_CASE("a host that is not loopback must be asked for explicitly") {
-  CHECK_THROWS_AS(gp::mcp::HttpServer({.host = "0.0.0.0"}, quiet()), gp::ConfigurationError);
-  CHECK_THROWS_AS(gp::mcp::HttpServer({.host = "192.168.1.10"}, quiet()), gp::ConfigurationError);
-  CHECK_NOTHROW(gp::mcp::HttpServer({.host = "0.0.0.0", .allow_non_loopback = true}, quiet()));
-  CHECK_NOTHROW(gp::mcp::HttpServer({.host = "::1"}, quiet()));
+  CHECK_THROWS_AS(gp::mcp::HttpServer(gp::mcp::HttpOptions{.host = "0.0.0.0"}, quiet()), gp::ConfigurationError);
+  CHECK_THROWS_AS(gp::mcp::HttpServer(gp::mcp::HttpOptions{.host = "192.168.1.10"}, quiet()), gp::ConfigurationError);
+  CHECK_NOTHROW(gp::mcp::HttpServer(gp::mcp::HttpOptions{.host = "0.0.0.0", .allow_non_loopback = true}, quiet()));
+  CHECK_NOTHROW(gp::mcp::HttpServer(gp::mcp::HttpOptions{.host = "::1"}, quiet()));
 }
 
 TEST_CASE(
@@ -222,7 +222,7 @@ TEST_CASE("GET has no event stream to open: 405 with Allow, and other paths are 
 }
 
 TEST_CASE("a body over the limit is 413 and the session stays usable") {
-  gp::mcp::HttpServer s({.max_body_bytes = 1024}, quiet());
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_body_bytes = 1024}, quiet());
   const auto id = open(s);
   const auto r = in_session(s, id, std::string(2000, ' ') + rpc(2, "ping"));
   CHECK(r.status == 413);
@@ -231,7 +231,7 @@ TEST_CASE("a body over the limit is 413 and the session stays usable") {
 }
 
 TEST_CASE("the session limit is answered 503 with Retry-After, and idle sessions end so new ones can open") {
-  gp::mcp::HttpServer s({.max_sessions = 3, .idle_timeout = std::chrono::seconds(1)}, quiet());
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_sessions = 3, .idle_timeout = std::chrono::seconds(1)}, quiet());
   for (int i = 0; i < 3; ++i) open(s);
   const auto full = s.handle(post(initialize(7)));
   CHECK(full.status == 503);
