@@ -550,7 +550,7 @@ TEST_CASE("the answered lines show a withdrawn yes a stale yes and standing gran
                                          "The human withdrew standing approval: d.buy."});
 }
 
-TEST_CASE("the 100 000th ask costs within 2x of the 100th") {
+TEST_CASE("the 100 000th ask costs within 2x of the 100th", "[timing]") {
   // Two sessions, one holding 99 asks and one holding 99,999, each then asked through the
   // port with a new input (a refused high-effect fire that mints an ask), timed one call
   // at a time, interleaved so load on the machine hits both alike; medians compared.

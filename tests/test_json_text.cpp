@@ -69,7 +69,8 @@ TEST_CASE("Numbers past a double's precision or range keep their exact text") {
   CHECK(doc.out_of_range_count() == 0);
 }
 
-TEST_CASE("A number past the digit or exponent bound is out of range, held as null and found in microseconds") {
+TEST_CASE("A number past the digit or exponent bound is out of range, held as null and found in microseconds",
+          "[timing]") {
   const std::string mantissa = "{\"x\": [1, 0." + std::string(100000, '7') + "], \"y\": 1e999999, \"z\": -1e-1001}";
   const auto start = std::chrono::steady_clock::now();
   const JsonText doc = JsonText::read(mantissa);
@@ -188,7 +189,8 @@ TEST_CASE("Digits inside strings, escaped quotes and literals do not disturb whi
   CHECK(doc.out_of_range().at(0).pointer == "/7");
 }
 
-TEST_CASE("Reading is linear: deep nesting, many numbers and duplicates cost about what nlohmann's own parse does") {
+TEST_CASE("Reading is linear: deep nesting, many numbers and duplicates cost about what nlohmann's own parse does",
+          "[timing]") {
   std::string text = "[";
   for (int i = 0; i < 4000; ++i) {
     if (i) text += ',';

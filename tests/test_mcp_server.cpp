@@ -1039,7 +1039,7 @@ double seconds_for(const std::function<void()>& f) {
 }
 }  // namespace
 
-TEST_CASE("a line of 320k empty objects is answered in under a second and a ping right behind it too") {
+TEST_CASE("a line of 320k empty objects is answered in under a second and a ping right behind it too", "[timing]") {
   std::string line = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":[)";
   for (int i = 0; i < 320000; ++i) line += i ? ",{}" : "{}";
   line += "]}}\n";
@@ -1051,7 +1051,7 @@ TEST_CASE("a line of 320k empty objects is answered in under a second and a ping
   CHECK(t.reply_to(2)["result"] == ojson::object());
 }
 
-TEST_CASE("an 8 MiB line of small objects is answered in under a second and a ping right behind it too") {
+TEST_CASE("an 8 MiB line of small objects is answered in under a second and a ping right behind it too", "[timing]") {
   std::string line = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":[)";
   while (line.size() < std::size_t{8} * 1024 * 1024 - 64) line += R"({"k":1},)";
   line += R"({"k":1}]}})";
@@ -1064,7 +1064,7 @@ TEST_CASE("an 8 MiB line of small objects is answered in under a second and a pi
   CHECK(t.reply_to(2)["result"] == ojson::object());
 }
 
-TEST_CASE("record_table of 200k rows over stdio is recorded in under a second") {
+TEST_CASE("record_table of 200k rows over stdio is recorded in under a second", "[timing]") {
   ojson rows = ojson::array();
   for (int i = 0; i < 200000; ++i) rows.push_back({{"id", "r" + std::to_string(i)}, {"v", i}});
   const std::string input =

@@ -69,7 +69,7 @@ TEST_CASE("A 25-digit score and 1e400 compare exactly through submit_json") {
   CHECK(off.findings()[0].said == "1e+401");
 }
 
-TEST_CASE("A number past the stated bound is an out-of-range finding, judged in microseconds") {
+TEST_CASE("A number past the stated bound is an out-of-range finding, judged in microseconds", "[timing]") {
   Share s;
   const std::string mantissa = "{\"winner\": \"x\", \"score\": 1." + std::string(100000, '3') + "}";
   gp::Boundary b(s.reg, {"big"}, gp::superlative{.fact = "big"});
