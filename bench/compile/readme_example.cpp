@@ -1,0 +1,25 @@
+// Compile-time probe (a): the README's first example, through the umbrella header.
+#include <iostream>
+#include <string>
+
+#include <groundplane/groundplane.hpp>
+
+namespace gp = groundplane;
+
+int main() {
+  gp::FactRegistry reg;  // write-once facts, each with the call that produced it
+  reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+                     {.key = "ctr", .tool = "warehouse.query",
+                      .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+
+  gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  // The model is given b.facts() (the ranking, computed in code) and b.schema()
+  // (the fields to fill); this is the JSON text it wrote back:
+  const std::string reply = R"({"winner": "north"})";
+  try {
+    b.submit_json(reply);
+    std::cout << "accepted\n";
+  } catch (const gp::UnsupportedClaim& e) {
+    std::cout << "UnsupportedClaim: " << e.what() << "\n";
+  }
+}
