@@ -385,7 +385,7 @@ TEST_CASE(
     "[store][postgres][crash]") {
   const auto uri = gp_test::postgres_uri();
   if (!uri) return;
-  const long kills = env_or("GROUNDPLANE_POSTGRES_CRASH_KILLS", 20);
+  const long kills = env_or("GROUNDPLANE_POSTGRES_CRASH_KILLS", 8);
   const std::string session = gp_test::unique_session("crash");
   const std::string exec_log = (std::filesystem::temp_directory_path() / (session + ".exec")).string();
   std::mt19937 rng(20261201);
@@ -459,7 +459,7 @@ TEST_CASE(
   const long procs = env_or("GROUNDPLANE_POSTGRES_MANY_PROCS", 8);
   const long sessions = env_or("GROUNDPLANE_POSTGRES_MANY_SESSIONS", 50);
   const long rounds = 2;
-  const long fires = env_or("GROUNDPLANE_POSTGRES_MANY_FIRES", 5);
+  const long fires = env_or("GROUNDPLANE_POSTGRES_MANY_FIRES", 2);
   const std::string prefix = gp_test::unique_session("many");
   const auto started = steady::now();
   std::vector<std::unique_ptr<Child>> children;

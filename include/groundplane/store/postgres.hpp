@@ -187,9 +187,14 @@ inline void pg_prepare_schema(PGconn* conn) {
       " kind text NOT NULL, body text NOT NULL, hash bytea NOT NULL,"
       " PRIMARY KEY (session, seq));"
       "INSERT INTO groundplane_schema(version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
+  const PgResult there = pg_exec(conn,
+                                 "SELECT to_regclass('groundplane_schema') IS NOT NULL AND"
+                                 " to_regclass('groundplane_sessions') IS NOT NULL AND"
+                                 " to_regclass('groundplane_rows') IS NOT NULL");
+  const bool exists = PQntuples(there.get()) == 1 && pg_bytes(there.get(), 0, 0) == std::string_view("\x01", 1);
   // Many processes may create the tables at once; the loser of that race sees a
   // duplicate and finds the tables there on its next try.
-  for (int attempt = 0;; ++attempt) {
+  for (int attempt = 0; !exists; ++attempt) {
     try {
       pg_run(conn, create);
       break;
