@@ -301,7 +301,7 @@ std::set<long> numbers(const std::vector<std::string>& lines, const std::string&
 }  // namespace
 
 TEST_CASE(
-    "Two replicas, one session: only the owner writes; SIGSTOPped past its lease it is taken over, and on "
+    "Two replicas, one session: only the owner writes, and SIGSTOPped past its lease it is taken over, and on "
     "SIGCONT its next fire throws SessionMoved with nothing of it stored",
     "[store][postgres][replicas]") {
   const auto uri = gp_test::postgres_uri();
@@ -451,7 +451,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "Many sessions: 8 processes with 50 sessions each fire into one database at once; every chain verifies "
+    "Many sessions: 8 processes with 50 sessions each fire into one database at once, and every chain verifies "
     "and every count matches",
     "[store][postgres][many]") {
   const auto uri = gp_test::postgres_uri();

@@ -338,6 +338,6 @@ GP_STORE_CASE("a row appended after the head without the chain is named", tamper
 GP_STORE_CASE("a tail cut verifies as a shorter chain, and is caught with a head published earlier", tamper_tail_cut)
 GP_STORE_CASE("a Session restored from the store renders the same block and the same head", session_restores)
 #ifdef GROUNDPLANE_LEDGER_TOOL
-GP_STORE_CASE("groundplane-ledger verify, show and export read it; verify exits 1 when tampered, 2 when unusable",
+GP_STORE_CASE("groundplane-ledger verify, show and export read it, and verify exits 1 when tampered, 2 when unusable",
               tool_verifies)
 #endif

@@ -104,17 +104,7 @@ inline PgConn pg_connect(const std::string& conninfo) {
 
 // Runs one statement with text parameters; results in binary (integers big-endian,
 // text and bytea as their bytes). Throws PostgresError on failure.
-inline PgResult pg_exec(PGconn* conn, const char* sql, std::span<const std::string> params = {}) {
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  values.reserve(params.size());
-  lengths.reserve(params.size());
-  for (const std::string& p : params) {
-    values.push_back(p.c_str());
-    lengths.push_back(static_cast<int>(p.size()));
-  }
-  PgResult r(
-      PQexecParams(conn, sql, static_cast<int>(params.size()), nullptr, values.data(), lengths.data(), nullptr, 1));
+inline PgResult pg_check(PGconn* conn, PgResult r) {
   const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
   const char* state = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
@@ -124,16 +114,41 @@ inline PgResult pg_exec(PGconn* conn, const char* sql, std::span<const std::stri
   throw PostgresError("PostgreSQL: " + msg, state ? state : "");
 }
 
-// Runs statements without parameters (several, separated by semicolons, as one unit).
-inline void pg_run(PGconn* conn, const char* sql) {
-  const PgResult r(PQexec(conn, sql));
-  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return;
-  const char* state = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
-  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn);
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-  throw PostgresError("PostgreSQL: " + msg, state ? state : "");
+// Runs a statement prepared on this connection (see pg_prepare) with text parameters.
+inline PgResult pg_exec_prepared(PGconn* conn, const char* name, std::span<const std::string> params) {
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  values.reserve(params.size());
+  lengths.reserve(params.size());
+  for (const std::string& p : params) {
+    values.push_back(p.c_str());
+    lengths.push_back(static_cast<int>(p.size()));
+  }
+  return pg_check(conn, PgResult(PQexecPrepared(conn, name, static_cast<int>(params.size()), values.data(),
+                                                lengths.data(), nullptr, 1)));
 }
+
+// Parsed and planned once per connection: the hot statements then cost the server only
+// their execution.
+inline void pg_prepare(PGconn* conn, const char* name, const char* sql, int params) {
+  pg_check(conn, PgResult(PQprepare(conn, name, sql, params, nullptr)));
+}
+
+inline PgResult pg_exec(PGconn* conn, const char* sql, std::span<const std::string> params = {}) {
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  values.reserve(params.size());
+  lengths.reserve(params.size());
+  for (const std::string& p : params) {
+    values.push_back(p.c_str());
+    lengths.push_back(static_cast<int>(p.size()));
+  }
+  return pg_check(conn, PgResult(PQexecParams(conn, sql, static_cast<int>(params.size()), nullptr, values.data(),
+                                              lengths.data(), nullptr, 1)));
+}
+
+// Runs statements without parameters (several, separated by semicolons, as one unit).
+inline void pg_run(PGconn* conn, const char* sql) { pg_check(conn, PgResult(PQexec(conn, sql))); }
 
 inline std::string_view pg_bytes(const PGresult* r, int row, int col) noexcept {
   if (PQgetisnull(r, row, col)) return {};
@@ -260,7 +275,21 @@ class PostgresStore final : public LedgerStore {
       acquire();
     }
     load_head();
-    if (!read_only_) renewer_ = std::thread([this] { renew_loop(); });
+    if (!read_only_) {
+      // The append: one statement that renews the lease only if the epoch is still ours,
+      // and inserts the rows joined to that renewal — no renewal, no rows. The UPDATE
+      // locks the session's row, so a takeover and an append never interleave.
+      pg_prepare(conn_.get(), "groundplane_append",
+                 "WITH lease AS (UPDATE groundplane_sessions"
+                 " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                 " WHERE name = $1 AND epoch = $2 RETURNING name)"
+                 " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
+                 " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
+                 " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
+                 " AS r(seq, version, kind, body, hash)",
+                 8);
+      renewer_ = std::thread([this] { renew_loop(); });
+    }
   }
 
   ~PostgresStore() override {
@@ -299,7 +328,7 @@ class PostgresStore final : public LedgerStore {
       throw LedgerStoreError("the connection to PostgreSQL failed during an earlier write of session \"" + session_ +
                              "\": whether it committed is unknown, so this store writes no more (reopen the session)");
     if (rows.empty()) return head_locked();
-    // The rows as three arrays (seq and version, kind, body, hash as hex), for one
+    // The rows as five arrays (seq, version, kind, body, hash as hex), for the one
     // statement that renews the lease only if the epoch is ours and inserts the rows
     // joined to that renewal.
     std::string seqs = "{", versions = "{", kinds = "{", bodies = "{", hashes = "{";
@@ -323,16 +352,10 @@ class PostgresStore final : public LedgerStore {
     for (std::string* a : {&seqs, &versions, &kinds, &bodies, &hashes}) a->push_back('}');
     const std::string params[] = {
         session_, std::to_string(epoch_), std::to_string(lease_.count()), seqs, versions, kinds, bodies, hashes};
-    static constexpr const char* sql =
-        "WITH lease AS (UPDATE groundplane_sessions SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
-        " WHERE name = $1 AND epoch = $2 RETURNING name)"
-        " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
-        " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
-        " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[]) AS r(seq, version, kind, body, hash)";
     PgResult res;
     for (int attempt = 0;; ++attempt) {
       try {
-        res = pg_exec(conn_.get(), sql, params);
+        res = pg_exec_prepared(conn_.get(), "groundplane_append", params);
         break;
       } catch (const PostgresError& e) {
         if (e.retryable() && attempt < 8) continue;  // nothing committed: the same statement again
