@@ -98,6 +98,28 @@ double takeover_after_release_ms(const std::string& uri, const std::string& sess
   return dt.count();
 }
 
+// The baseline in the same run: libpq alone committing one small row per round trip,
+// prepared, no groundplane. A fire with a handler commits twice (its row before the
+// handler runs, its grade after), so half of this is its ceiling on this server.
+double raw_commits_per_second(const std::string& uri, bool sync, int n) {
+  const auto conn = gp::detail::pg_connect(uri);
+  if (!sync) gp::detail::pg_run(conn.get(), "SET synchronous_commit = off");
+  // A real table (a temporary one writes no WAL, so its commits would flush nothing).
+  gp::detail::pg_run(conn.get(),
+                     "DROP TABLE IF EXISTS groundplane_bench_raw;"
+                     " CREATE TABLE groundplane_bench_raw(s text, q bigint, b text, h bytea, PRIMARY KEY (s, q))");
+  gp::detail::pg_prepare(conn.get(), "raw",
+                         "INSERT INTO groundplane_bench_raw VALUES ('s', $1, '{\"a\":\"cart.add\"}', '\\x00')", 1);
+  const auto t0 = clock_type::now();
+  for (int i = 0; i < n; ++i) {
+    const std::string params[] = {std::to_string(i)};
+    gp::detail::pg_exec_prepared(conn.get(), "raw", params);
+  }
+  const std::chrono::duration<double> dt = clock_type::now() - t0;
+  gp::detail::pg_run(conn.get(), "DROP TABLE groundplane_bench_raw");
+  return n / dt.count();
+}
+
 void remove_ledger(const std::filesystem::path& f) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(f.string() + suffix);
 }
@@ -124,6 +146,8 @@ int main(int argc, char** argv) {
   };
   const double pg_one = fires_per_second(1, one, pg(tag + "one-", true));
   const double pg_eight = fires_per_second(8, each, pg(tag + "eight-", true));
+  const double raw_sync = raw_commits_per_second(uri, true, 2 * one);
+  const double raw_async = raw_commits_per_second(uri, false, 2 * one);
   const double pg_one_async = fires_per_second(1, one, pg(tag + "one-async-", false));
   const double pg_eight_async = fires_per_second(8, each, pg(tag + "eight-async-", false));
 
@@ -157,10 +181,12 @@ int main(int argc, char** argv) {
   std::printf("%-58s %12.0f/s %12s\n", "fires, 1 session, PostgreSQL (commit flushed)", pg_one, ">= 5000");
   std::printf("%-58s %12.0f/s %12s\n", "fires, 8 sessions at once, PostgreSQL (commit flushed)", pg_eight, ">= 4x one");
   std::printf("%-58s %12.1fx %12s\n", "  8 sessions / 1 session", pg_eight / pg_one, ">= 4");
+  std::printf("%-58s %12.0f/s %12s\n", "  baseline: libpq alone, one-row commits (flushed)", raw_sync, "");
   std::printf("%-58s %12.0f/s %12s\n", "fires, 1 session, PostgreSQL synchronous_commit=off", pg_one_async, "");
   std::printf("%-58s %12.0f/s %12s\n", "fires, 8 sessions at once, PostgreSQL synchronous_commit=off", pg_eight_async,
               "");
   std::printf("%-58s %12.1fx %12s\n", "  8 sessions / 1 session", pg_eight_async / pg_one_async, "");
+  std::printf("%-58s %12.0f/s %12s\n", "  baseline: libpq alone, one-row commits (not flushed)", raw_async, "");
   std::printf("%-58s %12.0f/s %12s\n", "  beside: fires, 1 session, SQLite synchronous=FULL", sq_one_full, "");
   std::printf("%-58s %12.0f/s %12s\n", "  beside: fires, 8 sessions, one SQLite file, FULL", sq_eight_full, "");
   std::printf("%-58s %12.0f/s %12s\n", "  beside: fires, 1 session, SQLite synchronous=NORMAL", sq_one_normal, "");
