@@ -123,10 +123,9 @@ TEST_CASE(
   CHECK(gp::verify_postgres_ledger(*uri, session).rows == 3);
 }
 
-TEST_CASE(
-    "A write from a store whose lease was taken over is refused inside the database: SessionMoved, and "
-    "nothing of it is stored",
-    "[store][postgres]") {
+// clang-format off
+TEST_CASE("A write from a store whose lease was taken over is refused inside the database: SessionMoved, and nothing of it is stored", "[store][postgres]") {
+  // clang-format on
   const auto uri = gp_test::postgres_uri();
   if (!uri) return;
   const std::string session = gp_test::unique_session("fence");
@@ -300,10 +299,9 @@ std::set<long> numbers(const std::vector<std::string>& lines, const std::string&
 
 }  // namespace
 
-TEST_CASE(
-    "Two replicas, one session: only the owner writes, and SIGSTOPped past its lease it is taken over, and on "
-    "SIGCONT its next fire throws SessionMoved with nothing of it stored",
-    "[store][postgres][replicas]") {
+// clang-format off
+TEST_CASE("Two replicas, one session: only the owner writes, and SIGSTOPped past its lease it is taken over, and on SIGCONT its next fire throws SessionMoved with nothing of it stored", "[store][postgres][replicas]") {
+  // clang-format on
   const auto uri = gp_test::postgres_uri();
   if (!uri) return;
   const std::string session = gp_test::unique_session("replicas");
@@ -379,10 +377,9 @@ TEST_CASE(
             << " rows, head " << v.head << "\n";
 }
 
-TEST_CASE(
-    "Crash and move: an owner SIGKILLed mid-loop again and again, resumed each time by a new process, never "
-    "loses a returned fire, never spends an approval twice, never runs a once action twice",
-    "[store][postgres][crash]") {
+// clang-format off
+TEST_CASE("Crash and move: an owner SIGKILLed mid-loop again and again, resumed each time by a new process, never loses a returned fire, never spends an approval twice, never runs a once action twice", "[store][postgres][crash]") {
+  // clang-format on
   const auto uri = gp_test::postgres_uri();
   if (!uri) return;
   const long kills = env_or("GROUNDPLANE_POSTGRES_CRASH_KILLS", 8);
@@ -450,10 +447,9 @@ TEST_CASE(
             << " fires returned, " << v.rows << " rows, chain " << (v.ok ? "verifies" : "BROKEN") << "\n";
 }
 
-TEST_CASE(
-    "Many sessions: 8 processes with 50 sessions each fire into one database at once, and every chain verifies "
-    "and every count matches",
-    "[store][postgres][many]") {
+// clang-format off
+TEST_CASE("Many sessions: 8 processes with 50 sessions each fire into one database at once, and every chain verifies and every count matches", "[store][postgres][many]") {
+  // clang-format on
   const auto uri = gp_test::postgres_uri();
   if (!uri) return;
   const long procs = env_or("GROUNDPLANE_POSTGRES_MANY_PROCS", 8);
