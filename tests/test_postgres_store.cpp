@@ -147,7 +147,11 @@ TEST_CASE("A write from a store whose lease was taken over is refused inside the
     old_owner->append(std::span(&late, 1));  // and every write after it
     FAIL("a former owner appended");
   } catch (const gp::SessionMoved& e) {
-    CHECK_THAT(e.what(), Catch::Contains("moved"));
+    // It names who holds the session now, and both epochs.
+    CHECK_THAT(e.what(), Catch::Contains("moved: its lease was taken over by "));
+    CHECK_THAT(e.what(), Catch::Contains(":" + std::to_string(::getpid()) + " (epoch " +
+                                         std::to_string(epoch_of(new_owner)) + ")"));
+    CHECK_THAT(e.what(), Catch::Contains("while this store held epoch " + std::to_string(epoch_of(old_owner))));
   }
   fill(*new_owner, 1, "new");
   const auto rows = all_rows(*new_owner);

@@ -256,7 +256,7 @@ inline void pg_read_rows(PGconn* conn, const std::string& session, std::uint64_t
 
 class PostgresStore final : public LedgerStore {
  public:
-  PostgresStore(std::string conninfo, PostgresStoreOptions options)
+  PostgresStore(const std::string& conninfo, PostgresStoreOptions options)
       : session_(std::move(options.session)), read_only_(options.read_only), lease_(options.lease) {
     if (session_.empty()) throw ConfigurationError("gp::PostgresStoreOptions::session is empty");
     if (session_.find('\0') != std::string::npos)
@@ -369,6 +369,7 @@ class PostgresStore final : public LedgerStore {
     const std::string_view inserted = PQcmdTuples(res.get());
     if (inserted != std::to_string(rows.size())) {
       moved_ = true;
+      note_new_owner();
       throw moved_error();
     }
     rows_ = seq;
@@ -406,9 +407,23 @@ class PostgresStore final : public LedgerStore {
 
  private:
   SessionMoved moved_error() const {
-    return SessionMoved("session \"" + session_ +
-                        "\" moved: another process took its lease over (this store held epoch " +
-                        std::to_string(epoch_) + "), so this process no longer writes it");
+    return SessionMoved("session \"" + session_ + "\" moved: its lease was taken over" + new_owner_ +
+                        " while this store held epoch " + std::to_string(epoch_) +
+                        ", so this process no longer writes it");
+  }
+
+  // Who holds the session now, for the SessionMoved message (read only once it moved).
+  void note_new_owner() noexcept {
+    try {
+      const std::string params[] = {session_};
+      const PgResult r =
+          pg_exec(conn_.get(), "SELECT epoch, coalesce(owner, '') FROM groundplane_sessions WHERE name = $1", params);
+      if (PQntuples(r.get()) != 1) return;
+      const std::string owner(pg_bytes(r.get(), 0, 1));
+      new_owner_ = " by " + (owner.empty() ? std::string("another store") : owner) + " (epoch " +
+                   std::to_string(pg_int(r.get(), 0, 0)) + ")";
+    } catch (...) {  // the message then names no owner
+    }
   }
 
   // Takes the lease: registers the session, then bumps the epoch once nobody holds a
@@ -439,7 +454,7 @@ class PostgresStore final : public LedgerStore {
                                     "SELECT (extract(epoch FROM lease_until - clock_timestamp()) * 1000)::bigint"
                                     " FROM groundplane_sessions WHERE name = $1",
                                     p1);
-      std::int64_t ms = 50;
+      std::int64_t ms = 1;  // released (or the session's row is gone) since: try again at once
       if (PQntuples(left.get()) == 1 && !PQgetisnull(left.get(), 0, 0)) ms = pg_int(left.get(), 0, 0) + 1;
       std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp<std::int64_t>(ms, 1, 50)));
     }
@@ -464,7 +479,10 @@ class PostgresStore final : public LedgerStore {
                     "UPDATE groundplane_sessions SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
                     " WHERE name = $1 AND epoch = $2",
                     params);
-        if (std::string_view(PQcmdTuples(r.get())) != "1") moved_ = true;
+        if (std::string_view(PQcmdTuples(r.get())) != "1") {
+          moved_ = true;
+          note_new_owner();
+        }
         last_renewal_ = std::chrono::steady_clock::now();
       } catch (...) {
         // A failed renewal is retried soon; the next write finds out whether it still owns.
@@ -501,6 +519,7 @@ class PostgresStore final : public LedgerStore {
   bool stopping_ = false;
   bool moved_ = false;
   bool broken_ = false;
+  std::string new_owner_;  // " by host:pid (epoch N)" once moved
   std::uint64_t epoch_ = 0;
   std::chrono::steady_clock::time_point last_renewal_{};
   Sha256 sha_;
@@ -515,8 +534,9 @@ class PostgresStore final : public LedgerStore {
 // while another live store holds it. Throws LedgerStoreError when the database cannot
 // be reached or was written by a newer release; ConfigurationError for an empty session
 // name or a lease under 100 ms.
-inline std::shared_ptr<LedgerStore> open_postgres_store(std::string conninfo, PostgresStoreOptions options = {}) {
-  return std::make_shared<detail::PostgresStore>(std::move(conninfo), std::move(options));
+inline std::shared_ptr<LedgerStore> open_postgres_store(const std::string& conninfo,
+                                                        PostgresStoreOptions options = {}) {
+  return std::make_shared<detail::PostgresStore>(conninfo, std::move(options));
 }
 
 // Re-derives the session's chain from the database alone, with the same semantics as
