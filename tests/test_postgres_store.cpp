@@ -381,6 +381,25 @@ TEST_CASE("Two replicas, one session: only the owner writes, and SIGSTOPped past
             << " rows, head " << v.head << "\n";
 }
 
+TEST_CASE("A new owner takes a SIGKILLed owner's session over within one lease period plus 100 ms",
+          "[store][postgres][timing]") {
+  const auto uri = gp_test::postgres_uri();
+  if (!uri) return;
+  const std::string session = gp_test::unique_session("takeover");
+  const milliseconds lease{500};
+  Child owner({"replica", *uri, session, std::to_string(lease.count()), "A"});
+  REQUIRE(owner.wait_for("fired 3 ", milliseconds(20'000)));
+  ::kill(owner.pid(), SIGKILL);
+  const auto killed_at = steady::now();
+  owner.wait();
+  const auto store = gp::open_postgres_store(*uri, {.session = session, .lease = lease});
+  const auto took = std::chrono::duration_cast<milliseconds>(steady::now() - killed_at);
+  INFO("took " << took.count() << " ms");
+  CHECK(took < lease + milliseconds(100));
+  CHECK(epoch_of(store) == 2);
+  CHECK(store->verify().ok);
+}
+
 // clang-format off
 TEST_CASE("Crash and move: an owner SIGKILLed mid-loop again and again, resumed each time by a new process, never loses a returned fire, never spends an approval twice, never runs a once action twice", "[store][postgres][crash]") {
   // clang-format on
