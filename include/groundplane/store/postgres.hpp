@@ -9,10 +9,11 @@
 //
 // One writer per session: opening a writable store takes the session's lease, a row in
 // groundplane_sessions carrying an epoch that only grows. Every append is one statement
-// that renews the lease *only if the epoch is still this store's* and inserts the rows
-// joined to that renewal: a store whose lease was taken over inserts nothing, and its
-// append throws SessionMoved. The renewal rides on the write (no extra round trip on a
-// busy session); an idle store renews from a background thread. Opening blocks while
+// that reads the session's row *only if the epoch is still this store's* (renewing the
+// lease, or under a share lock when it was renewed recently) and inserts the rows joined
+// to that read: a store whose lease was taken over inserts nothing, and its append throws
+// SessionMoved. The renewal rides on a write (no extra round trip on a busy session);
+// an idle store renews from a background thread. Opening blocks while
 // another live store holds the lease, and takes over (epoch + 1) once it is released or
 // has expired. Expiry is judged by the database's clock alone.
 //
@@ -288,6 +289,17 @@ class PostgresStore final : public LedgerStore {
                  " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
                  " AS r(seq, version, kind, body, hash)",
                  8);
+      // The same append where the lease was renewed recently: the epoch is checked under
+      // a share lock on the session's row instead (a takeover's UPDATE waits for it, and
+      // an append after a takeover finds the new epoch), so the row is not rewritten.
+      pg_prepare(conn_.get(), "groundplane_append_fenced",
+                 "WITH lease AS (SELECT name FROM groundplane_sessions"
+                 " WHERE name = $1 AND epoch = $2 AND $3::bigint >= 0 FOR SHARE)"
+                 " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
+                 " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
+                 " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
+                 " AS r(seq, version, kind, body, hash)",
+                 8);
       renewer_ = std::thread([this] { renew_loop(); });
     }
   }
@@ -352,10 +364,12 @@ class PostgresStore final : public LedgerStore {
     for (std::string* a : {&seqs, &versions, &kinds, &bodies, &hashes}) a->push_back('}');
     const std::string params[] = {
         session_, std::to_string(epoch_), std::to_string(lease_.count()), seqs, versions, kinds, bodies, hashes};
+    const auto now = std::chrono::steady_clock::now();
+    const bool renew = now - last_renewal_ >= lease_ / 3;
     PgResult res;
     for (int attempt = 0;; ++attempt) {
       try {
-        res = pg_exec_prepared(conn_.get(), "groundplane_append", params);
+        res = pg_exec_prepared(conn_.get(), renew ? "groundplane_append" : "groundplane_append_fenced", params);
         break;
       } catch (const PostgresError& e) {
         if (e.retryable() && attempt < 8) continue;  // nothing committed: the same statement again
@@ -374,7 +388,7 @@ class PostgresStore final : public LedgerStore {
     }
     rows_ = seq;
     prev_ = prev;
-    last_renewal_ = std::chrono::steady_clock::now();
+    if (renew) last_renewal_ = now;
     return head_locked();
   }
 
@@ -460,11 +474,12 @@ class PostgresStore final : public LedgerStore {
     }
   }
 
-  // An idle store renews its lease a third of the way through it; a store that wrote
-  // since renewed it with that write.
+  // A store renews its lease with a write a third of the way through it; an idle one
+  // renews from here, halfway through (later than a busy store's writes do, so a busy
+  // session never pays this round trip).
   void renew_loop() {
     std::unique_lock lock(mutex_);
-    const auto period = lease_ / 3;
+    const auto period = lease_ / 2;
     while (!stopping_) {
       const auto due = last_renewal_ + period;
       if (std::chrono::steady_clock::now() < due) {
