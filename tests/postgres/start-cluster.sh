@@ -7,7 +7,8 @@
 #   tests/postgres/stop-cluster.sh /tmp/gp-pg
 #
 # The cluster listens only on a unix socket inside DIR (no TCP port to collide with).
-# As root (initdb refuses root) the cluster is created and run as the `postgres` user.
+# As root (initdb refuses root) the cluster is created and run as the `postgres` user,
+# so DIR must be a path that user can reach (under /tmp, say).
 # Exits non-zero, with the reason on stderr, when no server can be started.
 set -euo pipefail
 
