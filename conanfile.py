@@ -1,7 +1,9 @@
 # groundplane as a Conan 2 package: `conan create .` in this checkout, then require
 # "groundplane/<version>" (see the README). Header-only, so one package serves every
 # settings combination. Option sqlite=True adds the durable ledger store's component,
-# groundplane::sqlite (<groundplane/store/sqlite.hpp>), which links SQLite3 and OpenSSL.
+# groundplane::sqlite (<groundplane/store/sqlite.hpp>), which links SQLite3 and OpenSSL;
+# option postgres=True adds groundplane::postgres (<groundplane/store/postgres.hpp>),
+# which links libpq and OpenSSL.
 import os
 import re
 
@@ -23,8 +25,8 @@ class GroundplaneConan(ConanFile):
     topics = ("llm", "validation", "header-only", "json")
     package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
-    options = {"sqlite": [True, False]}
-    default_options = {"sqlite": False}
+    options = {"sqlite": [True, False], "postgres": [True, False]}
+    default_options = {"sqlite": False, "postgres": False}
     exports_sources = "include/*", "LICENSE"
     exports = "CMakeLists.txt"
     no_copy_source = True
@@ -46,6 +48,10 @@ class GroundplaneConan(ConanFile):
         if self.options.sqlite:
             # <groundplane/store/sqlite.hpp> includes <sqlite3.h> and <openssl/evp.h>.
             self.requires("sqlite3/3.45.3", transitive_headers=True, transitive_libs=True)
+        if self.options.postgres:
+            # <groundplane/store/postgres.hpp> includes <libpq-fe.h> and <openssl/evp.h>.
+            self.requires("libpq/[>=15 <18]", transitive_headers=True, transitive_libs=True)
+        if self.options.sqlite or self.options.postgres:
             self.requires("openssl/[>=3 <4]", transitive_headers=True, transitive_libs=True)
 
     def validate(self):
@@ -81,5 +87,11 @@ class GroundplaneConan(ConanFile):
             store.requires = ["groundplane", "sqlite3::sqlite3", "openssl::crypto"]
             store.bindirs = []
             store.libdirs = []
+        if self.options.postgres:
+            pg = self.cpp_info.components["postgres"]
+            pg.set_property("cmake_target_name", "groundplane::postgres")
+            pg.requires = ["groundplane", "libpq::libpq", "openssl::crypto"]
+            pg.bindirs = []
+            pg.libdirs = []
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []

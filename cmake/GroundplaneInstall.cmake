@@ -20,6 +20,12 @@ if(TARGET groundplane_sqlite)
     NAMESPACE groundplane::
     DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
 endif()
+if(TARGET groundplane_postgres)
+  install(TARGETS groundplane_postgres EXPORT groundplanePostgresTargets)
+  install(EXPORT groundplanePostgresTargets
+    NAMESPACE groundplane::
+    DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+endif()
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/groundplaneConfig.cmake.in"

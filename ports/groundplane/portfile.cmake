@@ -8,6 +8,7 @@ set(VCPKG_BUILD_TYPE release)
 vcpkg_check_features(OUT_FEATURE_OPTIONS feature_options
   FEATURES
     mcp-server GROUNDPLANE_BUILD_MCP_SERVER
+    postgres GROUNDPLANE_POSTGRES
     sqlite GROUNDPLANE_SQLITE
     sqlite GROUNDPLANE_BUILD_LEDGER_TOOL)
 

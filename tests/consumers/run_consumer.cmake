@@ -1,5 +1,5 @@
 # Drives one consumer test (cmake -P): MODE is install, install_unbuilt, missing_dependency, find_package,
-# find_package_sqlite, too_new_version,
+# find_package_sqlite, find_package_postgres, too_new_version,
 # add_subdirectory, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
@@ -134,7 +134,7 @@ if(NOT IS_MULTI_CONFIG)
   list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${CONFIG}")
 endif()
 set(prefix_path ${OUTER_PREFIX_PATH})
-if(MODE MATCHES "^(find_package|find_package_sqlite|too_new_version|conan_test_package)$")
+if(MODE MATCHES "^(find_package|find_package_sqlite|find_package_postgres|too_new_version|conan_test_package)$")
   list(PREPEND prefix_path "${PREFIX}")
 endif()
 string(REPLACE ";" "\\;" prefix_path_arg "${prefix_path}")
@@ -181,6 +181,21 @@ elseif(MODE STREQUAL "find_package_sqlite")
   run(COMMAND "${program}" OUTPUT out)
   if(NOT out MATCHES "tampered: first bad row 2")
     message(FATAL_ERROR "the store consumer did not name the tampered row")
+  endif()
+
+elseif(MODE STREQUAL "find_package_postgres")
+  # The PostgreSQL store: a component, with libpq and OpenSSL found by the package config.
+  run(COMMAND "${CMAKE_COMMAND}" -S "${CONSUMERS_DIR}/find_package_postgres" -B "${work}/build" ${configure_args}
+      -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
+  run(COMMAND "${CMAKE_COMMAND}" --build "${work}/build" ${config_args})
+  if(IS_MULTI_CONFIG)
+    set(program "${work}/build/${CONFIG}/consumer_postgres")
+  else()
+    set(program "${work}/build/consumer_postgres")
+  endif()
+  run(COMMAND "${program}" OUTPUT out)
+  if(NOT out MATCHES "ledger: 3 rows|no server: cannot connect")
+    message(FATAL_ERROR "the PostgreSQL store consumer did not verify its rows")
   endif()
 
 elseif(MODE STREQUAL "conan_test_package")

@@ -5,7 +5,8 @@
 #   groundplane/detail/  internals, included by the parts that use them
 #   groundplane/mcp/     the MCP adapter, opt-in: #include <groundplane/mcp/server.hpp>
 #   groundplane/store/   the durable ledger stores, opt-in with their own targets:
-#                        #include <groundplane/store/sqlite.hpp> (groundplane::sqlite)
+#                        #include <groundplane/store/sqlite.hpp> (groundplane::sqlite),
+#                        #include <groundplane/store/postgres.hpp> (groundplane::postgres)
 cmake_minimum_required(VERSION 3.25)
 set(umbrella "${INCLUDE_DIR}/groundplane/groundplane.hpp")
 file(STRINGS "${umbrella}" lines ENCODING UTF-8)

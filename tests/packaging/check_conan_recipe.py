@@ -70,8 +70,9 @@ class Components(dict):
 
 
 class Options:
-    def __init__(self, sqlite):
+    def __init__(self, sqlite, postgres=False):
         self.sqlite = sqlite
+        self.postgres = postgres
 
 
 r = recipes[0]()
@@ -122,6 +123,28 @@ store = r.cpp_info.components["sqlite"]
 expect(store.properties.get("cmake_target_name") == "groundplane::sqlite", "sqlite=True adds groundplane::sqlite")
 expect(set(store.requires) == {"groundplane", "sqlite3::sqlite3", "openssl::crypto"},
        "groundplane::sqlite links the core, SQLite3 and libcrypto")
+expect("postgres" not in r.cpp_info.components, "sqlite=True alone adds no PostgreSQL component")
+
+# postgres=True: libpq and libcrypto are required and its component is groundplane::postgres.
+calls.clear()
+r.options = Options(False, True)
+r.cpp_info = CppInfo()
+r.requirements()
+names = [c[1].split("/")[0] for c in calls if c[0] == "requires"]
+expect(sorted(names) == ["libpq", "nlohmann_json", "openssl"], f"postgres=True requires libpq and openssl (got {names})")
+r.package_info()
+pg = r.cpp_info.components["postgres"]
+expect(pg.properties.get("cmake_target_name") == "groundplane::postgres", "postgres=True adds groundplane::postgres")
+expect(set(pg.requires) == {"groundplane", "libpq::libpq", "openssl::crypto"},
+       "groundplane::postgres links the core, libpq and libcrypto")
+expect(r.default_options.get("postgres") is False, "the postgres option is off by default")
+
+# Both: openssl is required once.
+calls.clear()
+r.options = Options(True, True)
+r.requirements()
+names = [c[1].split("/")[0] for c in calls if c[0] == "requires"]
+expect(sorted(names) == ["libpq", "nlohmann_json", "openssl", "sqlite3"], f"both options: each library once (got {names})")
 expect(any("include/*" in s for s in ([r.exports_sources] if isinstance(r.exports_sources, str) else r.exports_sources)),
        "the headers are exported with the recipe")
 

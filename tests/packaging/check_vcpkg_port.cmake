@@ -53,6 +53,10 @@ string(JSON sqlite_deps ERROR_VARIABLE err GET "${manifest}" features sqlite dep
 expect("NOT err AND sqlite_deps MATCHES \"sqlite3\" AND sqlite_deps MATCHES \"openssl\""
   "the sqlite feature depends on sqlite3 and openssl")
 
+string(JSON postgres_deps ERROR_VARIABLE err GET "${manifest}" features postgres dependencies)
+expect("NOT err AND postgres_deps MATCHES \"libpq\" AND postgres_deps MATCHES \"openssl\""
+  "the postgres feature depends on libpq and openssl")
+
 file(READ "${port}/portfile.cmake" portfile)
 string(REGEX REPLACE "#[^\n]*" "" portfile "${portfile}")
 string(REGEX REPLACE "[ \t\r\n]+" " " portfile "${portfile}")
@@ -64,6 +68,7 @@ expect("portfile MATCHES \"vcpkg_cmake_install[(][)]\"" "the portfile installs t
 expect("portfile MATCHES \"-DFETCHCONTENT_FULLY_DISCONNECTED=ON\"" "the portfile forbids groundplane's download fallback")
 expect("EXISTS \"${port}/usage\"" "the port has a usage file")
 expect("portfile MATCHES \"sqlite GROUNDPLANE_SQLITE\"" "the sqlite feature turns on GROUNDPLANE_SQLITE (groundplane::sqlite)")
+expect("portfile MATCHES \"postgres GROUNDPLANE_POSTGRES\"" "the postgres feature turns on GROUNDPLANE_POSTGRES (groundplane::postgres)")
 expect("portfile MATCHES \"vcpkg_copy_tools[(]TOOL_NAMES groundplane-ledger\"" "the sqlite feature installs groundplane-ledger")
 
 if(failures)

@@ -1,4 +1,6 @@
 // groundplane-ledger: a ledger file, checked and read without the app that wrote it.
+// FILE may also be a postgresql:// (or postgres://) URI: the ledger in PostgreSQL, read
+// without taking any session's lease.
 //
 //   groundplane-ledger verify FILE [--session S] [--head HEX]
 //       re-derives the session's hash chain; with --head (a head published earlier, as
@@ -20,6 +22,9 @@
 
 #include <groundplane/session.hpp>
 #include <groundplane/store/sqlite.hpp>
+#if GROUNDPLANE_LEDGER_POSTGRES
+#include <groundplane/store/postgres.hpp>
+#endif
 
 namespace gp = groundplane;
 
@@ -33,6 +38,7 @@ constexpr std::string_view usage =
     "usage: groundplane-ledger verify FILE [--session S] [--head HEX]\n"
     "       groundplane-ledger show FILE [--session S]\n"
     "       groundplane-ledger export FILE [--session S]\n"
+    "FILE: an SQLite ledger file, or a postgresql:// URI\n"
     "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, or bad usage\n";
 
 struct Args {
@@ -58,8 +64,22 @@ std::optional<Args> parse(const std::vector<std::string_view>& argv) {
   return a;
 }
 
+bool is_postgres_uri(std::string_view file) {
+  return file.starts_with("postgresql://") || file.starts_with("postgres://");
+}
+
+gp::LedgerVerification verify_any(const Args& a) {
+#if GROUNDPLANE_LEDGER_POSTGRES
+  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, a.head);
+#else
+  if (is_postgres_uri(a.file))
+    return {false, 0, "", 0, "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)"};
+#endif
+  return gp::verify_ledger(a.file, a.session, a.head);
+}
+
 int verify(const Args& a) {
-  const gp::LedgerVerification v = gp::verify_ledger(a.file, a.session, a.head);
+  const gp::LedgerVerification v = verify_any(a);
   if (v.ok) {
     std::cout << "intact: session \"" << a.session << "\" in " << a.file << ", " << v.rows << " row(s), head "
               << (v.head.empty() ? std::string("(none: no rows)") : v.head) << "\n";
@@ -78,6 +98,13 @@ int verify(const Args& a) {
 
 std::shared_ptr<gp::LedgerStore> open_for_reading(const Args& a) {
   try {
+#if GROUNDPLANE_LEDGER_POSTGRES
+    if (is_postgres_uri(a.file)) return gp::open_postgres_store(a.file, {.session = a.session, .read_only = true});
+#else
+    if (is_postgres_uri(a.file))
+      throw gp::LedgerStoreError(
+          "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)");
+#endif
     return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true});
   } catch (const std::exception& e) {
     std::cerr << "groundplane-ledger: " << e.what() << "\n";

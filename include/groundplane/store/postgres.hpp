@@ -1,0 +1,603 @@
+// The ledger in PostgreSQL (or a Postgres-protocol distributed database): the same rows,
+// hash chain and verification as the SQLite store (store/ledger_store.hpp), so any
+// replica of an app can restore any session, and one writer per session is enforced by
+// the database itself. CMake: groundplane::postgres (libpq + OpenSSL::Crypto);
+// header-only like the rest, so `c++ app.cpp -lpq -lcrypto` is all a build needs.
+//
+//   auto store = gp::open_postgres_store("postgresql://app@db/app", {.session = user_id});
+//   gp::Session s({.store = store});   // restored if the database holds user_id
+//
+// One writer per session: opening a writable store takes the session's lease, a row in
+// groundplane_sessions carrying an epoch that only grows. Every append is one statement
+// that reads the session's row *only if the epoch is still this store's* (renewing the
+// lease, or under a share lock when it was renewed recently) and inserts the rows joined
+// to that read: a store whose lease was taken over inserts nothing, and its append throws
+// SessionMoved. The renewal rides on a write (no extra round trip on a busy session);
+// an idle store renews from a background thread. Opening blocks while
+// another live store holds the lease, and takes over (epoch + 1) once it is released or
+// has expired. Expiry is judged by the database's clock alone.
+//
+// Plain SQL (no extension, no advisory locks, no LISTEN), so it runs unchanged on
+// PostgreSQL and on Postgres-protocol distributed databases. See docs/ledger-store.md.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include "groundplane/store/chain.hpp"
+#include "groundplane/store/ledger_store.hpp"
+
+namespace groundplane {
+
+// This process no longer owns the session: another store took its lease over (this one
+// was paused, partitioned or too slow to renew). Nothing this store tried to write after
+// that is in the ledger; reopen the session to continue from what the new owner wrote.
+class SessionMoved : public LedgerStoreError {
+ public:
+  using LedgerStoreError::LedgerStoreError;
+};
+
+struct PostgresStoreOptions {
+  std::string session = "default";
+  std::chrono::milliseconds lease{10'000};  // how long an owner holds a session without renewing
+  bool read_only = false;                   // for auditing: no lease is taken, append() throws
+  bool synchronous_commit = true;           // false: a commit returns before its WAL is flushed —
+                                            // survives an app crash, may lose the last rows if
+                                            // the database server crashes
+};
+
+namespace detail {
+
+inline constexpr int postgres_schema_version = 1;
+
+struct PgConnCloser {
+  void operator()(PGconn* c) const noexcept { PQfinish(c); }
+};
+struct PgResultClear {
+  void operator()(PGresult* r) const noexcept { PQclear(r); }
+};
+using PgConn = std::unique_ptr<PGconn, PgConnCloser>;
+using PgResult = std::unique_ptr<PGresult, PgResultClear>;
+
+// A failed statement: the server's SQLSTATE ("" when the connection itself failed).
+class PostgresError : public LedgerStoreError {
+ public:
+  PostgresError(const std::string& what, std::string sqlstate)
+      : LedgerStoreError(what), sqlstate_(std::move(sqlstate)) {}
+  const std::string& sqlstate() const noexcept { return sqlstate_; }
+  // Serialization failure or deadlock: nothing was committed, the statement may be retried.
+  bool retryable() const noexcept { return sqlstate_ == "40001" || sqlstate_ == "40P01"; }
+
+ private:
+  std::string sqlstate_;
+};
+
+inline PgConn pg_connect(const std::string& conninfo) {
+  PgConn conn(PQconnectdb(conninfo.c_str()));
+  if (!conn) throw LedgerStoreError("libpq could not allocate a connection");
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    std::string msg = PQerrorMessage(conn.get());
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    throw LedgerStoreError("cannot connect to PostgreSQL: " + msg);
+  }
+  // A library does not print: the server's notices ("relation already exists, skipping")
+  // go nowhere.
+  PQsetNoticeProcessor(
+      conn.get(), [](void*, const char*) {}, nullptr);
+  return conn;
+}
+
+// Runs one statement with text parameters; results in binary (integers big-endian,
+// text and bytea as their bytes). Throws PostgresError on failure.
+inline PgResult pg_check(PGconn* conn, PgResult r) {
+  const ExecStatusType st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
+  const char* state = r ? PQresultErrorField(r.get(), PG_DIAG_SQLSTATE) : nullptr;
+  std::string msg = r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn);
+  if (msg.empty()) msg = PQerrorMessage(conn);
+  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  throw PostgresError("PostgreSQL: " + msg, state ? state : "");
+}
+
+// Runs a statement prepared on this connection (see pg_prepare) with text parameters.
+inline PgResult pg_exec_prepared(PGconn* conn, const char* name, std::span<const std::string> params) {
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  values.reserve(params.size());
+  lengths.reserve(params.size());
+  for (const std::string& p : params) {
+    values.push_back(p.c_str());
+    lengths.push_back(static_cast<int>(p.size()));
+  }
+  return pg_check(conn, PgResult(PQexecPrepared(conn, name, static_cast<int>(params.size()), values.data(),
+                                                lengths.data(), nullptr, 1)));
+}
+
+// Parsed and planned once per connection: the hot statements then cost the server only
+// their execution.
+inline void pg_prepare(PGconn* conn, const char* name, const char* sql, int params) {
+  pg_check(conn, PgResult(PQprepare(conn, name, sql, params, nullptr)));
+}
+
+inline PgResult pg_exec(PGconn* conn, const char* sql, std::span<const std::string> params = {}) {
+  std::vector<const char*> values;
+  std::vector<int> lengths;
+  values.reserve(params.size());
+  lengths.reserve(params.size());
+  for (const std::string& p : params) {
+    values.push_back(p.c_str());
+    lengths.push_back(static_cast<int>(p.size()));
+  }
+  return pg_check(conn, PgResult(PQexecParams(conn, sql, static_cast<int>(params.size()), nullptr, values.data(),
+                                              lengths.data(), nullptr, 1)));
+}
+
+// Runs statements without parameters (several, separated by semicolons, as one unit).
+inline void pg_run(PGconn* conn, const char* sql) { pg_check(conn, PgResult(PQexec(conn, sql))); }
+
+inline std::string_view pg_bytes(const PGresult* r, int row, int col) noexcept {
+  if (PQgetisnull(r, row, col)) return {};
+  return {PQgetvalue(r, row, col), static_cast<std::size_t>(PQgetlength(r, row, col))};
+}
+
+// A binary int8/int4 column.
+inline std::int64_t pg_int(const PGresult* r, int row, int col) {
+  const std::string_view b = pg_bytes(r, row, col);
+  if (b.size() != 8 && b.size() != 4) throw LedgerStoreError("PostgreSQL returned an integer of unexpected width");
+  std::uint64_t v = 0;
+  for (const char c : b) v = (v << 8) | static_cast<unsigned char>(c);
+  if (b.size() == 4) return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  return static_cast<std::int64_t>(v);
+}
+
+// One element of a text[] literal: quoted, with " and \ escaped.
+inline void pg_array_element(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+// Reads one row from a result selecting (seq, version, kind, body, hash).
+inline StoredRow pg_row(const PGresult* r, int i) {
+  StoredRow row;
+  row.seq = static_cast<std::uint64_t>(pg_int(r, i, 0));
+  row.version = static_cast<std::uint64_t>(pg_int(r, i, 1));
+  row.kind = std::string(pg_bytes(r, i, 2));
+  row.body = std::string(pg_bytes(r, i, 3));
+  const std::string_view h = pg_bytes(r, i, 4);
+  if (h.size() == row.hash.size()) std::memcpy(row.hash.data(), h.data(), h.size());
+  else row.hash.fill(0);  // cannot match any SHA-256 the chain expects
+  return row;
+}
+
+// Creates the tables when absent, or checks the version of those there. Rows are keyed
+// by (session, seq): the key itself refuses a second row at one position, and a
+// session's rows sit together (on a distributed database, in one range).
+inline void pg_prepare_schema(PGconn* conn) {
+  static constexpr const char* create =
+      "CREATE TABLE IF NOT EXISTS groundplane_schema(version integer NOT NULL);"
+      "CREATE TABLE IF NOT EXISTS groundplane_sessions("
+      " name text PRIMARY KEY, epoch bigint NOT NULL DEFAULT 0,"
+      " owner text, lease_until timestamptz);"
+      "CREATE TABLE IF NOT EXISTS groundplane_rows("
+      " session text NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,"
+      " kind text NOT NULL, body text NOT NULL, hash bytea NOT NULL,"
+      " PRIMARY KEY (session, seq));"
+      "INSERT INTO groundplane_schema(version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
+  const PgResult there = pg_exec(conn,
+                                 "SELECT to_regclass('groundplane_schema') IS NOT NULL AND"
+                                 " to_regclass('groundplane_sessions') IS NOT NULL AND"
+                                 " to_regclass('groundplane_rows') IS NOT NULL");
+  const bool exists = PQntuples(there.get()) == 1 && pg_bytes(there.get(), 0, 0) == std::string_view("\x01", 1);
+  // Many processes may create the tables at once; the loser of that race sees a
+  // duplicate and finds the tables there on its next try.
+  for (int attempt = 0; !exists; ++attempt) {
+    try {
+      pg_run(conn, create);
+      break;
+    } catch (const PostgresError& e) {
+      if (attempt >= 5 || (e.sqlstate() != "23505" && e.sqlstate() != "42P07" && !e.retryable())) throw;
+    }
+  }
+  const PgResult v = pg_exec(conn, "SELECT max(version) FROM groundplane_schema");
+  const int found =
+      PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? static_cast<int>(pg_int(v.get(), 0, 0)) : 0;
+  if (found > postgres_schema_version)
+    throw LedgerStoreError("the database was written by a newer groundplane (ledger schema " + std::to_string(found) +
+                           "; this release reads up to " + std::to_string(postgres_schema_version) + ")");
+}
+
+inline std::string pg_owner_name() {
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  return std::string(host.data()) + ":" + std::to_string(::getpid());
+}
+
+inline constexpr const char* pg_select_rows =
+    "SELECT seq, version, kind, body, hash FROM groundplane_rows WHERE session = $1 AND seq >= $2 ORDER BY seq "
+    "LIMIT $3";
+// Rows are read in pages, so a long session is never held in memory at once.
+inline constexpr std::uint64_t pg_page_rows = 4096;
+
+// Calls visit for each row of session from from_seq on, page by page.
+inline void pg_read_rows(PGconn* conn, const std::string& session, std::uint64_t from_seq,
+                         const std::function<bool(const StoredRow&)>& visit) {
+  std::uint64_t next = from_seq;
+  for (;;) {
+    const std::string params[] = {session, std::to_string(next), std::to_string(pg_page_rows)};
+    const PgResult r = pg_exec(conn, pg_select_rows, params);
+    const int n = PQntuples(r.get());
+    for (int i = 0; i < n; ++i) {
+      const StoredRow row = pg_row(r.get(), i);
+      if (!visit(row)) return;
+      next = row.seq + 1;
+    }
+    if (static_cast<std::uint64_t>(n) < pg_page_rows) return;
+  }
+}
+
+class PostgresStore final : public LedgerStore {
+ public:
+  PostgresStore(const std::string& conninfo, PostgresStoreOptions options)
+      : session_(std::move(options.session)), read_only_(options.read_only), lease_(options.lease) {
+    if (session_.empty()) throw ConfigurationError("gp::PostgresStoreOptions::session is empty");
+    if (session_.find('\0') != std::string::npos)
+      throw ConfigurationError("gp::PostgresStoreOptions::session contains a NUL byte");
+    if (lease_ < std::chrono::milliseconds(100))
+      throw ConfigurationError("gp::PostgresStoreOptions::lease must be at least 100 ms, got " +
+                               std::to_string(lease_.count()) + " ms");
+    conn_ = pg_connect(conninfo);
+    if (read_only_) {
+      const PgResult t = pg_exec(conn_.get(), "SELECT to_regclass('groundplane_rows') IS NOT NULL");
+      if (PQntuples(t.get()) != 1 || pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1))
+        throw LedgerStoreError("the database holds no groundplane ledger (no groundplane_rows table)");
+    } else {
+      pg_prepare_schema(conn_.get());
+      if (!options.synchronous_commit) pg_run(conn_.get(), "SET synchronous_commit = off");
+      acquire();
+    }
+    load_head();
+    if (!read_only_) {
+      // The append: one statement that renews the lease only if the epoch is still ours,
+      // and inserts the rows joined to that renewal — no renewal, no rows. The UPDATE
+      // locks the session's row, so a takeover and an append never interleave.
+      pg_prepare(conn_.get(), "groundplane_append",
+                 "WITH lease AS (UPDATE groundplane_sessions"
+                 " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                 " WHERE name = $1 AND epoch = $2 RETURNING name)"
+                 " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
+                 " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
+                 " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
+                 " AS r(seq, version, kind, body, hash)",
+                 8);
+      // The same append where the lease was renewed recently: the epoch is checked under
+      // a share lock on the session's row instead (a takeover's UPDATE waits for it, and
+      // an append after a takeover finds the new epoch), so the row is not rewritten.
+      pg_prepare(conn_.get(), "groundplane_append_fenced",
+                 "WITH lease AS (SELECT name FROM groundplane_sessions"
+                 " WHERE name = $1 AND epoch = $2 AND $3::bigint >= 0 FOR SHARE)"
+                 " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
+                 " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
+                 " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
+                 " AS r(seq, version, kind, body, hash)",
+                 8);
+      renewer_ = std::thread([this] { renew_loop(); });
+    }
+  }
+
+  ~PostgresStore() override {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (renewer_.joinable()) renewer_.join();
+    if (!read_only_ && !moved_ && !broken_) {
+      try {  // released, so the next owner need not wait for the lease to run out
+        const std::string params[] = {session_, std::to_string(epoch_)};
+        pg_exec(conn_.get(),
+                "UPDATE groundplane_sessions SET owner = NULL, lease_until = NULL WHERE name = $1 AND epoch = $2",
+                params);
+      } catch (...) {  // the lease then expires on its own
+      }
+    }
+  }
+
+  PostgresStore(const PostgresStore&) = delete;
+  PostgresStore& operator=(const PostgresStore&) = delete;
+  PostgresStore(PostgresStore&&) = delete;
+  PostgresStore& operator=(PostgresStore&&) = delete;
+
+  const std::string& session() const noexcept override { return session_; }
+
+  // The lease's epoch this store writes with (0 for a read-only store).
+  std::uint64_t epoch() const noexcept { return epoch_; }
+
+  LedgerHead append(std::span<const LedgerRow> rows) override {
+    const std::lock_guard lock(mutex_);
+    if (read_only_) throw LedgerStoreError("this store of session \"" + session_ + "\" was opened read-only");
+    if (moved_) throw moved_error();
+    if (broken_)
+      throw LedgerStoreError("the connection to PostgreSQL failed during an earlier write of session \"" + session_ +
+                             "\": whether it committed is unknown, so this store writes no more (reopen the session)");
+    if (rows.empty()) return head_locked();
+    // The rows as five arrays (seq, version, kind, body, hash as hex), for the one
+    // statement that renews the lease only if the epoch is ours and inserts the rows
+    // joined to that renewal.
+    std::string seqs = "{", versions = "{", kinds = "{", bodies = "{", hashes = "{";
+    RowHash prev = prev_;
+    std::uint64_t seq = rows_;
+    for (const LedgerRow& r : rows) {
+      if (r.kind.find('\0') != std::string::npos)
+        throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
+      const std::string body = canonical_body(r.body);
+      ++seq;
+      prev = chain_next(sha_, prev, canonical_bytes(seq, r.version, r.kind, body));
+      const char* sep = seq == rows_ + 1 ? "" : ",";
+      seqs.append(sep).append(std::to_string(seq));
+      versions.append(sep).append(std::to_string(r.version));
+      kinds.append(sep);
+      pg_array_element(kinds, r.kind);
+      bodies.append(sep);
+      pg_array_element(bodies, body);
+      hashes.append(sep).append(to_hex(prev));
+    }
+    for (std::string* a : {&seqs, &versions, &kinds, &bodies, &hashes}) a->push_back('}');
+    const std::string params[] = {
+        session_, std::to_string(epoch_), std::to_string(lease_.count()), seqs, versions, kinds, bodies, hashes};
+    const auto now = std::chrono::steady_clock::now();
+    const bool renew = now - last_renewal_ >= lease_ / 3;
+    PgResult res;
+    for (int attempt = 0;; ++attempt) {
+      try {
+        res = pg_exec_prepared(conn_.get(), renew ? "groundplane_append" : "groundplane_append_fenced", params);
+        break;
+      } catch (const PostgresError& e) {
+        if (e.retryable() && attempt < 8) continue;  // nothing committed: the same statement again
+        if (PQstatus(conn_.get()) != CONNECTION_OK) broken_ = true;
+        if (e.sqlstate() == "23505")
+          throw LedgerStoreError("another writer appended to session \"" + session_ + "\" (row " +
+                                 std::to_string(rows_ + 1) + " already exists): one session, one writer");
+        throw;
+      }
+    }
+    const std::string_view inserted = PQcmdTuples(res.get());
+    if (inserted != std::to_string(rows.size())) {
+      moved_ = true;
+      note_new_owner();
+      throw moved_error();
+    }
+    rows_ = seq;
+    prev_ = prev;
+    if (renew) last_renewal_ = now;
+    return head_locked();
+  }
+
+  void read(std::uint64_t from_seq, const std::function<bool(const StoredRow&)>& visit) const override {
+    const std::lock_guard lock(mutex_);
+    pg_read_rows(conn_.get(), session_, from_seq, visit);
+  }
+
+  LedgerHead head() const override {
+    const std::lock_guard lock(mutex_);
+    return head_locked();
+  }
+
+  bool writable() const noexcept override { return !read_only_; }
+
+  LedgerVerification verify() const noexcept override {
+    try {
+      const std::lock_guard lock(mutex_);
+      ChainVerifier chain(session_);
+      try {
+        pg_read_rows(conn_.get(), session_, 0, [&](const StoredRow& r) { return chain.feed(r); });
+      } catch (const std::exception& e) {
+        chain.fail(chain.rows() + 1, "reading row " + std::to_string(chain.rows() + 1) + " failed: " + e.what());
+      }
+      return chain.result();
+    } catch (const std::exception& e) {
+      return LedgerVerification{false, 0, "", 0, e.what()};
+    }
+  }
+
+ private:
+  SessionMoved moved_error() const {
+    return SessionMoved("session \"" + session_ + "\" moved: its lease was taken over" + new_owner_ +
+                        " while this store held epoch " + std::to_string(epoch_) +
+                        ", so this process no longer writes it");
+  }
+
+  // Who holds the session now, for the SessionMoved message (read only once it moved).
+  void note_new_owner() noexcept {
+    try {
+      const std::string params[] = {session_};
+      const PgResult r =
+          pg_exec(conn_.get(), "SELECT epoch, coalesce(owner, '') FROM groundplane_sessions WHERE name = $1", params);
+      if (PQntuples(r.get()) != 1) return;
+      const std::string owner(pg_bytes(r.get(), 0, 1));
+      new_owner_ = " by " + (owner.empty() ? std::string("another store") : owner) + " (epoch " +
+                   std::to_string(pg_int(r.get(), 0, 0)) + ")";
+    } catch (...) {  // the message then names no owner
+    }
+  }
+
+  // Takes the lease: registers the session, then bumps the epoch once nobody holds a
+  // live lease. Waits (polling, by the database's clock) while someone does.
+  void acquire() {
+    const std::string owner = pg_owner_name();
+    {
+      const std::string params[] = {session_};
+      pg_exec(conn_.get(), "INSERT INTO groundplane_sessions(name) VALUES ($1) ON CONFLICT (name) DO NOTHING", params);
+    }
+    const std::string params[] = {session_, owner, std::to_string(lease_.count())};
+    for (;;) {
+      const PgResult r = pg_exec(conn_.get(),
+                                 "UPDATE groundplane_sessions SET epoch = epoch + 1, owner = $2,"
+                                 " lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                                 " WHERE name = $1 AND (lease_until IS NULL OR lease_until <= clock_timestamp())"
+                                 " RETURNING epoch",
+                                 params);
+      if (PQntuples(r.get()) == 1) {
+        epoch_ = static_cast<std::uint64_t>(pg_int(r.get(), 0, 0));
+        last_renewal_ = std::chrono::steady_clock::now();
+        return;
+      }
+      // Held: wait out what is left of that lease, looking again at least every 50 ms
+      // (a release shows sooner than an expiry).
+      const std::string p1[] = {session_};
+      const PgResult left = pg_exec(conn_.get(),
+                                    "SELECT (extract(epoch FROM lease_until - clock_timestamp()) * 1000)::bigint"
+                                    " FROM groundplane_sessions WHERE name = $1",
+                                    p1);
+      std::int64_t ms = 1;  // released (or the session's row is gone) since: try again at once
+      if (PQntuples(left.get()) == 1 && !PQgetisnull(left.get(), 0, 0)) ms = pg_int(left.get(), 0, 0) + 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::clamp<std::int64_t>(ms, 1, 50)));
+    }
+  }
+
+  // A store renews its lease with a write a third of the way through it; an idle one
+  // renews from here, halfway through (later than a busy store's writes do, so a busy
+  // session never pays this round trip).
+  void renew_loop() {
+    std::unique_lock lock(mutex_);
+    const auto period = lease_ / 2;
+    while (!stopping_) {
+      const auto due = last_renewal_ + period;
+      if (std::chrono::steady_clock::now() < due) {
+        wake_.wait_until(lock, due, [&] { return stopping_; });
+        continue;
+      }
+      if (moved_ || broken_) return;
+      try {
+        const std::string params[] = {session_, std::to_string(epoch_), std::to_string(lease_.count())};
+        const PgResult r =
+            pg_exec(conn_.get(),
+                    "UPDATE groundplane_sessions SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                    " WHERE name = $1 AND epoch = $2",
+                    params);
+        if (std::string_view(PQcmdTuples(r.get())) != "1") {
+          moved_ = true;
+          note_new_owner();
+        }
+        last_renewal_ = std::chrono::steady_clock::now();
+      } catch (...) {
+        // A failed renewal is retried soon; the next write finds out whether it still owns.
+        last_renewal_ = std::chrono::steady_clock::now() - period + std::chrono::milliseconds(100);
+        if (PQstatus(conn_.get()) != CONNECTION_OK) broken_ = true;
+      }
+    }
+  }
+
+  void load_head() {
+    rows_ = 0;
+    prev_ = chain_genesis(sha_, session_);
+    const std::string params[] = {session_};
+    const PgResult r = pg_exec(
+        conn_.get(), "SELECT seq, hash FROM groundplane_rows WHERE session = $1 ORDER BY seq DESC LIMIT 1", params);
+    if (PQntuples(r.get()) == 0) return;
+    rows_ = static_cast<std::uint64_t>(pg_int(r.get(), 0, 0));
+    const std::string_view h = pg_bytes(r.get(), 0, 1);
+    if (h.size() != prev_.size())
+      throw LedgerStoreError("the newest row of session \"" + session_ +
+                             "\" has no valid hash: the ledger was altered (run verify_postgres_ledger)");
+    std::memcpy(prev_.data(), h.data(), h.size());
+  }
+
+  LedgerHead head_locked() const { return {rows_, rows_ ? to_hex(prev_) : std::string()}; }
+
+  std::string session_;
+  bool read_only_;
+  std::chrono::milliseconds lease_;
+  PgConn conn_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread renewer_;
+  bool stopping_ = false;
+  bool moved_ = false;
+  bool broken_ = false;
+  std::string new_owner_;  // " by host:pid (epoch N)" once moved
+  std::uint64_t epoch_ = 0;
+  std::chrono::steady_clock::time_point last_renewal_{};
+  Sha256 sha_;
+  std::uint64_t rows_ = 0;
+  RowHash prev_{};
+};
+
+}  // namespace detail
+
+// Connects (conninfo: a libpq connection string or postgresql:// URI), creates the
+// tables when absent, and — unless read_only — takes the session's lease, blocking
+// while another live store holds it. Throws LedgerStoreError when the database cannot
+// be reached or was written by a newer release; ConfigurationError for an empty session
+// name or a lease under 100 ms.
+inline std::shared_ptr<LedgerStore> open_postgres_store(const std::string& conninfo,
+                                                        PostgresStoreOptions options = {}) {
+  return std::make_shared<detail::PostgresStore>(conninfo, std::move(options));
+}
+
+// Re-derives the session's chain from the database alone, with the same semantics as
+// verify_ledger (a published head also catches a tail cut). Takes no lease and writes
+// nothing. Never throws: a database that cannot be reached or holds no such session is
+// ok = false with first_bad_row = 0.
+inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, std::string_view session = "default",
+                                                 std::string_view published_head = {}) noexcept {
+  const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
+  try {
+    RowHash published{};
+    if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
+      return unreadable("the published head \"" + std::string(published_head) +
+                        "\" is not a head hash (64 hexadecimal digits)");
+    detail::PgConn conn;
+    try {
+      conn = detail::pg_connect(conninfo);
+    } catch (const std::exception& e) {
+      return unreadable(e.what());
+    }
+    {
+      const detail::PgResult t = detail::pg_exec(conn.get(),
+                                                 "SELECT to_regclass('groundplane_rows') IS NOT NULL AND"
+                                                 " to_regclass('groundplane_sessions') IS NOT NULL");
+      if (PQntuples(t.get()) != 1 || detail::pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1))
+        return unreadable("the database is not a groundplane ledger (it has no groundplane_rows table)");
+    }
+    const std::string name(session);
+    {
+      const std::string params[] = {name};
+      const detail::PgResult s =
+          detail::pg_exec(conn.get(), "SELECT 1 FROM groundplane_sessions WHERE name = $1", params);
+      if (PQntuples(s.get()) == 0) return unreadable("the database holds no session \"" + name + "\"");
+    }
+    detail::ChainVerifier chain(session, published_head.empty() ? nullptr : &published);
+    try {
+      detail::pg_read_rows(conn.get(), name, 0, [&](const StoredRow& r) { return chain.feed(r); });
+    } catch (const std::exception& e) {
+      chain.fail(chain.rows() + 1, "reading row " + std::to_string(chain.rows() + 1) + " failed: " + e.what());
+    }
+    return chain.result();
+  } catch (const std::exception& e) {
+    return unreadable(e.what());
+  } catch (...) {
+    return unreadable("verification failed for an unknown reason");
+  }
+}
+
+}  // namespace groundplane
