@@ -5,17 +5,22 @@
 // same requests: a `check` carrying its facts inline, alternating a wrong and a right
 // winner. Every groundplane verdict is verified; a wrong one fails the run.
 //
+// The clients speak the wire protocol themselves (node:http with kept-alive connections;
+// newline-delimited JSON on the child's pipes) rather than through the SDK's Client,
+// whose own per-call work (schema validation of every result, a promise chain per
+// message) would otherwise be most of what is measured, for both servers alike, on a
+// 2-core machine where client and server share the cores. Each client still initializes
+// its own MCP session as the SDK's Client does.
+//
 //   node bench_check.mjs <path to a Release groundplane-mcp>
 //
 // GROUNDPLANE_BENCH_MCP_CALLS: measured calls per HTTP client (default 300; stdio makes
 // 16 times as many through its one client). Prints one JSON line per measurement on
 // stderr and the table on stdout.
 import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 import { inlineSeedFacts, seedCheck } from './common.mjs';
 
@@ -53,18 +58,89 @@ function startHttp({ command, args }) {
   });
 }
 
-// `calls` checks through one connected client; latencies (ms) appended to `into`.
-async function drive(client, calls, into, verify, offset) {
+const checkParams = (winner) => ({
+  name: 'check',
+  arguments: { facts: inlineSeedFacts, checks: [seedCheck], output: { winner } },
+});
+const initializeParams = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
+
+// One MCP session over Streamable HTTP: send(method, params) resolves with the JSON-RPC
+// response (null for a notification).
+async function httpSession(url, agent) {
+  const target = new URL(url);
+  let session = null;
+  let id = 0;
+  const post = (message) =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify(message);
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'content-length': Buffer.byteLength(body),
+      };
+      if (session) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
+      const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          session ??= res.headers['mcp-session-id'] ?? null;
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === 202) return resolve(null);
+          if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text}`));
+          resolve(JSON.parse(text));
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const send = (method, params) => post({ jsonrpc: '2.0', id: ++id, method, params });
+  await send('initialize', initializeParams);
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const close = () =>
+    new Promise((resolve) => {
+      const req = httpRequest(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'DELETE', agent, headers: { 'mcp-session-id': session } },
+        (res) => res.resume().on('end', resolve),
+      );
+      req.on('error', resolve);
+      req.end();
+    });
+  return { send, close };
+}
+
+// One MCP session over a child's stdio, one request at a time.
+async function stdioSession(command, args) {
+  const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: proc.stdout });
+  const waiting = [];
+  lines.on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+  let id = 0;
+  const send = (method, params) =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) + '\n');
+    });
+  await send('initialize', initializeParams);
+  proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  const close = () =>
+    new Promise((resolve) => {
+      proc.once('exit', resolve);
+      proc.stdin.end();
+    });
+  return { send, close };
+}
+
+// `calls` checks through one session; latencies (ms) appended to `into`.
+async function drive(session, calls, into, verify, offset) {
   let wrong = 0;
   for (let i = 0; i < calls; i++) {
     const winner = (i + offset) % 2 === 0 ? 'north' : 'harbour';
     const start = performance.now();
-    const r = await client.callTool({
-      name: 'check',
-      arguments: { facts: inlineSeedFacts, checks: [seedCheck], output: { winner } },
-    });
+    const r = await session.send('tools/call', checkParams(winner));
     if (into) into.push(performance.now() - start);
-    if (r.isError || (verify && r.structuredContent.ok !== (winner === 'harbour'))) wrong++;
+    const result = r.result;
+    if (!result || result.isError || (verify && result.structuredContent.ok !== (winner === 'harbour'))) wrong++;
   }
   return wrong;
 }
@@ -85,43 +161,38 @@ function summary(name, transport, clients, latencies, seconds, wrong) {
 
 async function overHttp(name) {
   const server = await startHttp(servers[name]);
+  const agent = new Agent({ keepAlive: true, maxSockets: httpClients });
   try {
-    const clients = await Promise.all(
+    const sessions = await Promise.all(
       Array.from({ length: httpClients }, async (_, c) => {
-        const transport = new StreamableHTTPClientTransport(new URL(server.url));
-        const client = new Client({ name: `bench-${c}`, version: '1' });
-        await client.connect(transport);
-        await drive(client, warmup, null, false, c);
-        return { client, transport };
+        const session = await httpSession(server.url, agent);
+        await drive(session, warmup, null, false, c);
+        return session;
       }),
     );
     const latencies = [];
     const t0 = performance.now();
-    const wrong = await Promise.all(clients.map(({ client }, c) => drive(client, callsPerClient, latencies, name === 'groundplane', c)));
+    const wrong = await Promise.all(sessions.map((session, c) => drive(session, callsPerClient, latencies, name === 'groundplane', c)));
     const seconds = (performance.now() - t0) / 1000;
-    for (const { client, transport } of clients) {
-      await transport.terminateSession().catch(() => {});
-      await client.close();
-    }
+    for (const session of sessions) await session.close();
     return summary(name, 'http', httpClients, latencies, seconds, wrong.reduce((a, b) => a + b, 0));
   } finally {
+    agent.destroy();
     await server.stop();
   }
 }
 
 async function overStdio(name) {
   const { command, args } = servers[name];
-  const transport = new StdioClientTransport({ command, args: command === groundplane ? [] : [...args, '--stdio'], stderr: 'ignore' });
-  const client = new Client({ name: 'bench-stdio', version: '1' });
-  await client.connect(transport);
+  const session = await stdioSession(command, command === groundplane ? [] : [...args, '--stdio']);
   try {
-    await drive(client, warmup, null, false, 0);
+    await drive(session, warmup, null, false, 0);
     const latencies = [];
     const t0 = performance.now();
-    const wrong = await drive(client, callsPerClient * httpClients, latencies, name === 'groundplane', 0);
+    const wrong = await drive(session, callsPerClient * httpClients, latencies, name === 'groundplane', 0);
     return summary(name, 'stdio', 1, latencies, (performance.now() - t0) / 1000, wrong);
   } finally {
-    await client.close();
+    await session.close();
   }
 }
 
