@@ -18,6 +18,7 @@
 // 16 times as many through its one client). Prints one JSON line per measurement on
 // stderr and the table on stdout.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,13 @@ const servers = {
   sdk: { command: process.execPath, args: [sdkServer] },
 };
 
+// CPU seconds (user + system) a process has used: what serving cost, whatever the client
+// and the rest of the machine did meanwhile.
+const cpuSeconds = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+};
+
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 function startHttp({ command, args }) {
@@ -51,7 +59,7 @@ function startHttp({ command, args }) {
       const m = seen.match(/serving MCP at (http:\/\/\S+)\n/);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', r), proc.kill('SIGTERM')))) });
+        resolve({ url: m[1], pid: proc.pid, stop: () => new Promise((r) => (proc.exitCode !== null ? r() : (proc.once('exit', r), proc.kill('SIGTERM')))) });
       }
     });
     proc.on('exit', (code) => reject(new Error(`${command} exited (${code}): ${seen}`)));
@@ -128,7 +136,7 @@ async function stdioSession(command, args) {
       proc.once('exit', resolve);
       proc.stdin.end();
     });
-  return { send, close };
+  return { send, close, pid: proc.pid };
 }
 
 // `calls` checks through one session; latencies (ms) appended to `into`.
@@ -145,9 +153,10 @@ async function drive(session, calls, into, verify, offset) {
   return wrong;
 }
 
-function summary(name, transport, clients, latencies, seconds, wrong) {
+function summary(name, transport, clients, latencies, seconds, wrong, cpu) {
   latencies.sort((a, b) => a - b);
   return {
+    server_cpu_us_per_call: (cpu * 1e6) / latencies.length,
     server: name,
     transport,
     clients,
@@ -171,11 +180,13 @@ async function overHttp(name) {
       }),
     );
     const latencies = [];
+    const cpu0 = cpuSeconds(server.pid);
     const t0 = performance.now();
     const wrong = await Promise.all(sessions.map((session, c) => drive(session, callsPerClient, latencies, name === 'groundplane', c)));
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = cpuSeconds(server.pid) - cpu0;
     for (const session of sessions) await session.close();
-    return summary(name, 'http', httpClients, latencies, seconds, wrong.reduce((a, b) => a + b, 0));
+    return summary(name, 'http', httpClients, latencies, seconds, wrong.reduce((a, b) => a + b, 0), cpu);
   } finally {
     agent.destroy();
     await server.stop();
@@ -188,9 +199,11 @@ async function overStdio(name) {
   try {
     await drive(session, warmup, null, false, 0);
     const latencies = [];
+    const cpu0 = cpuSeconds(session.pid);
     const t0 = performance.now();
     const wrong = await drive(session, callsPerClient * httpClients, latencies, name === 'groundplane', 0);
-    return summary(name, 'stdio', 1, latencies, (performance.now() - t0) / 1000, wrong);
+    const seconds = (performance.now() - t0) / 1000;
+    return summary(name, 'stdio', 1, latencies, seconds, wrong, cpuSeconds(session.pid) - cpu0);
   } finally {
     await session.close();
   }
@@ -215,6 +228,9 @@ for (const [transport, label] of [['http', `over Streamable HTTP, ${httpClients}
     `${ratio.toFixed(2)}×`, '≥ 3×', ratio >= 3 ? 'yes' : 'NO']);
   table.push([`MCP check p50 / p99 ${label}`, `${g.p50_ms.toFixed(2)} / ${g.p99_ms.toFixed(2)} ms`, `${b.p50_ms.toFixed(2)} / ${b.p99_ms.toFixed(2)} ms`,
     '', 'p99 < 20 ms', g.p99_ms < 20 ? 'yes' : 'NO']);
+  const cpuRatio = b.server_cpu_us_per_call / g.server_cpu_us_per_call;
+  table.push([`MCP check server CPU per call ${label}`, `${g.server_cpu_us_per_call.toFixed(0)} µs`, `${b.server_cpu_us_per_call.toFixed(0)} µs`,
+    `${cpuRatio.toFixed(2)}× less`, '', '']);
 }
 const wrong = rows['groundplane/http'].wrong + rows['groundplane/stdio'].wrong;
 table.push(['MCP check wrong verdicts (groundplane, both transports)', String(wrong), '', '', '0', wrong === 0 ? 'yes' : 'NO']);
