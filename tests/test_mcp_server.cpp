@@ -1039,7 +1039,7 @@ constexpr double line_seconds = 30.0;
 double seconds_for(const std::function<void()>& f) {
   const std::clock_t c0 = std::clock();
   f();
-  return static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  return static_cast<double>(std::clock() - c0) / static_cast<double>(CLOCKS_PER_SEC);
 }
 }  // namespace
 
