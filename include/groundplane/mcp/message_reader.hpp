@@ -1,20 +1,29 @@
 // Reading one JSON-RPC message's text for gp::mcp::Protocol, in time linear in its
-// length and never by an exception a client can cause.
+// length, in one pass, and never by an exception a client can cause.
 //
-// Two passes, both linear: gp::JsonText (json_text.hpp) reads the text exactly — depth
-// limit, duplicate keys, numbers past a double's range or past its stated bound, the
-// byte offset of anything that is not one JSON value. Only a message that passes is
-// read again into the nlohmann::ordered_json the protocol works on (key order is the
-// caller's: a provenance's args, a table's columns), by a SAX builder that appends each
-// member without searching the object — JsonText has already proven every key unique —
-// so an object of a million members costs a million appends, not a million scans.
+// MessageBuilder builds the nlohmann::ordered_json the protocol works on (key order is
+// the caller's: a ranking's scores break ties in it, a table's columns keep it) straight
+// from nlohmann's SAX parser: each member is appended, never searched for, and a repeated
+// key is caught by a linear scan of a small object or a hash set of a large one. A line
+// is read once. Only a line the one pass cannot take — not JSON, nested too deep, a
+// repeated key, a number no double holds (json_prescan finds those first) — is read
+// again by gp::JsonText (json_text.hpp), whose report (the byte offset, the key's JSON
+// Pointer, the number as written) the protocol's error names.
+//
+// The builder also notes the bytes of /params/arguments/output, so that `check` reads
+// the model's answer exactly (gp::JsonText over those bytes alone: "0.50" keeps its two
+// decimals, 1e400 its value) without reading the rest of the line a second time.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -25,11 +34,58 @@
 
 namespace groundplane::mcp::detail {
 
-// Builds an ordered_json from SAX events; objects are appended to, never searched.
-class OrderedBuilder {
+// A char iterator that tells where nlohmann's lexer has read to: the builder learns from
+// it where a value's bytes begin and end (the SAX events carry no offsets).
+class CountingIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  CountingIterator() = default;
+  CountingIterator(const char* at, const char** read_to) : at_(at), read_to_(read_to) {}
+  reference operator*() const { return *at_; }
+  CountingIterator& operator++() {
+    *read_to_ = ++at_;
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    CountingIterator before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const CountingIterator& other) const { return at_ == other.at_; }
+
+ private:
+  const char* at_ = nullptr;
+  const char** read_to_ = nullptr;
+};
+
+// Builds an ordered_json from one pass of SAX events; stops (returns false) at a
+// repeated key or a parse error, which the caller then reports from gp::JsonText.
+class MessageBuilder {
  public:
   using json = nlohmann::ordered_json;
 
+  explicit MessageBuilder(std::string_view text) : text_(text) {}
+
+  // Reads `text` (the constructor's, or a copy of it with its wide numbers blanked out,
+  // of the same length); true when it is one JSON value with every key once in its object.
+  bool read(std::string_view text) {
+    read_from_ = read_to_ = text.data();
+    const CountingIterator first(text.data(), &read_to_);
+    const CountingIterator last(text.data() + text.size(), &read_to_);
+    return json::sax_parse(first, last, this) && !stopped_;
+  }
+
+  json take() { return std::move(root_); }
+  // The bytes of /params/arguments/output (in the text given to the constructor), when
+  // it is an object or an array.
+  std::optional<std::string_view> output_text() const { return output_; }
+
+  // nlohmann's SAX interface
   bool null() { return place(json(nullptr)); }
   bool boolean(bool b) { return place(json(b)); }
   bool number_integer(json::number_integer_t v) { return place(json(v)); }
@@ -40,6 +96,20 @@ class OrderedBuilder {
   bool start_object(std::size_t) { return open(json::object()); }
   bool start_array(std::size_t) { return open(json::array()); }
   bool key(json::string_t& k) {
+    Frame& f = frames_.back();
+    const auto& members = object_members(*f.node);
+    if (f.keys) {
+      if (!f.keys->insert(k).second) return stop();
+    } else {
+      for (const auto& m : members)
+        if (m.first == k) return stop();
+      if (members.size() >= small_object) {  // from here on a scan per key would be quadratic
+        f.keys = std::make_unique<std::unordered_set<std::string>>();
+        f.keys->reserve(2 * members.size());
+        for (const auto& m : members) f.keys->insert(m.first);
+        f.keys->insert(k);
+      }
+    }
     key_ = std::move(k);
     return true;
   }
@@ -50,43 +120,80 @@ class OrderedBuilder {
     return false;
   }
 
-  json take() { return std::move(root_); }
-
  private:
-  bool place(json v) {
-    if (stack_.empty()) {
+  static constexpr std::size_t small_object = 16;
+  static constexpr std::array<std::string_view, 3> output_path{"params", "arguments", "output"};
+
+  using Members = std::vector<std::pair<const std::string, json>>;
+  static Members& object_members(json& object) {
+    // ordered_map is a vector of pairs: appending to the vector skips ordered_map's search.
+    return static_cast<Members&>(object.get_ref<json::object_t&>());
+  }
+
+  struct Frame {
+    json* node = nullptr;
+    bool on_output_path = false;  // the container at frames_.size() levels along output_path
+    bool is_output = false;
+    std::unique_ptr<std::unordered_set<std::string>> keys;  // a large object's keys
+  };
+
+  bool stop() {
+    stopped_ = true;
+    return false;
+  }
+
+  json* place_node(json v) {
+    if (frames_.empty()) {
       root_ = std::move(v);
-      return true;
+      return &root_;
     }
-    json& parent = *stack_.back();
+    json& parent = *frames_.back().node;
     if (parent.is_array()) {
-      parent.get_ref<json::array_t&>().push_back(std::move(v));
-    } else {
-      // ordered_map is a vector of pairs: emplace_back on the vector skips the search.
-      auto& members = static_cast<std::vector<std::pair<const std::string, json>>&>(parent.get_ref<json::object_t&>());
-      members.emplace_back(std::move(key_), std::move(v));
+      auto& items = parent.get_ref<json::array_t&>();
+      items.push_back(std::move(v));
+      return &items.back();
     }
+    Members& members = object_members(parent);
+    members.emplace_back(std::move(key_), std::move(v));
+    return &members.back().second;
+  }
+  bool place(json v) {
+    place_node(std::move(v));
     return true;
   }
-  json* last() {
-    if (stack_.empty()) return &root_;
-    json& parent = *stack_.back();
-    if (parent.is_array()) return &parent.get_ref<json::array_t&>().back();
-    return &parent.get_ref<json::object_t&>().back().second;
-  }
   bool open(json v) {
-    place(std::move(v));
-    stack_.push_back(last());
+    // Whether this container is the next step along /params/arguments/output.
+    bool on_path = frames_.empty();
+    if (!frames_.empty()) {
+      const Frame& parent = frames_.back();
+      const std::size_t level = frames_.size() - 1;
+      on_path =
+          parent.on_output_path && level < output_path.size() && parent.node->is_object() && key_ == output_path[level];
+    }
+    const bool is_output = on_path && frames_.size() == output_path.size();
+    if (is_output) output_begin_ = static_cast<std::size_t>(read_to_ - read_from_) - 1;  // the '{' or '['
+    json* node = place_node(std::move(v));
+    frames_.push_back({node, on_path, is_output, nullptr});
     return true;
   }
   bool close() {
-    stack_.pop_back();
+    if (frames_.back().is_output) {
+      const auto end = static_cast<std::size_t>(read_to_ - read_from_);
+      if (output_begin_ < end && end <= text_.size()) output_ = text_.substr(output_begin_, end - output_begin_);
+    }
+    frames_.pop_back();
     return true;
   }
 
+  std::string_view text_;            // output_text() is a view of it
+  const char* read_from_ = nullptr;  // the text being read: text_, or a copy of the same length
+  const char* read_to_ = nullptr;
   json root_;
-  std::vector<json*> stack_;
+  std::vector<Frame> frames_;
   std::string key_;
+  std::size_t output_begin_ = 0;
+  std::optional<std::string_view> output_;
+  bool stopped_ = false;
 };
 
 // Where a number that cannot be a double (past its range, or past JsonText's bound on
@@ -97,8 +204,9 @@ struct WideNumber {
   bool out_of_range = false;  // past the bound, not only past a double
 };
 
-// Depth-first, with an explicit stack (the text may nest up to max_depth).
-inline std::optional<WideNumber> find_wide_number(const JsonText& doc) {
+// Depth-first, with an explicit stack (the text may nest up to max_depth). Nothing under
+// `skip` (a JSON Pointer; empty: skip nothing) is looked at.
+inline std::optional<WideNumber> find_wide_number(const JsonText& doc, std::string_view skip = {}) {
   struct Item {
     const nlohmann::json* node;
     std::string pointer;
@@ -108,6 +216,7 @@ inline std::optional<WideNumber> find_wide_number(const JsonText& doc) {
     Item item = std::move(todo.back());
     todo.pop_back();
     const nlohmann::json& node = *item.node;
+    if (!skip.empty() && item.pointer == skip) continue;
     if (node.is_object()) {
       for (auto it = node.begin(); it != node.end(); ++it)
         todo.push_back({&it.value(), item.pointer + "/" + groundplane::detail::pointer_token(it.key())});

@@ -483,7 +483,49 @@ class Protocol {
            pointer != "/params/arguments/total_rows";  // a count, not data
   }
 
+  // Where a `check` call's output stands: the model's answer, whose numbers are data
+  // however wide (1e400 is exact, 1e999999 a finding), judged by the check. "" when the
+  // message is not a check call.
+  static std::string_view check_output_at(const nlohmann::json& message) {
+    if (!message.is_object()) return {};
+    const auto params = message.find("params");
+    if (params == message.end() || !params->is_object()) return {};
+    const auto name = params->find("name");
+    const auto args = params->find("arguments");
+    if (message.value("method", std::string()) != "tools/call" || name == params->end() || *name != "check" ||
+        args == params->end() || !args->is_object())
+      return {};
+    const auto output = args->find("output");
+    if (output == args->end() || !(output->is_object() || output->is_array())) return {};
+    return "/params/arguments/output";
+  }
+
   std::optional<nlohmann::ordered_json> read_and_handle(std::string_view line, bool unterminated) {
+    const JsonTextOptions reading{.max_depth = options_.max_depth};
+    const groundplane::detail::JsonPrescan scan = groundplane::detail::json_prescan(line, reading);
+    if (!scan.too_deep_at && scan.substitutes.empty()) {
+      detail::MessageBuilder builder(line);
+      if (builder.read(line)) return handle_read(builder);
+    }
+    return read_again(line, unterminated, scan);
+  }
+
+  std::optional<nlohmann::ordered_json> handle_read(detail::MessageBuilder& builder) {
+    const nlohmann::ordered_json message = builder.take();
+    // While the message is handled, `check` reads its output from the bytes the request
+    // wrote, with the digits they were written with.
+    output_text_ = builder.output_text().value_or(std::string_view());
+    struct Reset {
+      std::string_view& slot;
+      ~Reset() { slot = {}; }
+    } const reset{output_text_};
+    return handle(message);
+  }
+
+  // A line the one pass could not take, read by gp::JsonText for what is wrong with it:
+  // not JSON, too deep, a repeated key, or a number no double holds.
+  std::optional<nlohmann::ordered_json> read_again(std::string_view line, bool unterminated,
+                                                   const groundplane::detail::JsonPrescan& scan) {
     const JsonText doc = JsonText::read(line, {.max_depth = options_.max_depth});
     if (!doc.ok()) {
       const auto& e = *doc.error();
@@ -512,15 +554,9 @@ class Protocol {
         return success(id_of(plain), detail::tool_error("invalid arguments: " + what + "; send it once"));
       return error_response(id_of(plain), error_code::invalid_request, "Invalid Request: " + what);
     }
-    std::optional<nlohmann::ordered_json> message;
-    if (doc.out_of_range_count() == 0) {
-      detail::OrderedBuilder builder;
-      if (nlohmann::ordered_json::sax_parse(line.begin(), line.end(), &builder)) message = builder.take();
-    }
-    if (!message) {
-      // Only a number no double can hold stops the second pass of a text JsonText read.
-      const auto wide = detail::find_wide_number(doc);
-      if (!wide) return error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON");
+    // A number no double holds is refused, except in a check's output, where the check
+    // judges it as written.
+    if (const auto wide = detail::find_wide_number(doc, check_output_at(plain))) {
       const std::string& pointer = wide->pointer;
       const std::string what =
           "the number " + detail::quote(wide->text, 60) + " at " +
@@ -532,14 +568,18 @@ class Protocol {
                                                         "; a recorded value must fit a double or a 64-bit integer"));
       return error_response(id_of(plain), error_code::invalid_params, "Invalid params: " + what);
     }
-    // While the message is handled, `check` reads its output's numbers from this text,
-    // with the digits they were written with.
-    line_ = &doc;
-    struct Reset {
-      const JsonText*& slot;
-      ~Reset() { slot = nullptr; }
-    } const reset{line_};
-    return handle(*message);
+    // Every wide number is in a check's output: the message is built from the line with
+    // them blanked out (same length, so the output's bytes stand where they stood), and
+    // the check reads them from the line itself.
+    std::string blanked(line);
+    for (const auto& sub : scan.substitutes) {
+      blanked[sub.offset] = '0';
+      for (std::size_t k = 1; k < sub.length; ++k) blanked[sub.offset + k] = ' ';
+    }
+    detail::MessageBuilder builder(line);
+    if (!builder.read(blanked))  // JsonText read it: not reachable by design
+      return error_response(id_of(plain), error_code::parse_error, "Parse error: the line is not valid JSON");
+    return handle_read(builder);
   }
 
   static const nlohmann::ordered_json& empty_object() {
@@ -776,12 +816,12 @@ class Protocol {
     for (const auto& spec : specs) checks.push_back(check_from_json(nlohmann::json(spec)));
     Boundary boundary(inline_registry ? *inline_registry : registry_, std::move(facts), std::move(checks));
     // The output as the request wrote it (A7: read exactly, "0.50" judged at two
-    // decimals), when this call came as a line of text; else the value handed in.
-    static const nlohmann::json::json_pointer output_at("/params/arguments/output");
-    const nlohmann::json* written =
-        line_ != nullptr && line_->value().contains(output_at) ? &line_->value().at(output_at) : nullptr;
+    // decimals, 1e400 exact, 1e999999 a finding), when this call came as a line of text;
+    // else the value handed in.
     const Verdict verdict =
-        written != nullptr && *written == output ? boundary.try_submit(*line_, *written) : boundary.try_submit(output);
+        output_text_.empty()
+            ? boundary.try_submit(output)
+            : boundary.try_submit_json(JsonText::read(output_text_, {.max_depth = options_.max_depth}), output_text_);
 
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
     for (const auto& f : verdict.findings()) {
@@ -1055,7 +1095,7 @@ class Protocol {
   nlohmann::ordered_json tools_ = nlohmann::ordered_json::array();
   std::string protocol_version_;
   bool initialized_ = false;
-  const JsonText* line_ = nullptr;  // the line being handled, when it came as text
+  std::string_view output_text_;  // a check call's output as the line being handled wrote it
 };
 
 }  // namespace groundplane::mcp
