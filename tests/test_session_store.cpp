@@ -343,11 +343,38 @@ TEST_CASE("A store that fails leaves no row in memory either: the refusal throws
   CHECK(gp::verify_ledger(f.path()).ok);
 }
 
-TEST_CASE("A nonzero max_rows_in_memory is refused, not silently ignored, while the cap is not implemented",
+TEST_CASE("A store that fails inside report_state leaves the state and the pending fire as they were",
           "[session][store]") {
-  CHECK_THROWS_WITH(gp::Session({.max_rows_in_memory = 10'000}),
-                    Catch::Contains("max_rows_in_memory is not supported"));
-  CHECK_THROWS_AS(gp::Session({.max_rows_in_memory = 1}), gp::ConfigurationError);
+  TempLedger f;
+  const auto store = store_on(f);
+  gp::Session s({.state = {{"cart", 0}, {"plan", "free"}}, .store = store});
+  declare_shop(s);
+  const auto fired = s.fire("cart.add");
+  REQUIRE(fired.ok);
+  {
+    const auto other = store_on(f);
+    const gp::LedgerRow row{9, "ms", json{{"on", true}}};
+    other->append(std::span(&row, 1));
+  }
+  // Plausible but wrong: the merge happened and only the store write failed.
+  CHECK_THROWS_AS(s.report_state({{"cart", 3}, {"plan", nullptr}, {"coupon", "X"}}), gp::LedgerStoreError);
+  CHECK(s.state() == json{{"cart", 0}, {"plan", "free"}});
+  REQUIRE(s.pending_fires().size() == 1);
+  CHECK(s.pending_fires()[0].transition_id == fired.transition_id);
+  CHECK(s.transitions()[0].outcome == gp::Outcome::pending);
+  // A delta nobody fired, inferred: the inferred row is not in memory either.
+  gp::Session t({.store = store_on(f, "second")});
+  declare_shop(t);
+  {
+    const auto other = store_on(f, "second");
+    const gp::LedgerRow row{9, "ms", json{{"on", true}}};
+    other->append(std::span(&row, 1));
+  }
+  CHECK_THROWS_AS(t.report_state({{"cart", 1}}), gp::LedgerStoreError);
+  CHECK(t.transitions().empty());
+  CHECK(t.state() == json::object());
+  CHECK(t.version() == 0);
+  CHECK(gp::verify_ledger(f.path()).ok);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL
