@@ -2,6 +2,7 @@
 // newest), keeps a payload only while something needs it, and still counts every
 // attempt exactly — from the store when it has one; without one it says which rows it
 // no longer holds and never presents the rest as the whole session.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -265,10 +266,15 @@ TEST_CASE(
   const auto store = store_on(f);
   gp::Session s({.store = store, .max_rows_in_memory = 10'000});
   declare_shop(s);
+  // The fastest of 50 renders: what the render costs, without the other processes' noise.
   const auto render_time = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 20; ++i) (void)s.ground_truth();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 20;
+    double best = 1e9;
+    for (int i = 0; i < 50; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      (void)s.ground_truth();
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
   };
   for (std::size_t i = 0; i < first; ++i) s.fire(i % 2 == 0 ? "page.view" : "page.teleport");
   const std::size_t rss_first = resident_bytes();
@@ -282,7 +288,7 @@ TEST_CASE(
     std::printf("bounded: %zu fires: resident %zu B after %zu, %zu B after %zu; render %.1f us then %.1f us\n", fires,
                 rss_first, first, rss_last, fires, render_first * 1e6, render_last * 1e6);
   CHECK(static_cast<double>(rss_last) < static_cast<double>(rss_first) * 1.10);
-  CHECK(render_last < render_first * 3 + 50e-6);
+  CHECK(render_last < render_first * 2 + 50e-6);
   CHECK(held(s) <= 10'000);
   // Every count matches the store: its attempt rows, and the block's omitted line.
   std::size_t stored_attempts = 0;

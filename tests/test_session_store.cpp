@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -375,6 +376,42 @@ TEST_CASE("A store that fails inside report_state leaves the state and the pendi
   CHECK(t.state() == json::object());
   CHECK(t.version() == 0);
   CHECK(gp::verify_ledger(f.path()).ok);
+}
+
+TEST_CASE(
+    "A fire's grade is committed with the next call, so a file copied when the fire returned holds the fire, "
+    "graded as the app stopped and counted as performed",
+    "[session][store]") {
+  TempLedger f, copy("copy");
+  gp::Session s({.store = store_on(f)});
+  declare_shop(s);
+  const std::uint64_t before = stored_rows(f);
+  const auto fired = s.fire("card.charge");
+  REQUIRE(fired.ok);
+  CHECK(stored_rows(f) == before + 1);  // the fire's row, committed before its handler ran
+  // What a crash right now would leave on disk: the file and its log as they are.
+  for (const char* suffix : {"", "-wal"})
+    std::filesystem::copy_file(f.str() + suffix, copy.str() + suffix,
+                               std::filesystem::copy_options::overwrite_existing);
+  s.fire("nope");
+  CHECK(stored_rows(f) == before + 3);  // the grade joined the refusal's commit
+  {
+    gp::Session r({.store = store_on(copy)});
+    declare_shop(r);
+    CHECK_THAT(r.ground_truth().text,
+               Catch::Contains("not yet known — agent fired card.charge (the app stopped before reporting back)"));
+    // Plausible but wrong: an ungraded fire treated as never run, so `once` runs it again.
+    CHECK(r.fire("card.charge").reason == "DUPLICATE_EXECUTION");
+  }
+  {
+    gp::Session r({.store = gp::open_sqlite_store(f.path(), {.read_only = true})});
+    CHECK_THAT(r.ground_truth().text,
+               Catch::Contains("ran, but the effect was unobservable — agent fired card.charge"));
+  }
+  // A block, and the head it carries, cover every grade the block shows.
+  s.fire("card.charge");
+  const auto g = s.ground_truth();
+  CHECK(g.head == gp::verify_ledger(f.path()).head);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL

@@ -222,6 +222,15 @@ struct SessionCore {
   void emit(const char* kind, nlohmann::json body) {
     if (store) outbox.push_back(LedgerRow{ledger.version, kind, std::move(body)});
   }
+  // The grade of a fire whose handler returned: committed with the next call's rows (or
+  // by the next block, head() or the session's end), so a fire is one commit, not two.
+  // Should the process die first, the restored session grades that fire "the app
+  // stopped before reporting back" and, for `once`, counts it as performed: the fire's
+  // own row was committed before its handler ran.
+  std::vector<LedgerRow> deferred;
+  void defer(const char* kind, nlohmann::json body) {
+    if (store) deferred.push_back(LedgerRow{ledger.version, kind, std::move(body)});
+  }
   void put_does(nlohmann::json& body, const std::string& action, const std::optional<std::string>& does) {
     if (!store) return;
     const auto it = does_written.find(action);
@@ -231,10 +240,19 @@ struct SessionCore {
   }
   // Commits the call's rows as one unit. On failure nothing of them is stored and the
   // LedgerStoreError propagates.
+  // Deferred grades go first (they are older) and stay deferred if the store fails: they
+  // describe what already happened, unlike the failing call's own rows.
   void flush() {
-    if (!store || outbox.empty()) return;
+    if (!store || (outbox.empty() && deferred.empty())) return;
     try {
-      head = store->append(outbox).hex;
+      if (deferred.empty()) {
+        head = store->append(outbox).hex;
+      } else {
+        std::vector<LedgerRow> rows = deferred;
+        rows.insert(rows.end(), std::make_move_iterator(outbox.begin()), std::make_move_iterator(outbox.end()));
+        head = store->append(rows).hex;
+        deferred.clear();
+      }
     } catch (...) {
       outbox.clear();
       does_written.clear();  // unknown what the store holds: the next rows say their `does` again
@@ -242,6 +260,15 @@ struct SessionCore {
     }
     outbox.clear();
   }
+  ~SessionCore() {
+    outbox.clear();  // only rows of a call that did not complete could be left here
+    try {
+      flush();
+    } catch (...) {  // a destructor must not throw; those grades read "stopped" after a restore
+    }
+  }
+  SessionCore(const SessionCore&) = delete;
+  SessionCore& operator=(const SessionCore&) = delete;
 
   // Under max_rows_in_memory: once more attempts are held than the cap, the oldest
   // quarter of it goes (in block order: a refusal before the transition of its version),
@@ -860,14 +887,13 @@ class Session {
     else L.receipts.insert(std::move(receipt));
     const auto returned = [&] {  // the handler's return, as a row: its grade so far and the receipt
       if (!c.store) return;
-      c.emit("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
-      c.flush();
+      c.defer("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
     };
     if (has_writes) {
       const auto u = c.unsettled.find(idx);
       if (u != c.unsettled.end()) {
         u->second.handler_returned = true;
-        if (u->second.reported) finalize(u);
+        if (u->second.reported) finalize(u, false);  // the returned row below carries the grade
       }
       returned();
       return FireResult{true, "", tid};
@@ -1222,6 +1248,7 @@ class Session {
 
   GroundTruth ground_truth(GroundTruthOptions options = {}) const {
     detail::SessionLock lock(*core_);
+    flush_deferred();  // the head then covers every grade the block shows
     GroundTruth g = detail::render_ground_truth(core_->ledger, options, nullptr, stale_probe(), stored_counter());
     g.head = core_->head;
     return g;
@@ -1231,6 +1258,7 @@ class Session {
   // later verify_ledger(..., head) catches rows cut from the tail.
   std::string head() const {
     detail::SessionLock lock(*core_);
+    flush_deferred();
     return core_->head;
   }
 
@@ -1602,6 +1630,16 @@ class Session {
       for (const auto& key : spec->reads)
         if (!a.approved_reads.contains(key)) return true;
     return false;
+  }
+
+  // Caller holds the lock. A read commits the grades still deferred; a store failing here
+  // leaves them deferred (the next write retries) rather than failing the read.
+  void flush_deferred() const {
+    if (!core_->store || core_->deferred.empty()) return;
+    try {
+      core_->flush();
+    } catch (const LedgerStoreError&) {
+    }
   }
 
   // Caller holds the lock. With a store, the attempts since a version are counted in the
