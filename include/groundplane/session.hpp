@@ -103,8 +103,9 @@ struct SessionOptions {
   bool allow_unmaterialized_fires = false;
   std::chrono::milliseconds approval_ttl{0};     // 0: approvals never expire; else older ones are APPROVAL_STALE
   std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only; else every row is committed to it before
-                                                 // the call that made it returns, and a store holding this
-                                                 // session restores it (node and state then come from the store)
+                                                 // the call that made it returns (a returned fire's grade: with
+                                                 // the next commit; see docs/ledger-store.md), and a store holding
+                                                 // this session restores it (node and state then come from it)
   std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory; else hold at most this many
                                                  // attempts (transitions + gap rows), the newest; older ones
                                                  // stay in the store, or without one are dropped and counted
