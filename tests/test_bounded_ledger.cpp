@@ -85,7 +85,7 @@ TEST_CASE("Without a store the block counts the dropped attempts and says they a
   CHECK_THAT(text, Catch::Contains("  … 980 earlier attempt(s) omitted (" + std::to_string(dropped) +
                                    " of them no longer held by the app)."));
   // Plausible but wrong: the first sentence of an empty session.
-  CHECK_THAT(text, !Catch::Contains("No actions have been performed"));
+  CHECK(text.find("No actions have been performed") == std::string::npos);
 }
 
 TEST_CASE("Without a store a cursor reaching into dropped attempts says so instead of a count it cannot know",
@@ -99,12 +99,12 @@ TEST_CASE("Without a store a cursor reaching into dropped attempts says so inste
   CHECK_THAT(text, Catch::Contains("  … " + std::to_string(dropped) +
                                    " earlier attempt(s) of this session are no longer held, so attempts since "
                                    "version 10 older than the ones below are not listed"));
-  CHECK_THAT(text, !Catch::Contains("No actions have been performed"));
+  CHECK(text.find("No actions have been performed") == std::string::npos);
   // A cursor inside what is held is counted exactly: since version 495 are 5 transitions
   // and 6 refusals.
   const std::string recent = s.ground_truth({.since_version = 495, .max_attempts = 4}).text;
   CHECK_THAT(recent, Catch::Contains("  … 7 earlier attempt(s) omitted."));
-  CHECK_THAT(recent, !Catch::Contains("no longer held"));
+  CHECK(recent.find("no longer held") == std::string::npos);
 }
 
 TEST_CASE("With a store the block of a capped session is the block of the same session holding every row",
@@ -158,7 +158,7 @@ TEST_CASE("A fire awaiting its report is still awaited and settles after the row
     CHECK(v.pending_fires()[0].transition_id == fired.transition_id);
   }
   s.report_state({{"cart", 1}}, fired.transition_id);
-  CHECK_THAT(s.ground_truth().text, !Catch::Contains("Awaiting the app's report"));
+  CHECK(s.ground_truth().text.find("Awaiting the app's report") == std::string::npos);
   alternate(s, 20);  // the graded fire is let go of
   CHECK(s.view().transition(fired.transition_id) == nullptr);
   // Its id is still a transition of this session: a late report changes the state only.
@@ -224,7 +224,7 @@ TEST_CASE("record_ledger of a session that no longer holds every row records tot
     FAIL("the partial ledger cannot confirm the claim");
   } catch (const gp::UnsupportedClaim& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("holds only the newest"));
-    CHECK_THAT(std::string(e.what()), !Catch::Contains("nothing by that name DID happen"));
+    CHECK(std::string(e.what()).find("nothing by that name DID happen") == std::string::npos);
   }
 }
 
@@ -252,7 +252,7 @@ TEST_CASE("A capped session restored from its store renders what the uncapped re
   // The fire the app stopped in is graded so, and no longer awaited, capped or not.
   CHECK(block(100, std::uint64_t{250}, 60) == block(0, std::uint64_t{250}, 60));
   CHECK_THAT(block(100, std::uint64_t{250}, 60), Catch::Contains("the app stopped before reporting back"));
-  CHECK_THAT(block(50, std::nullopt), !Catch::Contains("Awaiting the app's report"));
+  CHECK(block(50, std::nullopt).find("Awaiting the app's report") == std::string::npos);
 }
 
 TEST_CASE(
