@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
 
+#include "groundplane/boundary.hpp"
 #include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/session.hpp"
