@@ -22,6 +22,17 @@
 #include "groundplane/store/sqlite.hpp"
 #include "store_fixtures.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define GP_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GP_UNDER_ASAN 1
+#endif
+#endif
+#ifndef GP_UNDER_ASAN
+#define GP_UNDER_ASAN 0
+#endif
+
 namespace gp = groundplane;
 using gp_test::TempLedger;
 using nlohmann::json;
@@ -288,7 +299,13 @@ TEST_CASE(
   if (std::getenv("GROUNDPLANE_BOUNDED_REPORT"))
     std::printf("bounded: %zu fires: resident %zu B after %zu, %zu B after %zu; render %.1f us then %.1f us\n", fires,
                 rss_first, first, rss_last, fires, render_first * 1e6, render_last * 1e6);
+#if GP_UNDER_ASAN
+  // ASan's quarantine keeps freed memory resident on purpose (256 MiB by default), so
+  // resident memory says nothing about the ledger here; the other builds assert it.
+  WARN("resident memory not asserted under AddressSanitizer (its quarantine holds freed memory)");
+#else
   CHECK(static_cast<double>(rss_last) < static_cast<double>(rss_first) * 1.10);
+#endif
   CHECK(render_last < render_first * 2 + 50e-6);
   CHECK(held(s) <= 10'000);
   // Every count matches the store: its attempt rows, and the block's omitted line.
