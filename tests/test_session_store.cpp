@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -343,11 +344,74 @@ TEST_CASE("A store that fails leaves no row in memory either: the refusal throws
   CHECK(gp::verify_ledger(f.path()).ok);
 }
 
-TEST_CASE("A nonzero max_rows_in_memory is refused, not silently ignored, while the cap is not implemented",
+TEST_CASE("A store that fails inside report_state leaves the state and the pending fire as they were",
           "[session][store]") {
-  CHECK_THROWS_WITH(gp::Session({.max_rows_in_memory = 10'000}),
-                    Catch::Contains("max_rows_in_memory is not supported"));
-  CHECK_THROWS_AS(gp::Session({.max_rows_in_memory = 1}), gp::ConfigurationError);
+  TempLedger f;
+  const auto store = store_on(f);
+  gp::Session s({.state = {{"cart", 0}, {"plan", "free"}}, .store = store});
+  declare_shop(s);
+  const auto fired = s.fire("cart.add");
+  REQUIRE(fired.ok);
+  {
+    const auto other = store_on(f);
+    const gp::LedgerRow row{9, "ms", json{{"on", true}}};
+    other->append(std::span(&row, 1));
+  }
+  // Plausible but wrong: the merge happened and only the store write failed.
+  CHECK_THROWS_AS(s.report_state({{"cart", 3}, {"plan", nullptr}, {"coupon", "X"}}), gp::LedgerStoreError);
+  CHECK(s.state() == json{{"cart", 0}, {"plan", "free"}});
+  REQUIRE(s.pending_fires().size() == 1);
+  CHECK(s.pending_fires()[0].transition_id == fired.transition_id);
+  CHECK(s.transitions()[0].outcome == gp::Outcome::pending);
+  // A delta nobody fired, inferred: the inferred row is not in memory either.
+  gp::Session t({.store = store_on(f, "second")});
+  declare_shop(t);
+  {
+    const auto other = store_on(f, "second");
+    const gp::LedgerRow row{9, "ms", json{{"on", true}}};
+    other->append(std::span(&row, 1));
+  }
+  CHECK_THROWS_AS(t.report_state({{"cart", 1}}), gp::LedgerStoreError);
+  CHECK(t.transitions().empty());
+  CHECK(t.state() == json::object());
+  CHECK(t.version() == 0);
+  CHECK(gp::verify_ledger(f.path()).ok);
+}
+
+TEST_CASE(
+    "A fire's grade is committed with the next call, so a file copied when the fire returned holds the fire, "
+    "graded as the app stopped and counted as performed",
+    "[session][store]") {
+  TempLedger f, copy("copy");
+  gp::Session s({.store = store_on(f)});
+  declare_shop(s);
+  const std::uint64_t before = stored_rows(f);
+  const auto fired = s.fire("card.charge");
+  REQUIRE(fired.ok);
+  CHECK(stored_rows(f) == before + 1);  // the fire's row, committed before its handler ran
+  // What a crash right now would leave on disk: the file and its log as they are.
+  for (const char* suffix : {"", "-wal"})
+    std::filesystem::copy_file(f.str() + suffix, copy.str() + suffix,
+                               std::filesystem::copy_options::overwrite_existing);
+  s.fire("nope");
+  CHECK(stored_rows(f) == before + 3);  // the grade joined the refusal's commit
+  {
+    gp::Session r({.store = store_on(copy)});
+    declare_shop(r);
+    CHECK_THAT(r.ground_truth().text,
+               Catch::Contains("not yet known — agent fired card.charge (the app stopped before reporting back)"));
+    // Plausible but wrong: an ungraded fire treated as never run, so `once` runs it again.
+    CHECK(r.fire("card.charge").reason == "DUPLICATE_EXECUTION");
+  }
+  {
+    gp::Session r({.store = gp::open_sqlite_store(f.path(), {.read_only = true})});
+    CHECK_THAT(r.ground_truth().text,
+               Catch::Contains("ran, but the effect was unobservable — agent fired card.charge"));
+  }
+  // A block, and the head it carries, cover every grade the block shows.
+  s.fire("card.charge");
+  const auto g = s.ground_truth();
+  CHECK(g.head == gp::verify_ledger(f.path()).head);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL

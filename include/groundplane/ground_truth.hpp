@@ -147,11 +147,17 @@ std::string grouped_names(const ActionGroups& groups, std::size_t cap, std::stri
   return out;
 }
 
+// How many attempts carry a version >= since, counted where every row is kept (the
+// store); nullopt when nothing keeps the rows the session no longer holds.
+using AttemptCounter = std::function<std::optional<std::size_t>(std::uint64_t since)>;
+
 // stale(k): whether the approved ask asks[k] would be refused APPROVAL_STALE now (the
-// Session decides: it holds the clock, the state and the actions' `reads`).
+// Session decides: it holds the clock, the state and the actions' `reads`). count_since
+// is asked only when a since_version cursor reaches into attempts no longer held.
 inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
                                        RenderProbe* probe = nullptr,
-                                       const std::function<bool(std::size_t)>& stale = nullptr) {
+                                       const std::function<bool(std::size_t)>& stale = nullptr,
+                                       const AttemptCounter& count_since = nullptr) {
   std::vector<std::string> lines;
   const auto read = [&] {
     if (probe) ++probe->rows_read;
@@ -166,16 +172,29 @@ inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOp
 
   // 3. attempts, both ledgers merged by version (refusals before the transition that
   //    closes their window)
-  const std::span<const Transition> ts(ledger.transitions);
-  const std::span<const GapRow> gs(ledger.gaps);
+  //    Under max_rows_in_memory only the newest attempts are held; the dropped ones are
+  //    all older (in this order) than every held one, and are counted, never denied.
+  const std::span<const Transition> ts = ledger.transitions.held();
+  const std::span<const GapRow> gs = ledger.gaps.held();
+  const std::size_t dropped = ledger.transitions.dropped() + ledger.gaps.dropped();
+  const std::size_t total = dropped + ts.size() + gs.size();
   const std::uint64_t since = opts.since_version.value_or(0);
   const std::size_t t_from = opts.since_version ? first_at_or_after(ts, since, probe) : 0;
   const std::size_t g_from = opts.since_version ? first_at_or_after(gs, since, probe) : 0;
-  const std::size_t in_range = (ts.size() - t_from) + (gs.size() - g_from);
-  const std::size_t hidden = t_from + g_from;
+  const std::size_t held_in_range = (ts.size() - t_from) + (gs.size() - g_from);
+  // A cursor at or before the newest dropped attempt reaches into what is not held: only
+  // the store can count that stretch.
+  const bool reaches_dropped = !opts.since_version || (dropped > 0 && since <= ledger.dropped_through);
+  std::optional<std::size_t> in_range_known = dropped + held_in_range;
+  if (opts.since_version && dropped > 0) {
+    in_range_known =
+        reaches_dropped ? (count_since ? count_since(since) : std::nullopt) : std::optional<std::size_t>(held_in_range);
+  }
+  const std::size_t in_range = in_range_known.value_or(held_in_range);
+  const std::size_t hidden = total - in_range;
   const std::string v = std::to_string(ledger.version);
 
-  if (ts.empty() && gs.empty()) {
+  if (total == 0) {
     lines.emplace_back(no_actions_text);
   } else if (in_range == 0) {
     // Never the session-wide sentence: that would deny what the cursor hides.
@@ -184,8 +203,21 @@ inline GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOp
   } else {
     lines.push_back(opts.since_version ? "Attempts since version " + std::to_string(since) + " (now " + v + "):"
                                        : "Attempts so far (version " + v + "):");
-    const std::size_t keep = std::min(in_range, opts.max_attempts);
-    if (in_range > keep) lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted.");
+    const std::size_t keep = std::min({in_range, opts.max_attempts, held_in_range});
+    if (!in_range_known) {
+      // No store: the dropped attempts are gone, so how many came since the cursor is not known.
+      lines.push_back("  … " + std::to_string(dropped) +
+                      " earlier attempt(s) of this session are no longer held, so attempts since version " +
+                      std::to_string(since) + " older than the ones below are not listed" +
+                      (held_in_range > keep ? " (nor " + std::to_string(held_in_range - keep) + " more held ones)"
+                                            : std::string()) +
+                      ".");
+    } else if (in_range > keep) {
+      const std::size_t gone = reaches_dropped && !count_since ? std::min(dropped, in_range - keep) : 0;
+      lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted" +
+                      (gone > 0 ? " (" + std::to_string(gone) + " of them no longer held by the app)" : std::string()) +
+                      ".");
+    }
     // Walk back from the newest row; a transition closes its window, so on equal
     // versions it is the newer of the two.
     std::vector<std::string> newest_first;

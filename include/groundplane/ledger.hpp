@@ -12,12 +12,15 @@
 // block then renders a constant instead of the id).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -239,6 +242,50 @@ class ActionGroups {
   std::size_t rows_ = 0;
 };
 
+// One ledger's rows by their index in the session (t-1 is index 0), of which the newest
+// are held: under SessionOptions::max_rows_in_memory the oldest are dropped from memory
+// (the store, when there is one, keeps them). A dropped row something still needs — a
+// fire not graded yet — is kept aside by its index until it is graded. size() counts
+// every row the session ever had, held or not.
+template <class Row>
+class RowWindow {
+ public:
+  std::size_t size() const noexcept { return dropped_ + rows_.size(); }
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t dropped() const noexcept { return dropped_; }
+  std::span<const Row> held() const noexcept { return rows_; }
+  bool holds(std::size_t k) const { return k >= dropped_ ? k - dropped_ < rows_.size() : kept_.find(k) != kept_.end(); }
+  // k must be held (holds(k)).
+  Row& operator[](std::size_t k) { return k >= dropped_ ? rows_[k - dropped_] : kept_.at(k); }
+  const Row& operator[](std::size_t k) const { return k >= dropped_ ? rows_[k - dropped_] : kept_.at(k); }
+  void push_back(Row row) { rows_.push_back(std::move(row)); }
+  void pop_back() { rows_.pop_back(); }
+
+  // Drops the n oldest held rows; those still_needed(row) asks for are kept aside. All or
+  // nothing: the rows kept aside are copied first, so running out of memory changes nothing.
+  template <class Needed>
+  void drop_front(std::size_t n, Needed still_needed) {
+    n = std::min(n, rows_.size());
+    std::map<std::size_t, Row> aside;
+    for (std::size_t i = 0; i < n; ++i)
+      if (still_needed(rows_[i])) aside.emplace(dropped_ + i, rows_[i]);
+    kept_.merge(aside);
+    rows_.erase(rows_.begin(), rows_.begin() + static_cast<std::ptrdiff_t>(n));
+    dropped_ += n;
+  }
+  // Lets go of the rows kept aside that are no longer needed.
+  template <class Needed>
+  void release(Needed still_needed) {
+    for (auto it = kept_.begin(); it != kept_.end();) it = still_needed(it->second) ? std::next(it) : kept_.erase(it);
+  }
+  std::size_t kept_aside() const noexcept { return kept_.size(); }
+
+ private:
+  std::vector<Row> rows_;
+  std::size_t dropped_ = 0;
+  std::map<std::size_t, Row> kept_;
+};
+
 // Everything the ground-truth block is rendered from. The Session owns one and guards
 // it with its mutex; rows are appended in version order, and the open sets are kept
 // apart so that rendering never walks the whole history.
@@ -248,12 +295,13 @@ struct Ledger {
   std::string focus;
   bool actions_may_be_stale = false;
 
-  std::vector<Transition> transitions;                       // version strictly increasing
-  std::vector<GapRow> gaps;                                  // version non-decreasing
+  RowWindow<Transition> transitions;                         // version strictly increasing (t-k has version k-1)
+  RowWindow<GapRow> gaps;                                    // version non-decreasing
   std::vector<AskStatus> asks;                               // creation order
   std::vector<WorkRow> work;                                 // creation order
   std::vector<StandingGrant> standing;                       // first-grant order, one per action
   std::map<std::string, OnceReceipt, std::less<>> receipts;  // by action id
+  std::uint64_t dropped_through = 0;  // the version of the newest attempt no longer held (when any is)
 
   // Derived from the rows above (rebuildable from them): what renders read.
   std::set<std::size_t> awaiting_asks;    // indices into asks, oldest first

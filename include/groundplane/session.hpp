@@ -103,10 +103,12 @@ struct SessionOptions {
   bool allow_unmaterialized_fires = false;
   std::chrono::milliseconds approval_ttl{0};     // 0: approvals never expire; else older ones are APPROVAL_STALE
   std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only; else every row is committed to it before
-                                                 // the call that made it returns, and a store holding this
-                                                 // session restores it (node and state then come from the store)
-  std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory; anything else is refused
-                                                 // (ConfigurationError) until the cap is implemented
+                                                 // the call that made it returns (a returned fire's grade: with
+                                                 // the next commit; see docs/ledger-store.md), and a store holding
+                                                 // this session restores it (node and state then come from it)
+  std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory; else hold at most this many
+                                                 // attempts (transitions + gap rows), the newest; older ones
+                                                 // stay in the store, or without one are dropped and counted
 };
 
 struct FireOptions {
@@ -221,6 +223,15 @@ struct SessionCore {
   void emit(const char* kind, nlohmann::json body) {
     if (store) outbox.push_back(LedgerRow{ledger.version, kind, std::move(body)});
   }
+  // The grade of a fire whose handler returned: committed with the next call's rows (or
+  // by the next block, head() or the session's end), so a fire is one commit, not two.
+  // Should the process die first, the restored session grades that fire "the app
+  // stopped before reporting back" and, for `once`, counts it as performed: the fire's
+  // own row was committed before its handler ran.
+  std::vector<LedgerRow> deferred;
+  void defer(const char* kind, nlohmann::json body) {
+    if (store) deferred.push_back(LedgerRow{ledger.version, kind, std::move(body)});
+  }
   void put_does(nlohmann::json& body, const std::string& action, const std::optional<std::string>& does) {
     if (!store) return;
     const auto it = does_written.find(action);
@@ -230,10 +241,19 @@ struct SessionCore {
   }
   // Commits the call's rows as one unit. On failure nothing of them is stored and the
   // LedgerStoreError propagates.
+  // Deferred grades go first (they are older) and stay deferred if the store fails: they
+  // describe what already happened, unlike the failing call's own rows.
   void flush() {
-    if (!store || outbox.empty()) return;
+    if (!store || (outbox.empty() && deferred.empty())) return;
     try {
-      head = store->append(outbox).hex;
+      if (deferred.empty()) {
+        head = store->append(outbox).hex;
+      } else {
+        std::vector<LedgerRow> rows = deferred;
+        rows.insert(rows.end(), std::make_move_iterator(outbox.begin()), std::make_move_iterator(outbox.end()));
+        head = store->append(rows).hex;
+        deferred.clear();
+      }
     } catch (...) {
       outbox.clear();
       does_written.clear();  // unknown what the store holds: the next rows say their `does` again
@@ -241,6 +261,48 @@ struct SessionCore {
     }
     outbox.clear();
   }
+  ~SessionCore() {
+    outbox.clear();  // only rows of a call that did not complete could be left here
+    try {
+      flush();
+    } catch (...) {  // a destructor must not throw; those grades read "stopped" after a restore
+    }
+  }
+  SessionCore(const SessionCore&) = delete;
+  SessionCore& operator=(const SessionCore&) = delete;
+
+  // Under max_rows_in_memory: once more attempts are held than the cap, the oldest
+  // quarter of it goes (in block order: a refusal before the transition of its version),
+  // so holding stays at most the cap and dropping costs O(1) a row. A fire not graded yet
+  // is kept aside until it is.
+  void trim() {
+    const std::size_t cap = max_rows_in_memory;
+    auto& ts = ledger.transitions;
+    auto& gs = ledger.gaps;
+    if (cap == 0 || ts.held().size() + gs.held().size() <= cap) return;
+    const std::size_t target = cap - cap / 4;
+    const auto t = ts.held();
+    const auto g = gs.held();
+    std::size_t nt = 0, ng = 0;
+    while (t.size() - nt + g.size() - ng > target) {
+      if (ng < g.size() && (nt == t.size() || g[ng].version <= t[nt].version)) {
+        ledger.dropped_through = g[ng++].version;
+      } else {
+        ledger.dropped_through = t[nt++].version;
+      }
+    }
+    const auto pending = [](const Transition& row) { return row.outcome == Outcome::pending; };
+    try {
+      ts.drop_front(nt, pending);
+      gs.drop_front(ng, [](const GapRow&) { return false; });
+    } catch (const std::bad_alloc&) {  // nothing was dropped: the next row tries again
+      return;
+    }
+    ts.release(pending);
+  }
+  // Under the cap a payload is held only while something needs it: an open ask's input,
+  // a fire not graded yet. The store keeps it.
+  bool holds_payloads() const noexcept { return max_rows_in_memory == 0; }
 
   std::map<std::string, Mounted, std::less<>> actions;
   std::map<std::string, bool, std::less<>> ever_declared;
@@ -275,7 +337,14 @@ std::optional<std::size_t> row_index(std::string_view id, std::string_view prefi
     if (ch < '0' || ch > '9') return std::nullopt;
     n = n * 10 + static_cast<std::size_t>(ch - '0');
   }
-  if (n == 0 || n > rows.size() || rows[n - 1].id != id) return std::nullopt;
+  if (n == 0 || n > rows.size()) return std::nullopt;
+  // A row no longer held (max_rows_in_memory) is still a row of this session: its id is
+  // valid, and the caller asks rows.holds() before reading it.
+  if constexpr (requires { rows.holds(n - 1); }) {
+    if (rows.holds(n - 1) && rows[n - 1].id != id) return std::nullopt;
+  } else if (rows[n - 1].id != id) {
+    return std::nullopt;
+  }
   return n - 1;
 }
 
@@ -535,8 +604,15 @@ class Session {
     View(const View&) = delete;
     View& operator=(const View&) = delete;
 
-    std::span<const Transition> transitions() const noexcept { return core_->ledger.transitions; }
-    std::span<const GapRow> gap_rows() const noexcept { return core_->ledger.gaps; }
+    // The rows held in memory, oldest first: every row, unless max_rows_in_memory dropped
+    // the oldest (attempts() - held_attempts() of them).
+    std::span<const Transition> transitions() const noexcept { return core_->ledger.transitions.held(); }
+    std::span<const GapRow> gap_rows() const noexcept { return core_->ledger.gaps.held(); }
+    // Every attempt of the session (transitions and gap rows), held or not.
+    std::size_t attempts() const noexcept { return core_->ledger.transitions.size() + core_->ledger.gaps.size(); }
+    std::size_t held_attempts() const noexcept {
+      return core_->ledger.transitions.held().size() + core_->ledger.gaps.held().size();
+    }
     std::span<const AskStatus> asks() const noexcept { return core_->ledger.asks; }
     std::span<const WorkRow> work() const noexcept { return core_->ledger.work; }
     // Fires still awaiting the app's report, oldest first.
@@ -550,7 +626,7 @@ class Session {
     }
     const Transition* transition(std::string_view id) const {
       const auto k = detail::row_index(id, "t-", core_->ledger.transitions);
-      return k ? &core_->ledger.transitions[*k] : nullptr;
+      return k && core_->ledger.transitions.holds(*k) ? &core_->ledger.transitions[*k] : nullptr;
     }
     const AskStatus* ask(std::string_view id) const {
       const auto k = detail::row_index(id, "ask-", core_->ledger.asks);
@@ -654,7 +730,9 @@ class Session {
         c.flush();
       }
       L.gaps.push_back(GapRow{L.version, std::string(id), std::move(does), options.source, r,
-                              std::move(options.payload), std::move(options.ask_id), L.node, std::move(prior)});
+                              c.holds_payloads() ? std::move(options.payload) : nlohmann::json(),
+                              std::move(options.ask_id), L.node, std::move(prior)});
+      c.trim();
       return out;
     };
 
@@ -743,10 +821,12 @@ class Session {
       if (spend) c.emit("qd", {{"q", *spend}, {"s", static_cast<int>(AskState::spent)}, {"sb", tid}});
       c.flush();
     }
-    L.transitions.push_back(Transition{tid, L.version,
-                                       Cause{std::string(id), spec.does, options.source, std::move(options.payload),
-                                             std::move(options.ask_id), standing, repeat},
-                                       L.node, handler ? Outcome::pending : Outcome::not_materialized, ""});
+    L.transitions.push_back(
+        Transition{tid, L.version,
+                   Cause{std::string(id), spec.does, options.source,
+                         c.holds_payloads() || handler ? std::move(options.payload) : nlohmann::json(),
+                         std::move(options.ask_id), standing, repeat},
+                   L.node, handler ? Outcome::pending : Outcome::not_materialized, ""});
     const std::string& action = L.transitions[idx].cause.action;
     try {
       if (handler) c.in_flight[action].insert(idx);
@@ -768,7 +848,9 @@ class Session {
       a.state = AskState::spent;
       a.spent_by = std::move(spent_by);
       L.answered_asks.erase(*spend);
+      closed_ask(*spend);
     }
+    c.trim();
     if (!handler) return FireResult{true, "", tid};
 
     lock.release();  // the handler may call report_state, begin_work, fire ...
@@ -806,14 +888,13 @@ class Session {
     else L.receipts.insert(std::move(receipt));
     const auto returned = [&] {  // the handler's return, as a row: its grade so far and the receipt
       if (!c.store) return;
-      c.emit("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
-      c.flush();
+      c.defer("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
     };
     if (has_writes) {
       const auto u = c.unsettled.find(idx);
       if (u != c.unsettled.end()) {
         u->second.handler_returned = true;
-        if (u->second.reported) finalize(u);
+        if (u->second.reported) finalize(u, false);  // the returned row below carries the grade
       }
       returned();
       return FireResult{true, "", tid};
@@ -860,22 +941,46 @@ class Session {
     } else {
       named = detail::running_fire_of(core_.get());  // a handler reporting on its own fire
     }
-    c.state.merge_patch(delta);
-    if (c.store) c.emit("s", {{"dl", delta}});
-    try {
-      if (named) {
-        const auto u = c.unsettled.find(*named);
-        if (u != c.unsettled.end() && !u->second.reported) settle(u, delta);
-      } else if (!c.ledger.awaiting_report.empty()) {
-        settle(c.unsettled.find(*c.ledger.awaiting_report.begin()), delta);
-      } else {
-        infer(delta);
-      }
-    } catch (...) {
-      c.flush();  // a throwing verify: what was settled is stored before the exception leaves
-      throw;
+    // What this report settles is decided before anything changes.
+    auto target = c.unsettled.end();
+    if (named) {
+      const auto u = c.unsettled.find(*named);
+      if (u != c.unsettled.end() && !u->second.reported) target = u;
+    } else if (!c.ledger.awaiting_report.empty()) {
+      target = c.unsettled.find(*c.ledger.awaiting_report.begin());
     }
-    c.flush();
+    const bool inferring = !named && c.ledger.awaiting_report.empty();
+    // Stored first, like every other row: the values the delta replaces are kept so that
+    // a store that refuses the rows leaves the state as it was.
+    nlohmann::json replaced = nlohmann::json::object();
+    std::vector<std::string> added;
+    if (c.store) {
+      for (const auto& [key, value] : delta.items()) {
+        const auto old = c.state.find(key);
+        if (old != c.state.end()) replaced[key] = *old;
+        else if (!value.is_null()) added.push_back(key);
+      }
+    }
+    c.state.merge_patch(delta);
+    Settlement how;
+    if (target != c.unsettled.end()) how = judge(target->second, delta);
+    const auto match = inferring ? inferred_match(delta) : InferredMatch{};
+    if (c.store) {
+      c.emit("s", {{"dl", delta}});
+      if (target != c.unsettled.end() && target->second.handler_returned)
+        c.emit("u", {{"t", target->first}, {"o", static_cast<int>(how.outcome())}});
+      if (match.id) emit_inferred(match);
+      try {
+        c.flush();
+      } catch (...) {
+        for (const auto& [key, value] : replaced.items()) c.state[key] = value;
+        for (const auto& key : added) c.state.erase(key);
+        throw;
+      }
+    }
+    if (target != c.unsettled.end()) settle(target, how);
+    if (match.id) infer(match);
+    if (how.thrown) std::rethrow_exception(how.thrown);
   }
 
   // Mints a card for a human (or returns the open one — awaiting, or approved and not
@@ -967,6 +1072,7 @@ class Session {
     a.by = std::move(by);
     L.awaiting_asks.erase(*k);
     L.answered_asks.insert(*k);
+    closed_ask(*k);
     return {true, ""};
   }
 
@@ -987,6 +1093,7 @@ class Session {
     }
     a.state = AskState::revoked;
     a.revoked_by = std::move(by);
+    closed_ask(*k);
     return {true, ""};
   }
 
@@ -1057,6 +1164,9 @@ class Session {
       if (!f)
         throw ConfigurationError("gp::Session::begin_work: no transition " + detail::quote(transition_id) +
                                  " was recorded in this session");
+      if (!L.transitions.holds(*f))
+        throw ConfigurationError("gp::Session::begin_work: transition " + detail::quote(transition_id) +
+                                 " is no longer held in memory (max_rows_in_memory); bind work to a recent fire");
       const Transition& t = L.transitions[*f];
       row.transition_id = std::move(transition_id);
       row.action = t.cause.action;
@@ -1103,11 +1213,13 @@ class Session {
   // .cause.does). Each copies its whole ledger: prefer view() on a long session.
   std::vector<Transition> transitions() const {
     detail::SessionLock lock(*core_);
-    return core_->ledger.transitions;
+    const auto held = core_->ledger.transitions.held();
+    return {held.begin(), held.end()};
   }
   std::vector<GapRow> gap_rows() const {
     detail::SessionLock lock(*core_);
-    return core_->ledger.gaps;
+    const auto held = core_->ledger.gaps.held();
+    return {held.begin(), held.end()};
   }
   std::vector<AskStatus> asks() const {
     detail::SessionLock lock(*core_);
@@ -1137,7 +1249,8 @@ class Session {
 
   GroundTruth ground_truth(GroundTruthOptions options = {}) const {
     detail::SessionLock lock(*core_);
-    GroundTruth g = detail::render_ground_truth(core_->ledger, options, nullptr, stale_probe());
+    flush_deferred();  // the head then covers every grade the block shows
+    GroundTruth g = detail::render_ground_truth(core_->ledger, options, nullptr, stale_probe(), stored_counter());
     g.head = core_->head;
     return g;
   }
@@ -1146,6 +1259,7 @@ class Session {
   // later verify_ledger(..., head) catches rows cut from the tail.
   std::string head() const {
     detail::SessionLock lock(*core_);
+    flush_deferred();
     return core_->head;
   }
 
@@ -1181,17 +1295,21 @@ class Session {
       }
     }
 
-    const std::span<const Transition> ts(L.transitions);
-    const std::size_t from = since_version ? detail::first_at_or_after(ts, *since_version, nullptr) : std::size_t{0};
-    const std::size_t n = ts.size() - from;
+    // Transition t-k carries version k-1, so the steps since a version are counted
+    // exactly whether or not the oldest are still held.
+    const std::span<const Transition> ts = L.transitions.held();
+    const std::size_t total = L.transitions.size();
+    const std::size_t from =
+        since_version ? static_cast<std::size_t>(std::min<std::uint64_t>(*since_version, total)) : std::size_t{0};
+    const std::size_t n = total - from;
     if (n == 0) {
       text += since_version ? "\nNo new steps recorded since version " + std::to_string(*since_version) + "."
                             : std::string("\nNo steps recorded yet.");
     } else {
       text += "\nSteps recorded lately (the facts block says how each turned out):";
-      const std::size_t start = ts.size() - std::min(n, brief_steps);
-      if (start > from) text += "\n  - (" + std::to_string(start - from) + " earlier step(s) not listed)";
-      for (std::size_t k = start; k < ts.size(); ++k)
+      const std::size_t shown = std::min({n, brief_steps, ts.size()});
+      if (n > shown) text += "\n  - (" + std::to_string(n - shown) + " earlier step(s) not listed)";
+      for (std::size_t k = ts.size() - shown; k < ts.size(); ++k)
         text += "\n  - " + detail::escape(ts[k].cause.does.value_or(std::string(unknown_action_text)), does_cap);
     }
     return Brief{L.node, L.focus, L.version, std::move(text)};
@@ -1203,12 +1321,6 @@ class Session {
   static constexpr std::size_t brief_steps = 10;
 
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o) {
-    // Refused rather than ignored: a cap that silently held every row would be a promise
-    // the session does not keep.
-    if (o.max_rows_in_memory != 0)
-      throw ConfigurationError(
-          "gp::SessionOptions::max_rows_in_memory is not supported by this release: a session holds every row "
-          "(leave it 0)");
     if (o.approval_ttl.count() < 0)
       throw ConfigurationError("gp::SessionOptions::approval_ttl is negative; 0 means approvals never expire");
     if (!o.state.is_object())
@@ -1268,7 +1380,7 @@ class Session {
     auto& L = core_->ledger;
     for (const auto& f : fires) {
       const auto k = f.get<std::size_t>();
-      if (k >= L.transitions.size()) continue;
+      if (k >= L.transitions.size() || !L.transitions.holds(k)) continue;
       Transition& t = L.transitions[k];
       if (t.outcome != Outcome::pending) continue;
       t.outcome = Outcome::stopped;
@@ -1335,16 +1447,19 @@ class Session {
         const std::string a = str("a");
         auto d = does(a);
         L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(), static_cast<Refusal>(b.at("r").get<int>()),
-                                payload("pl"), str("k"), L.node, str("pr")});
+                                c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), L.node, str("pr")});
+        c.trim();
       } else if (k == "t") {
         const std::size_t idx = L.transitions.size();
         const std::string a = str("a");
         auto d = does(a);
         const auto outcome = static_cast<Outcome>(b.value("o", static_cast<int>(Outcome::pending)));
-        L.transitions.push_back(Transition{
-            "t-" + std::to_string(idx + 1), row.version,
-            Cause{a, std::move(d), principal(), payload("pl"), str("k"), b.value("sg", 0) != 0, b.value("rp", 0) != 0},
-            L.node, outcome, ""});
+        L.transitions.push_back(
+            Transition{"t-" + std::to_string(idx + 1), row.version,
+                       Cause{a, std::move(d), principal(),
+                             c.holds_payloads() || outcome == Outcome::pending ? payload("pl") : nlohmann::json(),
+                             str("k"), b.value("sg", 0) != 0, b.value("rp", 0) != 0},
+                       L.node, outcome, ""});
         L.version = row.version + 1;
         if (outcome == Outcome::pending) {
           c.in_flight[a].insert(idx);
@@ -1355,14 +1470,18 @@ class Session {
         } else if (outcome == Outcome::inferred) {
           L.receipts.insert_or_assign(a, OnceReceipt{L.transitions[idx].id, true});
         }
+        c.trim();
       } else if (k == "u") {
         const std::size_t idx = num("t");
         if (idx >= L.transitions.size()) throw bad("names a fire that is not in the ledger");
+        // Only a fire not graded yet is graded, and such a fire is always held.
+        if (!L.transitions.holds(idx)) throw bad("grades a fire that was graded long before");
         Transition& t = L.transitions[idx];
         t.outcome = static_cast<Outcome>(b.at("o").get<int>());
         if (b.contains("e")) t.error = str("e");
+        if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
         if (b.value("rc", 0) != 0) {
-          r.returned.insert(idx);
+          if (t.outcome == Outcome::pending) r.returned.insert(idx);
           L.receipts.insert_or_assign(t.cause.action, OnceReceipt{t.id, t.cause.principal == Principal::user});
         }
         if (t.outcome != Outcome::pending) {
@@ -1409,6 +1528,7 @@ class Session {
           case AskState::awaiting:
             throw bad("moves an ask back to awaiting");
         }
+        if (a.state != AskState::approved) closed_ask(idx);
       } else if (k == "sg") {
         const std::string a = str("a");
         const bool on = b.value("on", 0) != 0;
@@ -1435,8 +1555,10 @@ class Session {
         if (!w.transition_id.empty()) {
           const auto t = detail::row_index(w.transition_id, "t-", L.transitions);
           if (!t) throw bad("binds work to a fire that is not in the ledger");
-          w.action = L.transitions[*t].cause.action;
-          w.does = L.transitions[*t].cause.does;
+          if (L.transitions.holds(*t)) {  // else unbound: work open when the app stopped is closed anyway
+            w.action = L.transitions[*t].cause.action;
+            w.does = L.transitions[*t].cause.does;
+          }
         }
         L.work.push_back(std::move(w));
         L.open_work.insert(idx);
@@ -1511,6 +1633,43 @@ class Session {
     return false;
   }
 
+  // Caller holds the lock. A read commits the grades still deferred; a store failing here
+  // leaves them deferred (the next write retries) rather than failing the read.
+  void flush_deferred() const {
+    if (!core_->store || core_->deferred.empty()) return;
+    try {
+      core_->flush();
+    } catch (const LedgerStoreError&) {
+    }
+  }
+
+  // Caller holds the lock. With a store, the attempts since a version are counted in the
+  // store when the session no longer holds them all: a binary search for the first stored
+  // row at that version (O(log rows) reads), then one pass over the rows after it.
+  detail::AttemptCounter stored_counter() const {
+    if (!core_->store) return nullptr;
+    return [this](std::uint64_t since) -> std::optional<std::size_t> {
+      const LedgerStore& store = *core_->store;
+      std::uint64_t lo = 1, hi = store.head().rows + 1;
+      while (lo < hi) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        std::uint64_t version = 0;
+        store.read(mid, [&](const StoredRow& row) {
+          version = row.version;
+          return false;
+        });
+        if (version < since) lo = mid + 1;
+        else hi = mid;
+      }
+      std::size_t n = 0;
+      store.read(lo, [&](const StoredRow& row) {
+        if (row.version >= since && (row.kind == "t" || row.kind == "g")) ++n;
+        return true;
+      });
+      return n;
+    };
+  }
+
   // Caller holds the lock; the renderer asks it about approved asks only.
   std::function<bool(std::size_t)> stale_probe() const {
     return [this](std::size_t k) {
@@ -1520,10 +1679,23 @@ class Session {
     };
   }
 
+  // Caller holds the lock. The ask is spent, declined or revoked: under the cap its input
+  // is no longer needed (the store keeps it), nor the lookup that finds it by its input.
+  void closed_ask(std::size_t k) {
+    auto& c = *core_;
+    if (c.holds_payloads()) return;
+    AskStatus& a = c.ledger.asks[k];
+    const auto key = c.ask_by_key.find(detail::ask_key(a.action, a.input));
+    if (key != c.ask_by_key.end() && key->second == k) c.ask_by_key.erase(key);
+    a.input = nullptr;
+  }
+
   // Caller holds the lock. The fire is graded: no longer in flight.
   void graded(std::size_t idx) {
     auto& flying = core_->in_flight;
-    const auto it = flying.find(core_->ledger.transitions[idx].cause.action);
+    Transition& row = core_->ledger.transitions[idx];
+    if (!core_->holds_payloads()) row.cause.payload = nullptr;
+    const auto it = flying.find(row.cause.action);
     if (it == flying.end()) return;
     it->second.erase(idx);
     if (it->second.empty()) flying.erase(it);
@@ -1536,67 +1708,92 @@ class Session {
   }
 
   // Caller holds the lock. Grades a fire whose handler returned and whose report came.
-  void finalize(std::map<std::size_t, detail::Unsettled>::iterator u) {
+  void finalize(std::map<std::size_t, detail::Unsettled>::iterator u, bool store_row = true) {
     Transition& row = core_->ledger.transitions[u->first];
     row.outcome = u->second.verify_failed ? Outcome::verify_failed
                   : u->second.observed    ? Outcome::observed
                                           : Outcome::not_observed;
-    if (core_->store) core_->emit("u", {{"t", u->first}, {"o", static_cast<int>(row.outcome)}});
+    if (store_row && core_->store) core_->emit("u", {{"t", u->first}, {"o", static_cast<int>(row.outcome)}});
     const std::size_t idx = u->first;
     core_->unsettled.erase(u);
     graded(idx);
   }
 
-  // Caller holds the lock; the delta is already merged.
-  void settle(std::map<std::size_t, detail::Unsettled>::iterator u, const nlohmann::json& delta) {
+  // What a report makes of the fire it settles, judged on the merged state before the
+  // ledger changes (so the rows can be stored first).
+  struct Settlement {
+    bool observed = false;
+    bool verify_failed = false;
+    std::exception_ptr thrown;  // the app's verify threw: rethrown once the ledger is consistent
+    Outcome outcome() const noexcept {
+      return verify_failed ? Outcome::verify_failed : observed ? Outcome::observed : Outcome::not_observed;
+    }
+  };
+  Settlement judge(const detail::Unsettled& s, const nlohmann::json& delta) const {
+    Settlement how;
+    how.observed = detail::delta_carries_all(delta, s.writes);
+    if (s.verify) {
+      try {
+        how.verify_failed = !s.verify(core_->state);
+      } catch (...) {
+        how.verify_failed = true;
+        how.thrown = std::current_exception();
+      }
+    }
+    return how;
+  }
+
+  // Caller holds the lock; the delta is merged and its rows are stored.
+  void settle(std::map<std::size_t, detail::Unsettled>::iterator u, const Settlement& how) {
     auto& s = u->second;
     s.reported = true;
     stop_awaiting(u->first);
-    s.observed = detail::delta_carries_all(delta, s.writes);
-    std::exception_ptr thrown;
-    if (s.verify) {
-      try {
-        s.verify_failed = !s.verify(core_->state);
-      } catch (...) {
-        s.verify_failed = true;
-        thrown = std::current_exception();
-      }
-    }
-    if (s.handler_returned) finalize(u);  // else the handler's return grades it
-    if (thrown) std::rethrow_exception(thrown);
+    s.observed = how.observed;
+    s.verify_failed = how.verify_failed;
+    if (s.handler_returned) finalize(u, false);  // else the handler's return grades it
   }
 
-  // Caller holds the lock. A delta nobody fired: attributed only when exactly one
-  // declared action's writes are all in it, and marked as inference.
-  void infer(const nlohmann::json& delta) {
-    const detail::Mounted* match = nullptr;
-    const std::string* match_id = nullptr;
+  // A delta nobody fired is attributed only when exactly one declared action's writes are
+  // all in it, and marked as inference.
+  struct InferredMatch {
+    const std::string* id = nullptr;
+    const detail::Mounted* action = nullptr;
+    bool repeat = false;
+  };
+  InferredMatch inferred_match(const nlohmann::json& delta) const {
+    InferredMatch m;
     int n = 0;
-    for (const auto& [id, m] : core_->actions) {
-      if (m.spec.writes.empty() || !detail::delta_carries_all(delta, m.spec.writes)) continue;
+    for (const auto& [id, mounted] : core_->actions) {
+      if (mounted.spec.writes.empty() || !detail::delta_carries_all(delta, mounted.spec.writes)) continue;
       ++n;
-      match = &m;
-      match_id = &id;
+      m.action = &mounted;
+      m.id = &id;
     }
-    if (n != 1) return;
+    if (n != 1) return {};
+    const auto con = m.action->spec.concurrency;
+    m.repeat = (con != Concurrency::parallel && core_->in_flight.contains(*m.id)) ||
+               (con == Concurrency::once && core_->ledger.receipts.contains(*m.id));
+    return m;
+  }
+  void emit_inferred(const InferredMatch& m) {
+    nlohmann::json b{
+        {"a", *m.id}, {"p", static_cast<int>(Principal::user)}, {"o", static_cast<int>(Outcome::inferred)}};
+    core_->put_does(b, *m.id, m.action->spec.does);
+    if (m.repeat) b["rp"] = 1;
+    core_->emit("t", std::move(b));
+  }
+  // Caller holds the lock; the row is stored.
+  void infer(const InferredMatch& m) {
     auto& L = core_->ledger;
     const std::size_t idx = L.transitions.size();
     std::string tid = "t-" + std::to_string(idx + 1);
-    const bool repeat = (match->spec.concurrency != Concurrency::parallel && core_->in_flight.contains(*match_id)) ||
-                        (match->spec.concurrency == Concurrency::once && L.receipts.contains(*match_id));
-    if (core_->store) {
-      nlohmann::json b{
-          {"a", *match_id}, {"p", static_cast<int>(Principal::user)}, {"o", static_cast<int>(Outcome::inferred)}};
-      core_->put_does(b, *match_id, match->spec.does);
-      if (repeat) b["rp"] = 1;
-      core_->emit("t", std::move(b));
-    }
     L.transitions.push_back(Transition{tid, L.version,
-                                       Cause{*match_id, match->spec.does, Principal::user, nullptr, "", false, repeat},
+                                       Cause{*m.id, m.action->spec.does, Principal::user, nullptr, "", false, m.repeat},
                                        L.node, Outcome::inferred, ""});
     ++L.version;
     // A person did it on the screen: the action is reopened for the next agent fire.
-    L.receipts.insert_or_assign(*match_id, OnceReceipt{std::move(tid), true});
+    L.receipts.insert_or_assign(*m.id, OnceReceipt{std::move(tid), true});
+    core_->trim();
   }
 
   std::shared_ptr<detail::SessionCore> core_;
@@ -1639,7 +1836,7 @@ namespace detail {
 // The renderer with a probe attached: tests assert how many rows a render reads.
 inline GroundTruth ground_truth_probed(const Session& session, const GroundTruthOptions& opts, RenderProbe& probe) {
   SessionLock lock(*session.core_);
-  return render_ground_truth(session.core_->ledger, opts, &probe, session.stale_probe());
+  return render_ground_truth(session.core_->ledger, opts, &probe, session.stale_probe(), session.stored_counter());
 }
 }  // namespace detail
 

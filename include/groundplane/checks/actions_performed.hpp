@@ -43,9 +43,13 @@ namespace groundplane {
 inline const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();  // keeps the column order
   std::uint64_t version = 0;
+  std::optional<std::size_t> total;
   {
     const auto view = session.view();
     version = view.version();
+    // Under max_rows_in_memory the oldest attempts are not held: the table says how many
+    // the session had, so a check never reads the newest rows as the whole ledger.
+    if (view.attempts() > view.held_attempts()) total = view.attempts();
     const auto ts = view.transitions();
     const auto gs = view.gap_rows();
     const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p, std::string line,
@@ -67,8 +71,9 @@ inline const Table& record_ledger(FactRegistry& registry, std::string name, cons
       }
     }
   }
-  return registry.record_table(std::move(name), rows,
-                               {.tool = "session.ledger", .args = nlohmann::ordered_json{{"version", version}}});
+  return registry.record_table(
+      std::move(name), rows,
+      {.total_rows = total, .tool = "session.ledger", .args = nlohmann::ordered_json{{"version", version}}});
 }
 
 // Every action the output claims it performed (`field`: an action id, or an array of
@@ -159,7 +164,12 @@ struct actions_performed {
       ++attempts;
       latest = outcome ? std::string(*outcome) : std::string();
     }
-    if (attempts == 0) {
+    if (!t.complete()) {
+      // The older attempts are not in the table: one of them may have happened.
+      f.detail = "the recorded ledger holds only the newest " + std::to_string(t.row_count()) + " of the session's " +
+                 std::to_string(*t.total_rows()) + " attempts and none of them shows " + f.said +
+                 " DID happen; whether an older one did is not in it";
+    } else if (attempts == 0) {
       // Not "no attempt": a fire of a name the app did not have is in the ledger under
       // the constant, so all that can be said truthfully is that no row names it.
       f.detail = "no row of the ledger names " + f.said + ": nothing by that name DID happen in this session";
