@@ -157,4 +157,19 @@ class ChainVerifier {
   bool seen_published_ = false;
 };
 
+// One session's chain walked to its end: `read_rows(visit)` hands over the stored rows in
+// order and stops when visit returns false. A read that throws part way makes the row
+// after the last one read the first bad row, in the words `broke_off(rows_read, what)`.
+template <class ReadRows, class BrokeOff>
+LedgerVerification walk_chain(std::string_view session, const RowHash* published_head, ReadRows&& read_rows,
+                              BrokeOff&& broke_off) {
+  ChainVerifier chain(session, published_head);
+  try {
+    read_rows([&](const StoredRow& r) { return chain.feed(r); });
+  } catch (const std::exception& e) {
+    chain.fail(chain.rows() + 1, broke_off(chain.rows(), e.what()));
+  }
+  return chain.result();
+}
+
 }  // namespace groundplane::detail

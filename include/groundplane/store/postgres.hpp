@@ -238,6 +238,11 @@ inline constexpr const char* pg_select_rows =
 // Rows are read in pages, so a long session is never held in memory at once.
 inline constexpr std::uint64_t pg_page_rows = 4096;
 
+// A read that failed part way through the rows (walk_chain's broke_off).
+inline std::string pg_broke_off(std::uint64_t rows_read, const char* what) {
+  return "reading row " + std::to_string(rows_read + 1) + " failed: " + what;
+}
+
 // Calls visit for each row of session from from_seq on, page by page.
 inline void pg_read_rows(PGconn* conn, const std::string& session, std::uint64_t from_seq,
                          const std::function<bool(const StoredRow&)>& visit) {
@@ -407,13 +412,8 @@ class PostgresStore final : public LedgerStore {
   LedgerVerification verify() const noexcept override {
     try {
       const std::lock_guard lock(mutex_);
-      ChainVerifier chain(session_);
-      try {
-        pg_read_rows(conn_.get(), session_, 0, [&](const StoredRow& r) { return chain.feed(r); });
-      } catch (const std::exception& e) {
-        chain.fail(chain.rows() + 1, "reading row " + std::to_string(chain.rows() + 1) + " failed: " + e.what());
-      }
-      return chain.result();
+      return walk_chain(
+          session_, nullptr, [&](const auto& visit) { pg_read_rows(conn_.get(), session_, 0, visit); }, pg_broke_off);
     } catch (const std::exception& e) {
       return LedgerVerification{false, 0, "", 0, e.what()};
     }
@@ -586,13 +586,9 @@ inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, st
           detail::pg_exec(conn.get(), "SELECT 1 FROM groundplane_sessions WHERE name = $1", params);
       if (PQntuples(s.get()) == 0) return unreadable("the database holds no session \"" + name + "\"");
     }
-    detail::ChainVerifier chain(session, published_head.empty() ? nullptr : &published);
-    try {
-      detail::pg_read_rows(conn.get(), name, 0, [&](const StoredRow& r) { return chain.feed(r); });
-    } catch (const std::exception& e) {
-      chain.fail(chain.rows() + 1, "reading row " + std::to_string(chain.rows() + 1) + " failed: " + e.what());
-    }
-    return chain.result();
+    return detail::walk_chain(
+        session, published_head.empty() ? nullptr : &published,
+        [&](const auto& visit) { detail::pg_read_rows(conn.get(), name, 0, visit); }, detail::pg_broke_off);
   } catch (const std::exception& e) {
     return unreadable(e.what());
   } catch (...) {

@@ -221,6 +221,11 @@ inline std::vector<std::string> sqlite_session_names(sqlite3* db) {
   return out;
 }
 
+// A read that failed part way through the rows (walk_chain's broke_off).
+inline std::string sqlite_broke_off(std::uint64_t rows_read, const char* what) {
+  return "the file is corrupt or torn after row " + std::to_string(rows_read) + ": " + what;
+}
+
 // Reads one row from a statement selecting (seq, version, kind, body, hash).
 inline StoredRow sqlite_row(const SqliteStatement& st) {
   StoredRow row;
@@ -341,18 +346,16 @@ class SqliteStore final : public LedgerStore {
   LedgerVerification verify() const noexcept override {
     try {
       const std::lock_guard lock(mutex_);
-      ChainVerifier chain(session_);
       const StatementUse use(select_);
-      select_.bind(1, session_id_);
-      select_.bind(2, 0);
-      try {
-        while (select_.step())
-          if (!chain.feed(sqlite_row(select_))) break;
-      } catch (const std::exception& e) {
-        chain.fail(chain.rows() + 1,
-                   "the file is corrupt or torn after row " + std::to_string(chain.rows()) + ": " + e.what());
-      }
-      return chain.result();
+      return walk_chain(
+          session_, nullptr,
+          [&](const auto& visit) {
+            select_.bind(1, session_id_);
+            select_.bind(2, 0);
+            while (select_.step())
+              if (!visit(sqlite_row(select_))) break;
+          },
+          sqlite_broke_off);
     } catch (const std::exception& e) {
       return LedgerVerification{false, 0, "", 0, e.what()};
     }
@@ -440,18 +443,16 @@ inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::
       return unreadable(file.string() + " holds no session \"" + std::string(session) + "\"" +
                         (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")"));
     }
-    detail::ChainVerifier chain(session, published_head.empty() ? nullptr : &published);
-    try {
-      detail::SqliteStatement st(db.get(), detail::sqlite_select_rows);
-      st.bind(1, id);
-      st.bind(2, 0);
-      while (st.step())
-        if (!chain.feed(detail::sqlite_row(st))) break;
-    } catch (const std::exception& e) {
-      chain.fail(chain.rows() + 1,
-                 "the file is corrupt or torn after row " + std::to_string(chain.rows()) + ": " + e.what());
-    }
-    return chain.result();
+    return detail::walk_chain(
+        session, published_head.empty() ? nullptr : &published,
+        [&](const auto& visit) {
+          detail::SqliteStatement st(db.get(), detail::sqlite_select_rows);
+          st.bind(1, id);
+          st.bind(2, 0);
+          while (st.step())
+            if (!visit(detail::sqlite_row(st))) break;
+        },
+        detail::sqlite_broke_off);
   } catch (const std::exception& e) {
     return unreadable(e.what());
   } catch (...) {
