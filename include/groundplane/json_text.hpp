@@ -445,8 +445,9 @@ BasicJsonText<Json> BasicJsonText<Json>::read(std::string_view text, const JsonT
     // nlohmann's parser itself, not Json::sax_parse: that one chooses the input format at
     // run time, so it also compiles the CBOR, MessagePack, UBJSON and BSON readers into
     // every translation unit that reads JSON text (about a tenth of the umbrella's cost).
-    auto adapter = nlohmann::detail::input_adapter(input.begin(), input.end());
-    ok = nlohmann::detail::parser<Json, decltype(adapter)>(std::move(adapter)).sax_parse(&reader, true);
+    using Adapter = decltype(nlohmann::detail::input_adapter(input.begin(), input.end()));
+    ok = nlohmann::detail::parser<Json, Adapter>(nlohmann::detail::input_adapter(input.begin(), input.end()))
+             .sax_parse(&reader, true);
   } catch (const typename Json::exception& e) {  // defensive: sax_parse reports through parse_error
     doc.error_ = JsonTextError{0, e.what()};
   }
