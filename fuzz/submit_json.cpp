@@ -123,9 +123,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              doc.error()->reason);
   if (lossless(doc)) {
     const std::string again = doc.value().dump();
-    const gp::Verdict reread = boundary.try_submit_json(again);
-    FUZZ_CHECK(findings_of(reread) == findings_of(verdict),
-               "a lossless text's verdict equals that of its re-serialization", fuzz::visible(again));
+    // nlohmann writes an integral double as "200.0": a decimal more than the "2e2" the
+    // model wrote, so a different claim. Only a re-serialization that keeps every
+    // number's digits must keep the verdict.
+    if (lossless(gp::JsonText::read(again))) {
+      const gp::Verdict reread = boundary.try_submit_json(again);
+      FUZZ_CHECK(findings_of(reread) == findings_of(verdict),
+                 "a lossless text's verdict equals that of its re-serialization", fuzz::visible(again));
+    }
     const gp::Verdict parsed = boundary.try_submit(doc.value());
     FUZZ_CHECK(findings_of(parsed) == findings_of(verdict), "a lossless text's verdict equals submit(value)'s",
                fuzz::visible(again));
