@@ -1,0 +1,386 @@
+// The bodies of check_from_json.hpp: every check's spec reader and writer. Included by it
+// in the header-only build, compiled once into groundplane::compiled otherwise.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/any_check.hpp"
+#include "groundplane/check_from_json.hpp"
+#include "groundplane/checks/actions_performed.hpp"
+#include "groundplane/checks/aggregate_reconciles.hpp"
+#include "groundplane/checks/comparison.hpp"
+#include "groundplane/checks/entities_recorded.hpp"
+#include "groundplane/checks/ranking_prefix.hpp"
+#include "groundplane/checks/row_integrity.hpp"
+#include "groundplane/checks/superlative.hpp"
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/errors.hpp"
+#include "groundplane/render.hpp"
+#include "groundplane/tolerance.hpp"
+
+namespace groundplane {
+
+namespace detail::spec {
+
+// ---- enum names ---------------------------------------------------------------------
+
+template <class E>
+struct enum_names;
+template <>
+struct enum_names<Pick> {
+  static constexpr std::pair<std::string_view, Pick> values[] = {{"best", Pick::best}, {"worst", Pick::worst}};
+};
+template <>
+struct enum_names<Ties> {
+  static constexpr std::pair<std::string_view, Ties> values[] = {{"reject", Ties::reject},
+                                                                 {"accept_any", Ties::accept_any}};
+};
+template <>
+struct enum_names<Rounding> {
+  static constexpr std::pair<std::string_view, Rounding> values[] = {{"exact", Rounding::exact},
+                                                                     {"as_stated", Rounding::as_stated}};
+};
+template <>
+struct enum_names<Aggregate> {
+  static constexpr std::pair<std::string_view, Aggregate> values[] = {
+      {"sum", Aggregate::sum}, {"mean", Aggregate::mean}, {"count", Aggregate::count},
+      {"min", Aggregate::min}, {"max", Aggregate::max},   {"median", Aggregate::median}};
+};
+template <>
+struct enum_names<Convention> {
+  static constexpr std::pair<std::string_view, Convention> values[] = {
+      {"percent_change", Convention::percent_change},
+      {"percentage_points", Convention::percentage_points},
+      {"ratio", Convention::ratio},
+      {"difference", Convention::difference}};
+};
+
+template <class E>
+concept named_enum = requires {
+  enum_names<E>::values;
+};
+
+// ---- members of each check ----------------------------------------------------------
+
+template <class C, class T>
+struct Member {
+  std::string_view name;
+  T C::*ptr;
+  bool required = false;
+};
+template <class C, class T>
+constexpr Member<C, T> member(std::string_view name, T C::*ptr, bool required = false) {
+  return {name, ptr, required};
+}
+
+template <class C>
+struct members_of;
+
+template <>
+struct members_of<superlative> {
+  using C = superlative;
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true),  member("field", &C::field), member("score_field", &C::score_field),
+                 member("pick", &C::pick),        member("ties", &C::ties),   member("tolerance", &C::tolerance),
+                 member("rounding", &C::rounding)};
+};
+template <>
+struct members_of<ranking_prefix> {
+  using C = ranking_prefix;
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true), member("field", &C::field), member("k", &C::k),
+                 member("tolerance", &C::tolerance), member("rounding", &C::rounding)};
+};
+template <>
+struct members_of<aggregate_reconciles> {
+  using C = aggregate_reconciles;
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true),  member("field", &C::field, true), member("op", &C::op, true),
+                 member("column", &C::column),    member("where", &C::where),       member("tolerance", &C::tolerance),
+                 member("rounding", &C::rounding)};
+};
+template <>
+struct members_of<entities_recorded> {
+  using C = entities_recorded;
+  static constexpr auto list = std::tuple{member("facts", &C::facts, true), member("fields", &C::fields, true)};
+};
+template <>
+struct members_of<row_integrity> {
+  using C = row_integrity;
+  static constexpr auto list = std::tuple{member("fact", &C::fact, true),
+                                          member("key_field", &C::key_field, true),
+                                          member("fields", &C::fields, true),
+                                          member("key_column", &C::key_column),
+                                          member("at", &C::at),
+                                          member("tolerance", &C::tolerance)};
+};
+template <>
+struct members_of<comparison> {
+  using C = comparison;
+  static constexpr auto list = std::tuple{member("fact", &C::fact, true),         member("column", &C::column),
+                                          member("a_field", &C::a_field),         member("b_field", &C::b_field),
+                                          member("value_field", &C::value_field), member("convention", &C::convention),
+                                          member("tolerance", &C::tolerance),     member("rounding", &C::rounding)};
+};
+template <>
+struct members_of<actions_performed> {
+  using C = actions_performed;
+  static constexpr auto list = std::tuple{member("fact", &C::fact, true), member("field", &C::field)};
+};
+
+template <class... Cs>
+struct check_types {};
+using known_checks = check_types<superlative, ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity,
+                                 comparison, actions_performed>;
+
+// ---- messages ------------------------------------------------------------------------
+
+inline std::string known_check_names() {
+  return "superlative, ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, "
+         "actions_performed";
+}
+
+[[noreturn]] inline void refuse(const std::string& what) { throw ConfigurationError("check_from_json: " + what); }
+
+// " (did you mean 'field'?)" when one of the candidates is a small typo away.
+template <class Names>
+std::string did_you_mean(std::string_view said, const Names& candidates) {
+  BoundedEditDistance distance;
+  std::string best;
+  std::size_t best_d = 3;
+  for (std::string_view c : candidates) {
+    const std::size_t d = distance(said, c, 2);
+    if (d < best_d) {
+      best_d = d;
+      best = std::string(c);
+    }
+  }
+  return best.empty() ? std::string() : " (did you mean " + quote(best) + "?)";
+}
+
+// ---- reading one member ----------------------------------------------------------------
+
+struct Where {
+  std::string_view check;
+  std::string path;  // "superlative.tolerance.absolute"
+  std::string name() const { return std::string(check) + "." + path; }
+};
+
+[[noreturn]] inline void wrong_type(const Where& at, std::string_view expected, const nlohmann::json& got) {
+  refuse(at.name() + " must be " + std::string(expected) + ", got " + std::string(type_name(got)));
+}
+
+inline void read(const nlohmann::json& v, std::string& out, const Where& at) {
+  if (!v.is_string()) wrong_type(at, "a string", v);
+  out = v.get<std::string>();
+}
+
+inline void read(const nlohmann::json& v, std::vector<std::string>& out, const Where& at) {
+  if (!v.is_array()) wrong_type(at, "an array of strings", v);
+  out.clear();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string())
+      refuse(at.name() + " must be an array of strings, but element " + std::to_string(i) + " is " +
+             std::string(type_name(v[i])));
+    out.push_back(v[i].get<std::string>());
+  }
+}
+
+inline void read(const nlohmann::json& v, std::size_t& out, const Where& at) {
+  constexpr const char* expected = "a non-negative integer";
+  if (v.is_number_unsigned()) {
+    out = static_cast<std::size_t>(v.get<std::uint64_t>());
+    return;
+  }
+  if (v.is_number_integer()) {
+    const std::int64_t i = v.get<std::int64_t>();
+    if (i < 0) refuse(at.name() + " must be " + expected + ", got " + render(v));
+    out = static_cast<std::size_t>(i);
+    return;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d >= 0 && d <= 9007199254740992.0 && std::floor(d) == d) {
+      out = static_cast<std::size_t>(d);
+      return;
+    }
+    refuse(at.name() + " must be " + expected + ", got " + render(v));
+  }
+  wrong_type(at, expected, v);
+}
+
+inline void read(const nlohmann::json& v, nlohmann::json& out, const Where& at) {
+  if (!v.is_object()) wrong_type(at, "an object {column: value}", v);
+  out = v;
+}
+
+inline void read(const nlohmann::json& v, std::vector<std::pair<std::string, std::string>>& out, const Where& at) {
+  if (!v.is_object()) wrong_type(at, "an object {output_field: column}", v);
+  out.clear();
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!it.value().is_string())
+      refuse(at.name() + " maps " + quote(it.key()) + " to " + std::string(type_name(it.value())) +
+             "; each output field maps to a column name (a string)");
+    out.emplace_back(it.key(), it.value().get<std::string>());
+  }
+}
+
+inline void read(const nlohmann::json& v, Tolerance& out, const Where& at) {
+  if (!v.is_object()) wrong_type(at, "an object {\"absolute\": n, \"relative\": n}", v);
+  out = Tolerance{};
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    Decimal* into = it.key() == "absolute" ? &out.absolute : it.key() == "relative" ? &out.relative : nullptr;
+    if (into == nullptr)
+      refuse(at.name() + " has no member " + quote(it.key()) +
+             did_you_mean(it.key(), std::vector<std::string_view>{"absolute", "relative"}) +
+             "; its members: absolute, relative");
+    const auto d = Decimal::from_json(it.value());
+    if (!d) wrong_type(Where{at.check, at.path + "." + it.key()}, "a number", it.value());
+    *into = *d;
+  }
+}
+
+template <named_enum E>
+void read(const nlohmann::json& v, E& out, const Where& at) {
+  std::string valid;
+  for (const auto& [name, value] : enum_names<E>::values)
+    valid += (valid.empty() ? "'" : ", '") + std::string(name) + "'";
+  if (!v.is_string()) refuse(at.name() + " must be one of " + valid + ", got " + std::string(type_name(v)));
+  const auto& said = v.get_ref<const std::string&>();
+  for (const auto& [name, value] : enum_names<E>::values)
+    if (said == name) {
+      out = value;
+      return;
+    }
+  refuse(at.name() + " must be one of " + valid + "; got " + quote(said));
+}
+
+// ---- writing one member ----------------------------------------------------------------
+
+inline nlohmann::json write(const std::string& v) { return v; }
+inline nlohmann::json write(const std::vector<std::string>& v) { return v; }
+inline nlohmann::json write(std::size_t v) { return v; }
+inline nlohmann::json write(const nlohmann::json& v) { return v; }
+inline nlohmann::json write(const std::vector<std::pair<std::string, std::string>>& v) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [field, column] : v) out[field] = column;
+  return out;
+}
+inline nlohmann::json write(const Tolerance& t) {
+  return {{"absolute", to_json(t.absolute)}, {"relative", to_json(t.relative)}};
+}
+template <named_enum E>
+nlohmann::json write(E e) {
+  for (const auto& [name, value] : enum_names<E>::values)
+    if (value == e) return std::string(name);
+  return nullptr;
+}
+
+// ---- one check ---------------------------------------------------------------------------
+
+template <class C>
+std::vector<std::string_view> member_names() {
+  std::vector<std::string_view> out;
+  std::apply([&](const auto&... m) { (out.push_back(m.name), ...); }, members_of<C>::list);
+  return out;
+}
+
+template <class C>
+C build(const nlohmann::json& spec) {
+  C check{};
+  const std::string_view check_name = C::check_name;
+  for (auto it = spec.begin(); it != spec.end(); ++it) {
+    if (it.key() == "check") continue;
+    bool known = false;
+    const auto one = [&](const auto& m) {
+      if (m.name != it.key()) return;
+      read(it.value(), check.*(m.ptr), Where{check_name, it.key()});
+      known = true;
+    };
+    std::apply([&](const auto&... m) { (one(m), ...); }, members_of<C>::list);
+    if (!known) {
+      const auto names = member_names<C>();
+      std::string list;
+      for (const auto n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+      refuse(std::string(check_name) + " has no member " + quote(it.key()) + did_you_mean(it.key(), names) +
+             "; its members: " + list);
+    }
+  }
+  const auto require = [&](const auto& m) {
+    if (m.required && !spec.contains(std::string(m.name)))
+      refuse(std::string(check_name) + " needs member " + quote(m.name) + "; it has no default");
+  };
+  std::apply([&](const auto&... m) { (require(m), ...); }, members_of<C>::list);
+  return check;
+}
+
+template <class C>
+nlohmann::json to_spec(const C& check) {
+  nlohmann::json out = {{"check", C::check_name}};
+  std::apply([&](const auto&... m) { ((out[std::string(m.name)] = write(check.*(m.ptr))), ...); }, members_of<C>::list);
+  return out;
+}
+
+template <class... Cs>
+std::optional<AnyCheck> build_named(std::string_view name, const nlohmann::json& spec, check_types<Cs...>) {
+  std::optional<AnyCheck> out;
+  const auto one = [&]<class C>(std::type_identity<C>) {
+    if (!out && name == C::check_name) out.emplace(build<C>(spec));
+  };
+  (one(std::type_identity<Cs>{}), ...);
+  return out;
+}
+
+template <class... Cs>
+std::optional<nlohmann::json> spec_of(const AnyCheck& check, check_types<Cs...>) {
+  std::optional<nlohmann::json> out;
+  const auto one = [&]<class C>(std::type_identity<C>) {
+    if (const C* c = check.template target<C>(); !out && c) out = to_spec(*c);
+  };
+  (one(std::type_identity<Cs>{}), ...);
+  return out;
+}
+
+template <class... Cs>
+std::vector<std::string_view> all_check_names(check_types<Cs...>) {
+  return {std::string_view(Cs::check_name)...};
+}
+
+}  // namespace detail::spec
+
+GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohmann::json& spec) {
+  using namespace detail::spec;
+  if (!spec.is_object())
+    refuse("a check spec must be a JSON object such as {\"check\": \"superlative\", \"fact\": \"...\"}, got " +
+           std::string(detail::type_name(spec)));
+  const auto it = spec.find("check");
+  if (it == spec.end())
+    refuse("the spec has no \"check\" member naming the check to build; known checks: " + known_check_names());
+  if (!it->is_string())
+    refuse("\"check\" must be a string naming the check, got " + std::string(detail::type_name(*it)) +
+           "; known checks: " + known_check_names());
+  const auto& name = it->get_ref<const std::string&>();
+  if (auto check = build_named(name, spec, known_checks{})) return std::move(*check);
+  refuse("unknown check " + detail::quote(name) + did_you_mean(name, all_check_names(known_checks{})) +
+         "; known checks: " + known_check_names());
+}
+
+GROUNDPLANE_INLINE nlohmann::json check_to_json(const AnyCheck& check) {
+  if (auto spec = detail::spec::spec_of(check, detail::spec::known_checks{})) return std::move(*spec);
+  throw ConfigurationError("check_to_json: " + detail::quote(check.name()) +
+                           " is not one of the checks check_from_json builds, so it has no JSON spec");
+}
+
+}  // namespace groundplane
