@@ -663,6 +663,14 @@ void report() {
       {"compile (a) README example via groundplane.hpp, -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_README_EXAMPLE", 1.5},
       {"compile (b) boundary.hpp + superlative, -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_BOUNDARY_ONE_CHECK", 1.25},
       {"compile (c) session.hpp + ground_truth(), -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_SESSION_GROUND_TRUTH", 0},
+      // The same units against groundplane::compiled (GROUNDPLANE_COMPILED_LIB): what a
+      // file costs when the heavy bodies come from the static library.
+      {"compile (a) README example, compiled mode, -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_README_EXAMPLE_COMPILED",
+       1.15},
+      {"compile (b) boundary.hpp + superlative, compiled mode, -O0 (CPU)",
+       "GROUNDPLANE_BENCH_COMPILE_BOUNDARY_ONE_CHECK_COMPILED", 1.25},
+      {"compile (c) session.hpp + ground_truth(), compiled mode, -O0 (CPU)",
+       "GROUNDPLANE_BENCH_COMPILE_SESSION_GROUND_TRUTH_COMPILED", 0},
   };
   for (const auto& p : probes) {
     const double t = env_seconds(p.env);

@@ -11,7 +11,11 @@ option(GROUNDPLANE_COMPILED "Build groundplane::compiled, the static-library mod
 
 if(GROUNDPLANE_COMPILED)
   add_library(groundplane_compiled STATIC
+    "${PROJECT_SOURCE_DIR}/src/agent_port.cpp"
     "${PROJECT_SOURCE_DIR}/src/check_from_json.cpp"
+    "${PROJECT_SOURCE_DIR}/src/checks.cpp"
+    "${PROJECT_SOURCE_DIR}/src/facts.cpp"
+    "${PROJECT_SOURCE_DIR}/src/ground_truth.cpp"
     "${PROJECT_SOURCE_DIR}/src/json_text.cpp"
     "${PROJECT_SOURCE_DIR}/src/session.cpp")
   add_library(groundplane::compiled ALIAS groundplane_compiled)

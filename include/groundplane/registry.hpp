@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 
@@ -55,17 +56,9 @@ class FactRegistry {
 
   // Each record_* validates first (InvalidFact saying what and why), then inserts under
   // the lock; a refused record changes nothing.
-  const Fact& record_fact(std::string name, nlohmann::json value, FactOptions options) {
-    return insert(Fact(std::move(name), std::move(value), {std::move(options.tool), std::move(options.args)}));
-  }
-  const Ranking& record_ranking(std::string name, Scores scores, RankingOptions options) {
-    return insert(Ranking(std::move(name), std::move(scores), std::move(options.key), options.direction,
-                          {std::move(options.tool), std::move(options.args)}));
-  }
-  const Table& record_table(std::string name, const nlohmann::json& rows, TableOptions options) {
-    return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
-                        {std::move(options.tool), std::move(options.args)}));
-  }
+  const Fact& record_fact(std::string name, nlohmann::json value, FactOptions options);
+  const Ranking& record_ranking(std::string name, Scores scores, RankingOptions options);
+  const Table& record_table(std::string name, const nlohmann::json& rows, TableOptions options);
   // The same, with rows whose object key order is kept (columns in the tool's order).
   template <class OrderedJson>
   requires std::is_same_v<OrderedJson, nlohmann::ordered_json>
@@ -73,20 +66,12 @@ class FactRegistry {
     return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
                         {std::move(options.tool), std::move(options.args)}));
   }
-  const Domain& record_domain(std::string name, std::vector<std::string> members, DomainOptions options) {
-    return insert(Domain(std::move(name), std::move(members), {std::move(options.tool), std::move(options.args)}));
-  }
+  const Domain& record_domain(std::string name, std::vector<std::string> members, DomainOptions options);
 
-  bool contains(std::string_view name) const {
-    std::shared_lock lock(mutex_);
-    return index_.find(name) != index_.end();
-  }
+  bool contains(std::string_view name) const;
 
   // Absent: ConfigurationError.
-  FactKind kind_of(std::string_view name) const {
-    std::shared_lock lock(mutex_);
-    return kind_of_entry(entry(name));
-  }
+  FactKind kind_of(std::string_view name) const;
 
   // Absent or of another kind: ConfigurationError.
   template <class T>
@@ -109,33 +94,16 @@ class FactRegistry {
   }
 
   // Names in record order.
-  std::vector<std::string> names() const {
-    std::shared_lock lock(mutex_);
-    std::vector<std::string> out;
-    out.reserve(entries_.size());
-    for (const auto& e : entries_) out.push_back(std::visit([](const auto& f) { return f.name(); }, *e));
-    return out;
-  }
+  std::vector<std::string> names() const;
 
-  std::size_t size() const {
-    std::shared_lock lock(mutex_);
-    return entries_.size();
-  }
+  std::size_t size() const;
 
  private:
   using Entry = std::variant<Fact, Ranking, Table, Domain>;
 
   static FactKind kind_of_entry(const Entry& e) noexcept { return static_cast<FactKind>(e.index()); }
 
-  const Entry& entry(std::string_view name) const {
-    const auto it = index_.find(name);
-    if (it == index_.end()) {
-      std::string msg = "no fact named " + detail::quote(name) + " is recorded";
-      msg += entries_.empty() ? " (the registry is empty)" : " (" + std::to_string(entries_.size()) + " facts are)";
-      throw ConfigurationError(msg);
-    }
-    return *entries_[it->second];
-  }
+  const Entry& entry(std::string_view name) const;
 
   template <class T>
   const T& insert(T&& fact) {
@@ -161,3 +129,7 @@ class FactRegistry {
 };
 
 }  // namespace groundplane
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/registry-inl.hpp"
+#endif

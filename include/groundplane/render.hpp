@@ -11,15 +11,13 @@
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/stated.hpp"
 
 namespace groundplane::detail {
 
 // Character by character, so a long number is cut like any other value.
-inline void put_ascii(BoundedWriter& w, std::string_view text) {
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (!w.put(text.substr(i, 1), 1)) return;
-}
+void put_ascii(BoundedWriter& w, std::string_view text);
 
 template <class BasicJson>
 void render_into(BoundedWriter& w, const BasicJson& v, bool nested) {
@@ -105,11 +103,7 @@ std::string render(const BasicJson& v, std::size_t cap = render_cap) {
   return std::move(w).finish();
 }
 
-inline std::string render(const Decimal& d, std::size_t cap = render_cap) {
-  BoundedWriter w(cap);
-  put_ascii(w, d.to_string());
-  return std::move(w).finish();
-}
+std::string render(const Decimal& d, std::size_t cap = render_cap);
 
 // What kind of JSON value a model gave, for "expected a number, got a string".
 template <class BasicJson>
@@ -131,3 +125,7 @@ std::string_view type_name(const BasicJson& v) {
 }
 
 }  // namespace groundplane::detail
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/render-inl.hpp"
+#endif

@@ -20,6 +20,7 @@
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/bigint.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
@@ -155,56 +156,24 @@ struct NumberMatch {
 // Whether `said` equals `truth` rounded half away from zero to said.decimals() digits.
 // With h = 5 × 10^-(decimals+1): truth >= 0 rounds to said iff said-h <= truth < said+h;
 // truth < 0 iff said-h < truth <= said+h. Exact comparisons throughout.
-inline bool matches_as_stated(const Decimal& said, const Rational& truth) {
-  const Decimal half = DecimalAccess::make(BigInt(false, BigUint(5)), -std::int64_t{said.decimals()} - 1);
-  const Decimal lo = said - half;
-  const Decimal hi = said + half;
-  if (truth.signum() >= 0) return truth >= lo && truth < hi;
-  return truth > lo && truth <= hi;
-}
+bool matches_as_stated(const Decimal& said, const Rational& truth);
 
 // |said - n/d| <= a + r×|n/d|  ⇔  |said×d - n| <= a×d + r×|n|, as d > 0.
-inline bool within_tolerance(const Decimal& said, const Rational& truth, const Tolerance& tol) {
-  const Decimal lhs = (said * truth.den() - truth.num()).abs();
-  const Decimal rhs = tol.absolute * truth.den() + tol.relative * truth.num().abs();
-  return lhs <= rhs;
-}
+bool within_tolerance(const Decimal& said, const Rational& truth, const Tolerance& tol);
 
 // `said` against the true value. Accepted when exactly equal, or (Rounding::as_stated)
 // equal to the truth rounded to the decimals stated, or within a nonzero tolerance.
 // A rejection never turns into a pass: the hint only explains that as_stated would
 // have accepted it, and is only given when as_stated is not already on.
-inline NumberMatch match_number(const Decimal& said, const Rational& truth, const Tolerance& tol, Rounding rounding) {
-  if (truth == said) return {true, ""};
-  const bool stated = matches_as_stated(said, truth);
-  if (rounding == Rounding::as_stated && stated) return {true, ""};
-  if ((!tol.absolute.is_zero() || !tol.relative.is_zero()) && within_tolerance(said, truth, tol)) return {true, ""};
-  NumberMatch m;
-  if (rounding == Rounding::exact && stated) {
-    const int d = said.decimals();
-    // Show a digit more than was stated, so the rounding is visible.
-    m.hint = "matches " + truth.to_string(std::max(6, d + 1)) + " rounded to the " + std::to_string(d) +
-             (d == 1 ? " decimal" : " decimals") + " stated; pass Rounding::as_stated to accept stated precision";
-  }
-  return m;
-}
+NumberMatch match_number(const Decimal& said, const Rational& truth, const Tolerance& tol, Rounding rounding);
 
 // A negative tolerance component is a developer's mistake, reported when the check is
 // configured rather than silently narrowing every comparison.
-inline void validate_tolerance(const Tolerance& tol, std::string_view check_name) {
-  std::string bad;
-  const auto note = [&bad](std::string_view component, const Decimal& v) {
-    if (v.signum() >= 0) return;
-    if (!bad.empty()) bad += " and ";
-    bad += "tolerance.";
-    bad += component;
-    bad += " is " + v.to_string();
-  };
-  note("absolute", tol.absolute);
-  note("relative", tol.relative);
-  if (!bad.empty())
-    throw ConfigurationError("check " + quote(check_name) + ": " + bad + "; a tolerance must be zero or positive");
-}
+void validate_tolerance(const Tolerance& tol, std::string_view check_name);
 
 }  // namespace detail
 }  // namespace groundplane
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/tolerance-inl.hpp"
+#endif

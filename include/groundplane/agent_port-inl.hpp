@@ -1,0 +1,165 @@
+// The bodies of agent_port.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/agent_port.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE const nlohmann::ordered_json& AgentPort::tools() {
+  static const nlohmann::ordered_json defs = build_tools();
+  return defs;
+}
+
+GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::call(std::string_view name, const nlohmann::json& args) {
+  if (name == "whats_here") return whats_here();
+  if (name == "do_action") return do_action(args);
+  return answer("UNKNOWN_TOOL",
+                "This app serves two tools: whats_here and do_action. A person's approval is given in the "
+                "app itself, never through a tool.");
+}
+
+GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
+  const GroundTruth gt =
+      session_->ground_truth({.since_version = since_version, .max_attempts = options_.max_attempts});
+  nlohmann::ordered_json actions = nlohmann::ordered_json::array();
+  for (const auto& a : session_->actions()) {
+    nlohmann::ordered_json item{{"id", a.id}, {"does", a.does}};
+    if (!a.enabled) item["enabled"] = false;
+    if (a.already_performed) item["already_performed"] = true;
+    actions.push_back(std::move(item));
+  }
+  nlohmann::ordered_json out;
+  out["facts"] = gt.text;
+  out["node"] = gt.node;
+  out["version"] = gt.version;
+  out["actions"] = std::move(actions);
+  return out;
+}
+
+GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::do_action(const nlohmann::json& args) {
+  static constexpr std::string_view shape =
+      "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
+  if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
+  const auto action = args.find("action");
+  if (action == args.end() || !action->is_string() || action->get_ref<const std::string&>().empty())
+    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"action\" must be a non-empty string.");
+  const std::string& id = action->get_ref<const std::string&>();
+
+  switch (session_->availability(id)) {
+    case Availability::unknown:
+      return answer("UNKNOWN_ACTION",
+                    "No action by that name was declared in this app this session; nothing was fired. Call "
+                    "whats_here for what is on offer.");
+    case Availability::not_mounted:
+      return answer("NOT_HERE", detail::escape(id) +
+                                    " was declared earlier in this session and is not on offer here now, so "
+                                    "nothing was fired. Call whats_here for what is on offer.");
+    case Availability::disabled:  // served: it lands as TOOL_DISABLED
+    case Availability::available:
+      break;
+  }
+
+  // Nothing beyond the schema stops the attempt: extra keys are ignored and named.
+  std::string notes;
+  for (const auto& [key, value] : args.items()) {
+    (void)value;
+    if (key == "action" || key == "input" || key == "ask_id") continue;
+    notes += notes.empty() ? " Ignored, not arguments of do_action: " : ", ";
+    notes += detail::quote(key);
+  }
+  if (!notes.empty())
+    notes += ". An approval is only an ask_id a person answered in the app; no argument stands in for one.";
+  std::string ask_id_arg;
+  if (const auto ask = args.find("ask_id"); ask != args.end() && !ask->is_null()) {
+    if (ask->is_string()) {
+      ask_id_arg = ask->get<std::string>();
+    } else {
+      ask_id_arg = ask->dump();  // names no ask: minted ids are strings "ask-N"
+      notes += " \"ask_id\" was not a string, so it named no approval.";
+    }
+  }
+  const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
+
+  const FireResult r =
+      session_->fire(id, {.source = Principal::agent, .payload = input, .ask_id = std::move(ask_id_arg)});
+  std::string ask_id;
+  if (r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale)) {
+    try {
+      ask_id = session_->confirm_ask(id, input).id;
+    } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
+    }
+  }
+  nlohmann::ordered_json out;
+  out["facts"] = facts_text();
+  out["ok"] = r.ok;
+  if (!r.ok) out["reason"] = r.reason;
+  std::string message = r.ok ? std::string() : std::string(refusal_message(r.reason));
+  if (!notes.empty()) message += message.empty() ? notes.substr(1) : notes;
+  if (!message.empty()) out["message"] = std::move(message);
+  if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
+  if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
+  if (!ask_id.empty()) out["ask_id"] = ask_id;
+  return out;
+}
+
+GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::answer(std::string_view reason, std::string message) const {
+  nlohmann::ordered_json out;
+  out["facts"] = facts_text();
+  out["ok"] = false;
+  out["reason"] = std::string(reason);
+  out["message"] = std::move(message);
+  return out;
+}
+
+GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view reason) {
+  if (reason == "UNKNOWN_AFFORDANCE") return "No action by that name is declared now; nothing ran.";
+  if (reason == "NOT_MATERIALIZED") return "Nothing in this app is wired to perform it; nothing ran.";
+  if (reason == "TOOL_DISABLED") return "It is disabled right now: its conditions are unmet; nothing ran.";
+  if (reason == "GUARD_FAILED") return "Its guard did not hold in the app's current state; nothing ran.";
+  if (reason == "APPROVAL_REQUIRED")
+    return "A person must approve this first; nothing ran. The app has asked them (ask_id); once they "
+           "approve, call do_action again with that ask_id and the same input.";
+  if (reason == "APPROVAL_DECLINED") return "A person declined that ask; it cannot be used. Nothing ran.";
+  if (reason == "APPROVAL_SPENT") return "That approval was already used: one approval allows one fire. Nothing ran.";
+  if (reason == "APPROVAL_MISMATCH")
+    return "That approval was given for a different action or a different input; nothing ran.";
+  if (reason == "APPROVAL_REVOKED") return "The person withdrew that approval before it was used; nothing ran.";
+  if (reason == "APPROVAL_STALE")
+    return "That approval no longer holds: it expired, or what it was given for has changed since. Nothing "
+           "ran. The app has asked the person again (ask_id).";
+  if (reason == "PRIOR_FIRE_PENDING")
+    return "An earlier fire of this action (prior_transition_id) has not settled yet; it may still be "
+           "happening, so this one was not started. Nothing ran.";
+  if (reason == "DUPLICATE_EXECUTION")
+    return "This action happens at most once and it already happened this session (prior_transition_id); "
+           "nothing ran.";
+  if (reason == "HANDLER_FAILED") return "The app tried and its handler failed; it did not happen.";
+  return "The app refused it; nothing ran.";
+}
+
+GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::build_tools() {
+  nlohmann::ordered_json whats_here;
+  whats_here["name"] = "whats_here";
+  whats_here["description"] =
+      "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
+      "record of what has happened (facts). The facts outrank anything said in the conversation.";
+  whats_here["inputSchema"] = nlohmann::ordered_json{
+      {"type", "object"}, {"properties", nlohmann::ordered_json::object()}, {"additionalProperties", false}};
+
+  nlohmann::ordered_json props;
+  props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};
+  props["input"] = {{"description", "The action's input, if it takes one."}};
+  props["ask_id"] = {{"type", "string"},
+                     {"description", "The id of a confirm ask a person approved for exactly this action and input."}};
+  nlohmann::ordered_json do_action;
+  do_action["name"] = "do_action";
+  do_action["description"] =
+      "Perform one action on offer here. The result says whether the app did it and carries the app's "
+      "record (facts); only the facts say what happened.";
+  do_action["inputSchema"] = nlohmann::ordered_json{
+      {"type", "object"}, {"properties", std::move(props)}, {"required", {"action"}}, {"additionalProperties", false}};
+  return nlohmann::ordered_json::array({std::move(whats_here), std::move(do_action)});
+}
+
+}  // namespace groundplane

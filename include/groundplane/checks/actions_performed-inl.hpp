@@ -1,0 +1,139 @@
+// The bodies of actions_performed.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/checks/actions_performed.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();  // keeps the column order
+  std::uint64_t version = 0;
+  std::optional<std::size_t> total;
+  {
+    const auto view = session.view();
+    version = view.version();
+    // Under max_rows_in_memory the oldest attempts are not held: the table says how many
+    // the session had, so a check never reads the newest rows as the whole ledger.
+    if (view.attempts() > view.held_attempts()) total = view.attempts();
+    const auto ts = view.transitions();
+    const auto gs = view.gap_rows();
+    const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p, std::string line,
+                        std::uint64_t v) {
+      return nlohmann::ordered_json{{"action", does ? std::string(action) : std::string(unknown_action_text)},
+                                    {"principal", std::string(to_string(p))},
+                                    {"outcome", std::move(line)},
+                                    {"version", v}};
+    };
+    std::size_t i = 0, j = 0;
+    while (i < ts.size() || j < gs.size()) {
+      // within a version window the refusals come before the transition that closes it
+      if (j < gs.size() && (i == ts.size() || gs[j].version <= ts[i].version)) {
+        const GapRow& g = gs[j++];
+        rows.push_back(row(g.action, g.does, g.principal, attempt_line(g), g.version));
+      } else {
+        const Transition& t = ts[i++];
+        rows.push_back(row(t.cause.action, t.cause.does, t.cause.principal, attempt_line(t), t.version));
+      }
+    }
+  }
+  return registry.record_table(
+      std::move(name), rows,
+      {.total_rows = total, .tool = "session.ledger", .args = nlohmann::ordered_json{{"version", version}}});
+}
+
+GROUNDPLANE_INLINE void actions_performed::validate(const FactRegistry& registry) const {
+  const Table& t = detail::fact_for<Table>(registry, fact, check_name);
+  detail::validate_field(field, check_name, "field");
+  if (t.row_count() == 0) return;  // an empty ledger has no columns yet
+  for (const char* column : {"action", "outcome"})
+    if (!t.column_of(column))
+      throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(fact) + " has no column " +
+                               detail::quote(column) + "; record it with gp::record_ledger");
+}
+
+GROUNDPLANE_INLINE void actions_performed::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
+  const Table& t = registry.get<Table>(fact);
+  std::vector<std::string> did;
+  const auto action_col = t.column_of("action");
+  const auto outcome_col = t.column_of("outcome");
+  for (std::size_t r = 0; action_col && outcome_col && r < t.row_count(); ++r) {
+    const auto action = t.text(r, *action_col);
+    if (action && happened(t.text(r, *outcome_col)) && std::find(did.begin(), did.end(), *action) == did.end())
+      did.emplace_back(*action);
+  }
+  schema.add(field,
+             nlohmann::json{{"type", "array"},
+                            {"items", SchemaBuilder::name_schema(did, "actions the ledger says DID happen")}},
+             true);
+}
+
+GROUNDPLANE_INLINE void actions_performed::verify(const FactRegistry& registry, const nlohmann::json& output,
+                                                  std::vector<Finding>& findings) const {
+  const Table& t = registry.get<Table>(fact);
+  const nlohmann::json* said = detail::find_field(output, field);
+  if (said == nullptr) {
+    Finding f = detail::finding_about(check_name, field, t);
+    f.detail = "the output does not say which actions were performed; give [] when none were";
+    findings.push_back(std::move(f));
+    return;
+  }
+  if (said->is_string()) {
+    check_one(t, field, *said, findings);
+    return;
+  }
+  if (!said->is_array()) {
+    Finding f = detail::finding_about(check_name, field, t);
+    f.said = detail::render(*said);
+    f.detail = "expected an action id or an array of them, got " + std::string(detail::type_name(*said));
+    findings.push_back(std::move(f));
+    return;
+  }
+  const std::string base = !field.empty() && field.front() == '/' ? field : "/" + detail::pointer_token(field);
+  for (std::size_t k = 0; k < said->size(); ++k) check_one(t, base + "/" + std::to_string(k), (*said)[k], findings);
+}
+
+GROUNDPLANE_INLINE bool actions_performed::happened(const std::optional<std::string_view>& outcome) {
+  return outcome && outcome->substr(0, 10) == "DID happen";
+}
+
+GROUNDPLANE_INLINE void actions_performed::check_one(const Table& t, const std::string& where,
+                                                     const nlohmann::json& claim,
+                                                     std::vector<Finding>& findings) const {
+  Finding f = detail::finding_about(check_name, where, t);
+  f.said = detail::render(claim);
+  if (!claim.is_string()) {
+    f.detail = "expected an action id (a string), got " + std::string(detail::type_name(claim));
+    findings.push_back(std::move(f));
+    return;
+  }
+  const auto& id = claim.get_ref<const std::string&>();
+  std::size_t attempts = 0;
+  std::string latest;
+  const auto action_col = t.column_of("action");
+  const auto outcome_col = t.column_of("outcome");
+  for (std::size_t r = 0; action_col && r < t.row_count(); ++r) {
+    const auto action = t.text(r, *action_col);
+    if (!action || *action != id) continue;
+    const auto outcome = outcome_col ? t.text(r, *outcome_col) : std::nullopt;
+    if (happened(outcome)) return;  // one attempt that DID happen supports the claim
+    ++attempts;
+    latest = outcome ? std::string(*outcome) : std::string();
+  }
+  if (!t.complete()) {
+    // The older attempts are not in the table: one of them may have happened.
+    f.detail = "the recorded ledger holds only the newest " + std::to_string(t.row_count()) + " of the session's " +
+               std::to_string(*t.total_rows()) + " attempts and none of them shows " + f.said +
+               " DID happen; whether an older one did is not in it";
+  } else if (attempts == 0) {
+    // Not "no attempt": a fire of a name the app did not have is in the ledger under
+    // the constant, so all that can be said truthfully is that no row names it.
+    f.detail = "no row of the ledger names " + f.said + ": nothing by that name DID happen in this session";
+  } else {
+    f.detail = "the ledger's line for it: " + detail::escape_rendered(latest, 240);
+    if (attempts > 1) f.detail += " (the latest of " + std::to_string(attempts) + " attempts; none DID happen)";
+  }
+  findings.push_back(std::move(f));
+}
+
+}  // namespace groundplane

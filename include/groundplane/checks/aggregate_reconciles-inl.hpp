@@ -1,0 +1,436 @@
+// The bodies of aggregate_reconciles.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/checks/aggregate_reconciles.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE std::string_view to_string(Aggregate op) noexcept {
+  switch (op) {
+    case Aggregate::sum:
+      return "sum";
+    case Aggregate::mean:
+      return "mean";
+    case Aggregate::count:
+      return "count";
+    case Aggregate::min:
+      return "min";
+    case Aggregate::max:
+      return "max";
+    case Aggregate::median:
+      return "median";
+  }
+  return "sum";
+}
+
+GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& registry) const {
+  const auto& table = detail::fact_for<Table>(registry, fact, check_name);
+  detail::validate_field(field, check_name, "field");
+  detail::validate_tolerance(tolerance, check_name);
+  const std::string who = std::string(check_name) + ": ";
+  if (op != Aggregate::count && column.empty())
+    throw ConfigurationError(who + "a " + std::string(to_string(op)) + " needs a column; set .column");
+  // An empty table has no columns to check against; it still reconciles (a sum of 0).
+  const bool checkable = table.row_count() > 0;
+  if (!column.empty() && checkable && !table.column_of(column))
+    throw ConfigurationError(who + "column " + detail::quote(column) + " is not a column of table " +
+                             detail::quote(fact) + known_columns(table));
+  if (!where.is_object())
+    throw ConfigurationError(who + "where must be a JSON object {column: value}, got " +
+                             std::string(detail::type_name(where)));
+  for (auto it = where.begin(); it != where.end(); ++it) {
+    if (checkable && !table.column_of(it.key()))
+      throw ConfigurationError(who + "where names column " + detail::quote(it.key()) +
+                               ", which is not a column of table " + detail::quote(fact) + known_columns(table));
+    const auto& v = it.value();
+    const bool scalar = v.is_string() || v.is_boolean() || v.is_null() || (v.is_number() && Decimal::from_json(v));
+    if (!scalar)
+      throw ConfigurationError(who + "where value for " + detail::quote(it.key()) +
+                               " must be a string, a finite number, a bool or null, got " +
+                               std::string(detail::type_name(v)));
+    // A value of a type the column never holds matches no row: a mistyped filter
+    // ("2024" for 2024), never a claim the model could be asked to fix.
+    if (checkable && !v.is_null()) {
+      const std::size_t c = *table.column_of(it.key());
+      bool strings = false, numbers = false, bools = false;
+      for (std::size_t r = 0; r < table.row_count(); ++r) {
+        if (table.is_null(r, c)) continue;
+        const nlohmann::json cell = table.cell(r, c);
+        strings |= cell.is_string();
+        numbers |= cell.is_number();
+        bools |= cell.is_boolean();
+      }
+      const bool held = v.is_string() ? strings : v.is_number() ? numbers : bools;
+      if (!held) {
+        std::vector<std::string> kinds;
+        if (numbers) kinds.emplace_back("numbers");
+        if (strings) kinds.emplace_back("strings");
+        if (bools) kinds.emplace_back("booleans");
+        std::string holds = kinds.empty() ? "no values at all" : "only ";
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+          holds += k == 0 ? "" : (k + 1 == kinds.size() ? " and " : ", ");
+          holds += kinds[k];
+        }
+        std::string message = who;
+        message += "where value for " + detail::quote(it.key()) + " is " + std::string(detail::type_name(v)) + " (" +
+                   detail::render(v) + "), but column " + detail::quote(it.key()) + " of table " + detail::quote(fact) +
+                   " holds ";
+        message += holds;
+        message += ", so it would match no row; write the value as the column's type";
+        throw ConfigurationError(message);
+      }
+    }
+  }
+}
+
+GROUNDPLANE_INLINE void aggregate_reconciles::describe(const FactRegistry&, SchemaBuilder& schema) const {
+  schema.add(field, {{"type", "number"}, {"description", "the " + subject()}}, true);
+}
+
+GROUNDPLANE_INLINE void aggregate_reconciles::verify(const FactRegistry& registry, const nlohmann::json& output,
+                                                     std::vector<Finding>& findings) const {
+  const auto& table = registry.get<Table>(fact);
+  Finding f = detail::finding_about(check_name, field, table);
+  const nlohmann::json* said = detail::find_field(output, field);
+  if (said != nullptr) f.said = detail::render(*said);
+
+  // Refused before anything is computed, so no number from the part can leak out.
+  if (!table.complete()) {
+    const std::string op_name(to_string(op));
+    f.detail = detail::group_thousands(table.row_count()) + " of " + detail::group_thousands(*table.total_rows()) +
+               " rows recorded; a " + op_name + " over part of a table is not a " + op_name;
+    findings.push_back(std::move(f));
+    return;
+  }
+
+  Selection sel = select(table);
+  if (sel.non_numeric > 0) {
+    f.detail = "cannot recompute the " + std::string(to_string(op)) + " of " + detail::quote(column) + ": " +
+               detail::group_thousands(sel.non_numeric) + " of the " + rows_phrase(sel.matched) +
+               (sel.non_numeric == 1 ? " holds" : " hold") +
+               " a non-number in it (first: " + detail::render(sel.first_non_numeric) + ", " +
+               std::string(detail::type_name(sel.first_non_numeric)) +
+               "); the recorded data must be fixed before this claim can be checked";
+    findings.push_back(std::move(f));
+    return;
+  }
+
+  const auto truth = compute(sel);
+  if (!truth) {
+    const std::string op_name(to_string(op));
+    if (sel.matched == 0 && where_phrase().empty())
+      f.detail = "the table has no rows; a " + op_name + " over no rows has no value";
+    else if (sel.matched == 0) f.detail = no_row_phrase(table) + "; a " + op_name + " over no rows has no value";
+    else
+      f.detail = "none of the " + rows_phrase(sel.matched) + " has a value in " + detail::quote(column) + "; a " +
+                 op_name + " over no values has no value";
+    findings.push_back(std::move(f));
+    return;
+  }
+  const std::string shown = show(truth->value);
+  f.supported = shown;
+  const std::string computed = computed_phrase(table, sel, shown, truth->how);
+  if (said == nullptr) {
+    f.detail = computed;
+    findings.push_back(std::move(f));
+    return;
+  }
+  const auto value = stated_number(*said);
+  if (!value) {
+    f.detail = "expected a number, got " + std::string(detail::type_name(*said)) + "; " + computed;
+    findings.push_back(std::move(f));
+    return;
+  }
+  const auto match = detail::match_number(*value, truth->value, tolerance, rounding);
+  if (match.ok) return;
+  if (sel.matched == 0 && !where_phrase().empty()) {
+    // True of no rows is accepted (above); anything else is not coached toward the
+    // empty aggregate: the filter matching nothing is the news.
+    f.supported.clear();
+    f.detail = no_row_phrase(table) + ", so there is no " + std::string(to_string(op)) +
+               " to state but that of nothing; check which rows were meant";
+    findings.push_back(std::move(f));
+    return;
+  }
+  f.detail = computed;
+  if (!match.hint.empty()) f.detail += "; " + match.hint;
+  findings.push_back(std::move(f));
+}
+
+GROUNDPLANE_INLINE aggregate_reconciles::Condition aggregate_reconciles::compile(const Table& table,
+                                                                                 const std::string& name,
+                                                                                 const nlohmann::json& want) {
+  using Test = Condition::Test;
+  Condition c;
+  c.want = &want;
+  const auto at = table.column_of(name);
+  if (want.is_number()) c.number = Decimal::from_json(want);
+  if (!at) {
+    c.test = want.is_null() ? Test::always : Test::never;
+    return c;
+  }
+  const detail::Column& col = table.column_data(*at);
+  c.column = &col;
+  if (c.number) {
+    c.test = Test::number;
+    if (col.scaled)
+      if (const auto w = col.scaled_word(*c.number)) {
+        c.test = Test::word;
+        c.word = *w;
+      }
+  } else if (want.is_null()) {
+    c.test = Test::tag;
+    c.tag = detail::CellTag::null;
+  } else if (want.is_boolean()) {
+    c.test = Test::tag;
+    c.tag = want.get<bool>() ? detail::CellTag::boolean_true : detail::CellTag::boolean_false;
+  } else if (want.is_string()) {
+    const auto id = col.strings.find(want.get_ref<const std::string&>());
+    c.test = id ? Test::text : Test::never;  // a string the column never holds matches no row
+    c.word = id ? static_cast<std::int64_t>(*id) : 0;
+  } else {
+    c.test = Test::json;  // a non-finite number or a composite: never equal to a recorded cell
+  }
+  return c;
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::known_columns(const Table& table) {
+  return table.columns().empty() ? std::string() : " (its columns: " + detail::render_all_of(table.columns()) + ")";
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::where_phrase() const {
+  std::string out;
+  if (!where.is_object()) return out;
+  for (auto it = where.begin(); it != where.end(); ++it)
+    out += (out.empty() ? " where " : " and ") + detail::quote(it.key()) + " is " + detail::render(it.value());
+  return out;
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::no_row_phrase(const Table& table) const {
+  std::string out;
+  for (auto it = where.begin(); it != where.end(); ++it) {
+    const auto c = table.column_of(it.key());
+    if (!c) continue;
+    const nlohmann::json& want = it.value();
+    bool met = false;
+    std::string closest;
+    std::size_t best = std::numeric_limits<std::size_t>::max();
+    for (std::size_t r = 0; r < table.row_count() && !met; ++r) {
+      const nlohmann::json cell = table.is_null(r, *c) ? nlohmann::json() : table.cell(r, *c);
+      const auto a = stated_number(cell);
+      const auto b = stated_number(want);
+      met = (a && b) ? *a == *b : cell == want;
+      if (!met && want.is_string() && cell.is_string() && r < 10000) {
+        const std::size_t d = edit_distance(want.get_ref<const std::string&>(), cell.get_ref<const std::string&>());
+        if (d < best) {
+          best = d;
+          closest = cell.get<std::string>();
+        }
+      }
+    }
+    if (met) continue;
+    out += (out.empty() ? "no recorded row has " : " and none has ") + detail::quote(it.key()) + " = " +
+           detail::render(want);
+    if (!closest.empty()) out += " (closest: " + detail::quote(closest) + ")";
+  }
+  if (out.empty()) out = "no recorded row has" + where_phrase().substr(6);  // each met alone, not together
+  return out + " (of " + detail::count_of(table.row_count(), "row", "rows") + " recorded)";
+}
+
+GROUNDPLANE_INLINE std::size_t aggregate_reconciles::edit_distance(std::string_view a, std::string_view b) {
+  if (a.size() > 64 || b.size() > 64) return std::numeric_limits<std::size_t>::max() - 1;
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::subject() const {
+  if (op == Aggregate::count)
+    return "count of rows" + (column.empty() ? std::string() : " with a value in '" + column + "'") + where_phrase();
+  return std::string(to_string(op)) + " of '" + column + "' over the recorded rows" + where_phrase();
+}
+
+GROUNDPLANE_INLINE void aggregate_reconciles::narrow(const Condition& c, std::vector<std::uint8_t>& mask) {
+  using Test = Condition::Test;
+  using detail::CellTag;
+  const std::size_t n = mask.size();
+  std::uint8_t* m = mask.data();
+  if (c.test == Test::never) {
+    std::fill(mask.begin(), mask.end(), std::uint8_t{0});
+    return;
+  }
+  if (c.test == Test::always) return;
+  const CellTag* tags = c.column->tags.data();
+  const std::int64_t* words = c.column->words.data();
+  if (c.test == Test::tag) {
+    for (std::size_t r = 0; r < n; ++r) m[r] &= static_cast<std::uint8_t>(tags[r] == c.tag);
+  } else if (c.test == Test::text) {
+    for (std::size_t r = 0; r < n; ++r)
+      m[r] &= static_cast<std::uint8_t>(static_cast<unsigned>(tags[r] == CellTag::string) &
+                                        static_cast<unsigned>(words[r] == c.word));
+  } else if (c.test == Test::word && c.column->bigs == 0) {
+    for (std::size_t r = 0; r < n; ++r)
+      m[r] &= static_cast<std::uint8_t>(static_cast<unsigned>(detail::is_inline_number(tags[r])) &
+                                        static_cast<unsigned>(words[r] == c.word));
+  } else {
+    for (std::size_t r = 0; r < n; ++r)
+      if (m[r] != 0) m[r] = static_cast<std::uint8_t>(c(r));
+  }
+}
+
+GROUNDPLANE_INLINE aggregate_reconciles::Selection aggregate_reconciles::select(const Table& table) const {
+  const std::size_t n = table.row_count();
+  // Rows passing `where`, one byte each; empty when there is no condition to test.
+  std::vector<std::uint8_t> mask;
+  if (where.is_object())
+    for (auto it = where.begin(); it != where.end(); ++it) {
+      const Condition c = compile(table, it.key(), it.value());
+      if (c.test == Condition::Test::always) continue;
+      if (mask.empty()) mask.assign(n, 1);
+      narrow(c, mask);
+    }
+  const bool unfiltered = mask.empty();
+  const std::uint8_t* m = mask.data();
+  const auto count_matched = [&] {
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < n; ++r) k += m[r];
+    return k;
+  };
+
+  const std::optional<std::size_t> at = column.empty() ? std::nullopt : table.column_of(column);
+  const detail::Column* col = at ? &table.column_data(*at) : nullptr;
+  const detail::CellTag* tags = col ? col->tags.data() : nullptr;
+  Selection sel;
+
+  if (col == nullptr || op == Aggregate::count) {
+    // Counting: rows, or rows with a value in the column.
+    sel.matched = unfiltered ? n : count_matched();
+    if (column.empty()) return sel;
+    if (col == nullptr) {
+      sel.missing = sel.matched;
+    } else if (unfiltered) {
+      sel.missing = col->nulls();
+    } else {
+      for (std::size_t r = 0; r < n; ++r)
+        sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
+    }
+    return sel;
+  }
+
+  if (!col->plain_numbers()) {
+    for (std::size_t row = 0; row < n; ++row) {
+      if (!unfiltered && m[row] == 0) continue;
+      ++sel.matched;
+      const detail::CellTag tag = tags[row];
+      if (tag == detail::CellTag::null) {
+        ++sel.missing;
+        continue;
+      }
+      if (!detail::is_number(tag)) {
+        if (sel.non_numeric++ == 0) sel.first_non_numeric = col->json(row);
+        continue;
+      }
+      sel.values.push_back(col->number(row));
+    }
+    sel.numbers = sel.values.size();
+    return sel;
+  }
+
+  // Every cell a number or null, every number a 64-bit word at one scale (a null's
+  // word is 0): integer sums, exact because each partial sum is flushed into a
+  // Decimal before it could overflow, and minima and maxima over the word array.
+  sel.scaled = true;
+  sel.scale = col->scale;
+  const std::int64_t* w = col->words.data();
+  if (unfiltered) {
+    sel.matched = n;
+    sel.missing = col->nulls();
+  } else {
+    sel.matched = count_matched();
+    for (std::size_t r = 0; r < n; ++r)
+      sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
+  }
+  sel.numbers = sel.matched - sel.missing;
+  const bool no_nulls = col->nulls() == 0;
+
+  if (op == Aggregate::sum || op == Aggregate::mean) {
+    // Each row adds at most max_magnitude, so per_chunk rows cannot overflow.
+    const std::size_t per_chunk = static_cast<std::size_t>(
+        col->max_magnitude == 0
+            ? n + 1
+            : std::min<std::uint64_t>(
+                  n + 1, std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() / col->max_magnitude)));
+    for (std::size_t i = 0; i < n; i += per_chunk) {
+      const std::size_t end = std::min(n, i + per_chunk);
+      std::int64_t partial = 0;
+      if (unfiltered) {
+        for (std::size_t r = i; r < end; ++r) partial += w[r];
+      } else {
+        for (std::size_t r = i; r < end; ++r) partial += w[r] & -static_cast<std::int64_t>(m[r]);
+      }
+      sel.sum += detail::DecimalAccess::from_inline(partial, col->scale);
+    }
+    return sel;
+  }
+  // A row counts when it matches and holds a number.
+  const auto counts = [&](std::size_t r) {
+    const bool value = no_nulls || tags[r] != detail::CellTag::null;
+    return value && (unfiltered || m[r] != 0);
+  };
+  if (op == Aggregate::median) {
+    sel.words.resize(n);
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+      sel.words[k] = w[r];
+      k += counts(r) ? std::size_t{1} : std::size_t{0};
+    }
+    sel.words.resize(k);
+    return sel;
+  }
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+  std::int64_t highest = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t r = 0; r < n; ++r) {
+    const bool in = counts(r);
+    lowest = in && w[r] < lowest ? w[r] : lowest;
+    highest = in && w[r] > highest ? w[r] : highest;
+  }
+  sel.lowest = lowest;
+  sel.highest = highest;
+  return sel;
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::show(const detail::Rational& r) {
+  if (const auto d = r.exact()) return detail::render(*d);
+  return r.to_string();
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::computed_phrase(const Table& table, const Selection& sel,
+                                                                     const std::string& shown,
+                                                                     const std::string& how) const {
+  std::string out = "computed ";
+  if (op == Aggregate::count) {
+    out += "count of rows" + (column.empty() ? std::string() : " with a value in " + detail::quote(column)) +
+           where_phrase() + " is " + shown;
+    if (!where.empty() || !column.empty())
+      out += " (of " + detail::count_of(table.row_count(), "row", "rows") + " recorded)";
+    return out;
+  }
+  out += std::string(to_string(op)) + " of " + detail::quote(column) + " over " + rows_phrase(sel.numbers) + " is " +
+         shown;
+  if (!how.empty()) out += " " + how;
+  if (sel.missing > 0)
+    out += "; " + detail::count_of(sel.missing, "row has", "rows have") + " no " + detail::quote(column);
+  return out;
+}
+
+}  // namespace groundplane

@@ -1,0 +1,191 @@
+// The bodies of ranking_prefix.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/checks/ranking_prefix.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE void ranking_prefix::validate(const FactRegistry& registry) const {
+  const auto& ranking = detail::fact_for<Ranking>(registry, fact, check_name);
+  detail::validate_field(field, check_name, "field");
+  detail::validate_tolerance(tolerance, check_name);
+  if (k > ranking.size())
+    throw ConfigurationError(std::string(check_name) + ": k is " + std::to_string(k) + " but fact " +
+                             detail::quote(fact) + " ranks only " +
+                             detail::count_of(ranking.size(), "entity", "entities"));
+}
+
+GROUNDPLANE_INLINE void ranking_prefix::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
+  const auto& ranking = registry.get<Ranking>(fact);
+  const std::string what = "entities ranked on '" + ranking.key() + "'";
+  const nlohmann::json name = SchemaBuilder::name_schema(ranking.order(), what);
+  nlohmann::json entry = {
+      {"type", "object"}, {"properties", {{"name", name}, {"score", {{"type", "number"}}}}}, {"required", {"name"}}};
+  nlohmann::json list = {{"type", "array"},
+                         {"items", {{"anyOf", {name, std::move(entry)}}}},
+                         {"description", (k > 0 ? "the top " + std::to_string(k) : std::string("the leading")) + " " +
+                                             what + ", best first"}};
+  list["minItems"] = k > 0 ? k : std::size_t{1};
+  list["maxItems"] = k > 0 ? k : ranking.size();
+  schema.add(field, std::move(list), true);
+}
+
+GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, const nlohmann::json& output,
+                                               std::vector<Finding>& findings) const {
+  const auto& ranking = registry.get<Ranking>(fact);
+  const nlohmann::json* said = detail::find_field(output, field);
+  const std::size_t n = said != nullptr && said->is_array() ? said->size() : 0;
+  // The cut the explanations speak of: k, or as far as the list reaches into the ranking.
+  const std::size_t cut = std::max(k, std::min(n, ranking.size()));
+  const std::size_t expected = k > 0 ? k : (n > 0 ? std::min(n, ranking.size()) : ranking.size());
+
+  Finding whole = detail::finding_about(check_name, field, ranking);
+  whole.supported = render_prefix(ranking, expected);
+  if (said == nullptr) {
+    whole.detail = "expected a list of the " + top_phrase(ranking, k > 0 ? k : 0) + ", best first";
+    findings.push_back(std::move(whole));
+    return;
+  }
+  whole.said = detail::render(*said);
+  if (!said->is_array()) {
+    whole.detail = "expected a list of entity names, got " + std::string(detail::type_name(*said)) +
+                   "; the computed order on " + on_key(ranking) + " starts with " + leader(ranking);
+    findings.push_back(std::move(whole));
+    return;
+  }
+  if (k > 0 && n != k) {
+    whole.detail = "the list has " + detail::count_of(n, "name", "names") + "; the " + top_phrase(ranking, k) +
+                   (k == 1 ? " was asked for" : " were asked for");
+    findings.push_back(whole);
+  } else if (k == 0 && n == 0) {
+    whole.detail =
+        "an empty list names no entities; the computed order on " + on_key(ranking) + " starts with " + leader(ranking);
+    findings.push_back(std::move(whole));
+    return;
+  } else if (k == 0 && n > ranking.size()) {
+    whole.detail = "the list has " + detail::count_of(n, "name", "names") + " but only " +
+                   detail::count_of(ranking.size(), "entity is", "entities are") + " ranked on " + on_key(ranking);
+    findings.push_back(whole);
+  }
+
+  std::unordered_map<std::string, std::size_t> seen;  // name -> 0-based place first named
+  std::size_t reported = 0;
+  std::vector<std::size_t> unreported;  // 0-based places past the cap
+  const auto report = [&](Finding f, std::size_t at) {
+    if (reported < max_place_findings) {
+      findings.push_back(std::move(f));
+      ++reported;
+    } else if (unreported.empty() || unreported.back() != at) {
+      unreported.push_back(at);
+    }
+  };
+
+  for (std::size_t i = 0; i < n; ++i) {
+    const nlohmann::json& entry = (*said)[i];
+    const nlohmann::json* name_json = &entry;
+    const nlohmann::json* score_json = nullptr;
+    if (entry.is_object()) {
+      name_json = detail::find_field(entry, "name");
+      score_json = detail::find_field(entry, "score");
+    }
+    // Built only when a finding is made: a long list that is right costs no strings.
+    const auto place_finding = [&] {
+      Finding f = detail::finding_about(check_name, field, ranking);
+      if (i < ranking.size()) f.supported = detail::render_alternatives(detail::tie_block_names(ranking, i));
+      return f;
+    };
+    const auto then = [&] { return i < ranking.size() ? "; " + expect_at(ranking, i, cut) : std::string(); };
+    if (name_json == nullptr || !name_json->is_string()) {
+      Finding f = place_finding();
+      f.said = detail::render(name_json == nullptr ? entry : *name_json);
+      f.detail =
+          place(i) + ": expected an entity name or an object with a 'name', got " +
+          (name_json == nullptr ? std::string("an object without one") : std::string(detail::type_name(*name_json))) +
+          then();
+      report(std::move(f), i);
+      continue;
+    }
+    const auto& name = name_json->get_ref<const std::string&>();
+    const auto pos = ranking.position_of(name);
+    if (!pos) {
+      Finding f = place_finding();
+      f.said = detail::quote(name);
+      f.detail = place(i) + ": " + f.said + " is not one of the " +
+                 detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) + then();
+      report(std::move(f), i);
+      continue;
+    }
+    if (const auto it = seen.find(name); it != seen.end()) {
+      Finding f = place_finding();
+      f.said = detail::quote(name);
+      f.detail =
+          place(i) + " repeats " + f.said + " (already at place " + std::to_string(it->second + 1) + ")" + then();
+      report(std::move(f), i);
+      continue;
+    }
+    seen.emplace(name, i);
+    if (i < ranking.size() && ranking.score_at(*pos) != ranking.score_at(i)) {
+      Finding f = place_finding();
+      f.said = detail::quote(name);
+      f.detail = expect_at(ranking, i, cut) + "; " + f.said + " ranked #" + std::to_string(ranking.rank_of(name)) +
+                 " at " + detail::render(ranking.score_at(*pos));
+      report(std::move(f), i);
+    }
+    if (score_json != nullptr) verify_score(ranking, name, *pos, i, *score_json, report);
+  }
+
+  if (!unreported.empty()) {
+    Finding rest = detail::finding_about(check_name, field, ranking);
+    rest.said = detail::render(*said);
+    rest.supported = render_prefix(ranking, expected);
+    std::string where;
+    for (std::size_t j = 0; j < unreported.size() && j < 4; ++j)
+      where += (j > 0 ? ", " : "") + std::to_string(unreported[j] + 1);
+    if (unreported.size() > 4) where += ", …";
+    rest.detail = detail::count_of(unreported.size(), "more place does", "more places do") +
+                  " not match the computed order on " + on_key(ranking) + " (places " + where + "; only the first " +
+                  std::to_string(max_place_findings) + " problems are listed)";
+    findings.push_back(std::move(rest));
+  }
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::on_key(const Ranking& r) {
+  return detail::quote(r.key()) + (r.direction() == Direction::lower_is_better ? " (lower is better)" : "");
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::top_phrase(const Ranking& r, std::size_t n) {
+  if (n == 1) return "top entity ranked on " + on_key(r);
+  return (n > 0 ? "top " + std::to_string(n) : std::string("leading")) + " entities ranked on " + on_key(r);
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::leader(const Ranking& r) {
+  return detail::quote(r.order().front()) + " (" + detail::render(r.score_at(0)) + ")";
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::render_prefix(const Ranking& r, std::size_t n) {
+  nlohmann::json names = nlohmann::json::array();
+  for (std::size_t i = 0; i < n && i < r.size(); ++i) names.push_back(r.order()[i]);
+  return detail::render(names);
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::places(std::size_t first, std::size_t count) {
+  if (count == 1) return place(first);
+  if (count == 2) return "places " + std::to_string(first + 1) + " and " + std::to_string(first + 2);
+  return "places " + std::to_string(first + 1) + "-" + std::to_string(first + count);
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::expect_at(const Ranking& r, std::size_t i, std::size_t cut) {
+  const std::string top = "the computed top " + std::to_string(cut) + " on " + on_key(r);
+  const auto [first, count] = r.tie_block_at(i);
+  const std::string score = detail::render(r.score_at(i));
+  if (count == 1) return place(i) + " of " + top + " is " + detail::quote(r.order()[i]) + " (" + score + ")";
+  const std::string tied = detail::render_all_of(detail::tie_block_names(r, i)) + " tie at " + score;
+  if (first + count <= cut) return "in " + top + ", " + tied + " and fill " + places(first, count) + " in either order";
+  const std::size_t open = cut - first;  // places the block may fill before the cut
+  const std::string who =
+      open == 1 ? (count == 2 ? "either" : "any of them") : "any " + std::to_string(open) + " of them";
+  return "in " + top + ", " + tied + "; " + who + " may fill " + places(first, open);
+}
+
+}  // namespace groundplane

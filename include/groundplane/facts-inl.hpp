@@ -1,0 +1,394 @@
+// The bodies of facts.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/facts.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE std::string_view to_string(FactKind k) noexcept {
+  switch (k) {
+    case FactKind::fact:
+      return "fact";
+    case FactKind::ranking:
+      return "ranking";
+    case FactKind::table:
+      return "table";
+    case FactKind::domain:
+      return "domain";
+  }
+  return "fact";
+}
+
+GROUNDPLANE_INLINE std::string_view to_string(Direction d) noexcept {
+  return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
+}
+
+namespace detail {
+GROUNDPLANE_INLINE std::optional<std::string> row_key(const nlohmann::json& v) {
+  std::string key;  // appended, not "s" + ...: GCC 12 misreads that at -O3 (-Wrestrict)
+  if (v.is_string()) {
+    key = 's';
+    key += v.get_ref<const std::string&>();
+  } else if (v.is_boolean()) {
+    key = v.get<bool>() ? "btrue" : "bfalse";
+  } else if (const auto d = v.is_number() ? Decimal::from_json(v) : std::nullopt) {
+    key = 'n';
+    key += d->to_string();
+  } else {
+    return std::nullopt;
+  }
+  return key;
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE std::string_view non_finite_name(double v) noexcept {
+  return v != v ? "NaN" : (v < 0 ? "-infinity" : "infinity");
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE void validate_header(std::string_view name, const Provenance& p) {
+  if (name.empty()) throw InvalidFact("cannot record a fact with an empty name");
+  if (p.tool.empty()) refuse(name, "provenance needs the tool that produced it; tool is empty");
+  if (!p.args.is_object())
+    refuse(name,
+           "provenance args must be a JSON object of the call's arguments, got " + std::string(type_name(p.args)));
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos) {
+  const auto [first, count] = r.tie_block_at(pos);
+  return {r.order().begin() + static_cast<std::ptrdiff_t>(first),
+          r.order().begin() + static_cast<std::ptrdiff_t>(first + count)};
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE nlohmann::json provenance_view(const Provenance& p) {
+  return {{"tool", p.tool}, {"args", nlohmann::json(p.args)}};
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE nlohmann::json fact_view(const Fact& f) {
+  return {{"kind", "fact"}, {"provenance", provenance_view(f.provenance())}, {"value", f.value()}};
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE std::optional<nlohmann::json> exact_number_json(const Decimal& d) {
+  nlohmann::json j = to_json(d);
+  if (j.is_number_integer() || j.is_number_unsigned()) return j;
+  const double x = j.get<double>();
+  if (std::isfinite(x) && Decimal(x) == d) return j;
+  return std::nullopt;
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE void put_exact(nlohmann::json& object, const std::string& key, const Decimal& d) {
+  if (auto j = exact_number_json(d)) {
+    object[key] = std::move(*j);
+    return;
+  }
+  object[key] = d.to_string();
+  object[exact_as_text_key].push_back(key);
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE nlohmann::json fact_view(const Ranking& r) {
+  nlohmann::json order = nlohmann::json::array();
+  for (std::size_t pos = 0; pos < r.order().size(); ++pos) {
+    const auto& entity = r.order()[pos];
+    nlohmann::json entry = {{"rank", r.rank_of(entity)}, {"entity", entity}};
+    put_exact(entry, "score", r.score_at(pos));
+    order.push_back(std::move(entry));
+  }
+  return {{"kind", "ranking"},
+          {"provenance", provenance_view(r.provenance())},
+          {"key", r.key()},
+          {"direction", to_string(r.direction())},
+          {"order", std::move(order)}};
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE nlohmann::json fact_view(const Table& t) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t r = 0; r < t.row_count(); ++r) {
+    nlohmann::json row = nlohmann::json::object();
+    for (std::size_t c = 0; c < t.columns().size(); ++c) {
+      if (t.is_null(r, c)) continue;
+      if (const auto n = t.number(r, c)) put_exact(row, t.columns()[c], *n);
+      else row[t.columns()[c]] = t.cell(r, c);
+    }
+    rows.push_back(std::move(row));
+  }
+  nlohmann::json view = {{"kind", "table"},
+                         {"provenance", provenance_view(t.provenance())},
+                         {"columns", t.columns()},
+                         {"rows", std::move(rows)},
+                         {"complete", t.complete()}};
+  view["key_column"] = t.key_column() ? nlohmann::json(*t.key_column()) : nlohmann::json();
+  view["total_rows"] = t.total_rows() ? nlohmann::json(*t.total_rows()) : nlohmann::json();
+  return view;
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE nlohmann::json fact_view(const Domain& d) {
+  return {{"kind", "domain"}, {"provenance", provenance_view(d.provenance())}, {"members", d.members()}};
+}
+}  // namespace detail
+
+GROUNDPLANE_INLINE std::string Provenance::render() const {
+  std::string out = detail::escape(tool);
+  out += '(';
+  if (args.is_object()) {
+    bool first = true;
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      if (!first) out += ", ";
+      first = false;
+      out += detail::escape(it.key());
+      out += '=';
+      out += detail::render(it.value());
+    }
+  } else if (!args.is_null()) {
+    out += detail::render(args);
+  }
+  out += ')';
+  return out;
+}
+
+GROUNDPLANE_INLINE std::string_view Score::non_finite_name() const noexcept {
+  return raw_ != raw_ ? "NaN" : (raw_ < 0 ? "-infinity" : "infinity");
+}
+
+GROUNDPLANE_INLINE Fact::Fact(std::string name, nlohmann::json value, Provenance provenance)
+    : name_(std::move(name)), value_(std::move(value)), provenance_(std::move(provenance)) {
+  detail::validate_header(name_, provenance_);
+  if (!(value_.is_number() || value_.is_string() || value_.is_boolean()))
+    detail::refuse(name_,
+                   "a fact's value must be a number, string or bool, got " + std::string(detail::type_name(value_)));
+  if (value_.is_number_float() && !std::isfinite(value_.get<double>()))
+    detail::refuse(name_, "its value is " + std::string(detail::non_finite_name(value_.get<double>())) +
+                              ", which is not a number a claim can be checked against");
+}
+
+GROUNDPLANE_INLINE Ranking::Ranking(std::string name, Scores scores, std::string key, Direction direction,
+                                    Provenance provenance)
+    : name_(std::move(name)),
+      key_(std::move(key)),
+      direction_(direction),
+      scores_(std::move(scores)),
+      provenance_(std::move(provenance)) {
+  detail::validate_header(name_, provenance_);
+  if (key_.empty()) detail::refuse(name_, "a ranking needs the measured quantity as its key; key is empty");
+  if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
+  if (scores_.size() > detail::NameIndex::max_size)
+    detail::refuse(name_, "a ranking holds at most " + std::to_string(detail::NameIndex::max_size) + " entities");
+  index_.reserve(scores_.size());
+  for (std::size_t i = 0; i < scores_.size(); ++i) {
+    const auto& entity = scores_[i].first;
+    if (entity.empty()) detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
+    if (!scores_[i].second.finite())
+      detail::refuse(name_, "entity " + detail::quote(entity) + " has the score " +
+                                std::string(scores_[i].second.non_finite_name()) +
+                                ", which is not a number a ranking can order");
+    if (index_.insert(static_cast<detail::NameIndex::Id>(i), entity_at()))
+      detail::refuse(name_, "entity " + detail::quote(entity) + " appears more than once");
+  }
+  // Best first; a stable sort keeps recorded order inside a tie.
+  std::vector<std::size_t>& by_rank = by_rank_;
+  by_rank.resize(scores_.size());
+  for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+  std::stable_sort(by_rank.begin(), by_rank.end(),
+                   [&](std::size_t a, std::size_t b) { return better(scores_[a].second, scores_[b].second); });
+  order_.reserve(by_rank.size());
+  position_.assign(scores_.size(), 0);
+  rank_.assign(scores_.size(), 0);
+  for (std::size_t pos = 0; pos < by_rank.size(); ++pos) {
+    const std::size_t i = by_rank[pos];
+    order_.push_back(scores_[i].first);
+    position_[i] = pos;
+    const bool tied_with_previous = pos > 0 && scores_[by_rank[pos - 1]].second == scores_[i].second;
+    rank_[i] = tied_with_previous ? rank_[by_rank[pos - 1]] : pos + 1;
+  }
+}
+
+GROUNDPLANE_INLINE std::size_t Ranking::rank_of(std::string_view entity) const {
+  const auto i = index_.find(entity, entity_at());
+  return i ? rank_[*i] : 0;
+}
+
+GROUNDPLANE_INLINE std::optional<Decimal> Ranking::score_of(std::string_view entity) const {
+  const auto i = index_.find(entity, entity_at());
+  if (!i) return std::nullopt;
+  return scores_[*i].second;
+}
+
+GROUNDPLANE_INLINE std::optional<std::size_t> Ranking::position_of(std::string_view entity) const {
+  const auto i = index_.find(entity, entity_at());
+  if (!i) return std::nullopt;
+  return position_[*i];
+}
+
+GROUNDPLANE_INLINE std::pair<std::size_t, std::size_t> Ranking::tie_block_at(std::size_t pos) const {
+  const Decimal& s = score_at(pos);
+  const std::size_t first = first_not_better_than(s, 0, pos);
+  std::size_t lo = pos + 1, hi = order_.size();  // first position scoring worse than s
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (better(s, score_at(mid))) hi = mid;
+    else lo = mid + 1;
+  }
+  return {first, lo - first};
+}
+
+GROUNDPLANE_INLINE std::optional<std::size_t> Ranking::other_with_score(const Decimal& score,
+                                                                        std::size_t except) const {
+  std::size_t pos = first_not_better_than(score, 0, order_.size());
+  if (pos == except) ++pos;
+  if (pos < order_.size() && score_at(pos) == score) return pos;
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE bool Ranking::better(const Decimal& a, const Decimal& b) const {
+  return direction_ == Direction::higher_is_better ? a > b : a < b;
+}
+
+GROUNDPLANE_INLINE std::size_t Ranking::first_not_better_than(const Decimal& s, std::size_t lo, std::size_t hi) const {
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (better(score_at(mid), s)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Table::value(std::size_t row, std::string_view column) const {
+  if (row >= row_count_) throw std::out_of_range("row " + std::to_string(row) + " of " + std::to_string(row_count_));
+  const auto c = column_of(column);
+  return c ? data_[*c].json(row) : nlohmann::json();
+}
+
+GROUNDPLANE_INLINE std::optional<std::size_t> Table::column_of(std::string_view column) const {
+  const auto it = column_index_.find(column);
+  if (it == column_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+GROUNDPLANE_INLINE CellKind Table::kind(std::size_t row, std::size_t column) const noexcept {
+  switch (data_[column].tags[row]) {
+    case detail::CellTag::null:
+      return CellKind::null;
+    case detail::CellTag::string:
+      return CellKind::string;
+    case detail::CellTag::boolean_false:
+    case detail::CellTag::boolean_true:
+      return CellKind::boolean;
+    case detail::CellTag::other:
+      return CellKind::other;
+    default:
+      return CellKind::number;
+  }
+}
+
+GROUNDPLANE_INLINE bool Table::is_null(std::size_t row, std::size_t column) const noexcept {
+  return data_[column].tags[row] == detail::CellTag::null;
+}
+
+GROUNDPLANE_INLINE std::optional<Decimal> Table::number(std::size_t row, std::size_t column) const {
+  const auto& c = data_[column];
+  if (!detail::is_number(c.tags[row])) return std::nullopt;
+  return c.number(row);
+}
+
+GROUNDPLANE_INLINE std::optional<std::string_view> Table::text(std::size_t row, std::size_t column) const noexcept {
+  const auto& c = data_[column];
+  if (c.tags[row] != detail::CellTag::string) return std::nullopt;
+  return c.strings.at(static_cast<detail::StringPool::Id>(c.words[row]));
+}
+
+GROUNDPLANE_INLINE std::optional<std::size_t> Table::row_of(const nlohmann::json& key) const {
+  if (key.is_string()) return row_of_text(key.get_ref<const std::string&>());
+  if (!key_col_) return std::nullopt;
+  const auto k = detail::row_key(key);
+  if (!k) return std::nullopt;
+  const auto it = key_index_.find(*k);
+  if (it == key_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+GROUNDPLANE_INLINE std::optional<std::size_t> Table::row_of_text(std::string_view key) const {
+  if (!key_col_) return std::nullopt;
+  const auto id = data_[*key_col_].strings.find(key);
+  if (!id) return std::nullopt;
+  return key_row_by_id_[*id];
+}
+
+GROUNDPLANE_INLINE std::size_t Table::column_for(const std::string& key) {
+  if (const auto it = column_index_.find(std::string_view(key)); it != column_index_.end()) return it->second;
+  column_index_.emplace(key, columns_.size());
+  columns_.push_back(key);
+  data_.emplace_back(row_count_);  // null: absent in earlier rows
+  return columns_.size() - 1;
+}
+
+GROUNDPLANE_INLINE void Table::check_finite(double d, std::size_t row, const std::string& column) const {
+  if (d != d || d - d != 0)
+    detail::refuse(name_,
+                   "row " + std::to_string(row) + " column " + detail::quote(column) + " holds a non-finite number");
+}
+
+GROUNDPLANE_INLINE void Table::index_key_column() {
+  if (key_column_->empty()) detail::refuse(name_, "key_column is empty");
+  const auto c = column_of(*key_column_);
+  if (!c && row_count_ > 0)
+    detail::refuse(name_, "key column " + detail::quote(*key_column_) + " is missing from every row");
+  if (!c) return;
+  const detail::Column& col = data_[*c];
+  constexpr auto unset = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> by_id(col.strings.size(), unset);
+  for (std::size_t r = 0; r < row_count_; ++r) {
+    const detail::CellTag tag = col.tags[r];
+    if (tag == detail::CellTag::string) {
+      std::size_t& first = by_id[static_cast<std::size_t>(col.words[r])];
+      if (first != unset) duplicate_key(col.json(r), first, r);
+      first = r;
+      continue;
+    }
+    const auto v = col.json(r);
+    const auto k = detail::row_key(v);
+    if (!k)
+      detail::refuse(name_, "row " + std::to_string(r) + " has no usable value in key column " +
+                                detail::quote(*key_column_) + " (" + std::string(detail::type_name(v)) + ")");
+    const auto [it, added] = key_index_.emplace(*k, r);
+    if (!added) duplicate_key(v, it->second, r);
+  }
+  key_row_by_id_ = std::move(by_id);
+  key_col_ = c;
+}
+
+[[noreturn]] GROUNDPLANE_INLINE void Table::duplicate_key(const nlohmann::json& v, std::size_t first,
+                                                          std::size_t second) const {
+  detail::refuse(name_, "key column " + detail::quote(*key_column_) + " holds " + detail::render(v) + " in rows " +
+                            std::to_string(first) + " and " + std::to_string(second));
+}
+
+GROUNDPLANE_INLINE Domain::Domain(std::string name, std::vector<std::string> members, Provenance provenance)
+    : name_(std::move(name)), members_(std::move(members)), provenance_(std::move(provenance)) {
+  detail::validate_header(name_, provenance_);
+  if (members_.size() > detail::NameIndex::max_size)
+    detail::refuse(name_, "a domain holds at most " + std::to_string(detail::NameIndex::max_size) + " members");
+  index_.reserve(members_.size());
+  for (std::size_t i = 0; i < members_.size(); ++i)
+    if (index_.insert(static_cast<detail::NameIndex::Id>(i), member_at()))
+      detail::refuse(name_, "member " + detail::quote(members_[i]) + " appears more than once");
+}
+
+}  // namespace groundplane

@@ -1,0 +1,85 @@
+// The bodies of schema.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/schema.hpp"
+
+namespace groundplane {
+
+namespace detail {
+GROUNDPLANE_INLINE void make_strict(nlohmann::json& s) {
+  if (!s.is_object()) return;
+  if (auto it = s.find("anyOf"); it != s.end() && it->is_array())
+    for (auto& alternative : *it) make_strict(alternative);
+  if (auto it = s.find("items"); it != s.end()) make_strict(*it);
+  const auto props = s.find("properties");
+  if (props == s.end() || !props->is_object()) return;
+  nlohmann::json required =
+      s.contains("required") && s["required"].is_array() ? s["required"] : nlohmann::json::array();
+  nlohmann::json all = nlohmann::json::array();
+  for (auto& [name, property] : props->items()) {
+    make_strict(property);
+    if (std::find(required.begin(), required.end(), name) == required.end())
+      property = nlohmann::json{{"anyOf", nlohmann::json::array({std::move(property), {{"type", "null"}}})}};
+    all.push_back(name);
+  }
+  s["required"] = std::move(all);
+  s["additionalProperties"] = false;
+}
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE nlohmann::json strict_schema(nlohmann::json schema) {
+  make_strict(schema);
+  return schema;
+}
+}  // namespace detail
+
+GROUNDPLANE_INLINE void SchemaBuilder::add(std::string_view field, nlohmann::json schema, bool required) {
+  std::vector<std::string> tokens;
+  if (!field.empty() && field[0] == '/') {
+    auto parsed = detail::pointer_tokens(field);
+    if (!parsed) return;
+    tokens = std::move(*parsed);
+  } else {
+    tokens.emplace_back(field);
+  }
+  nlohmann::json* node = &root_;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const bool last = i + 1 == tokens.size();
+    if (detail::array_index(tokens[i]) && (*node)["type"] == "array") {
+      node = &(*node)["items"];
+      if (last) {
+        merge(*node, std::move(schema));
+        return;
+      }
+      continue;
+    }
+    if (!node->contains("properties")) {
+      (*node)["type"] = "object";
+      (*node)["properties"] = nlohmann::json::object();
+    }
+    if (required) {
+      auto& req = (*node)["required"];
+      if (!req.is_array()) req = nlohmann::json::array();
+      if (std::find(req.begin(), req.end(), tokens[i]) == req.end()) req.push_back(tokens[i]);
+    }
+    auto& child = (*node)["properties"][tokens[i]];
+    if (last) {
+      merge(child, std::move(schema));
+      return;
+    }
+    if (child.is_null()) {
+      const bool next_is_index = detail::array_index(tokens[i + 1]).has_value();
+      child = next_is_index ? nlohmann::json{{"type", "array"}, {"items", nlohmann::json::object()}}
+                            : nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}};
+    }
+    node = &child;
+  }
+}
+
+GROUNDPLANE_INLINE void SchemaBuilder::merge(nlohmann::json& into, nlohmann::json schema) {
+  if (into.is_null() || into.empty()) into = std::move(schema);
+}
+
+}  // namespace groundplane

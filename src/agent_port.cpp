@@ -1,0 +1,7 @@
+// groundplane::compiled: gp::AgentPort's bodies, compiled once (see detail/linkage.hpp).
+#include "groundplane/detail/linkage.hpp"
+#ifndef GROUNDPLANE_COMPILED_LIB
+#error "src/ is built by the groundplane::compiled target, which defines GROUNDPLANE_COMPILED_LIB"
+#endif
+
+#include "groundplane/agent_port-inl.hpp"
