@@ -5,6 +5,14 @@ include(CMakePackageConfigHelpers)
 set(GROUNDPLANE_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/cmake/groundplane"
   CACHE STRING "Where groundplaneConfig.cmake is installed, relative to the prefix")
 
+# The compiled mode installs a library that only a build makes: without it, stop before
+# anything is copied (a half-done install is worse than none).
+if(TARGET groundplane_compiled)
+  install(CODE "if(NOT EXISTS \"$<TARGET_FILE:groundplane_compiled>\")
+  message(FATAL_ERROR \"groundplane: GROUNDPLANE_COMPILED=ON installs libgroundplane, which is not built yet: run cmake --build first\")
+endif()")
+endif()
+
 install(TARGETS groundplane EXPORT groundplaneTargets)
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/groundplane"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
@@ -17,6 +25,13 @@ install(EXPORT groundplaneTargets
 if(TARGET groundplane_sqlite)
   install(TARGETS groundplane_sqlite EXPORT groundplaneSqliteTargets)
   install(EXPORT groundplaneSqliteTargets
+    NAMESPACE groundplane::
+    DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
+endif()
+if(TARGET groundplane_compiled)
+  install(TARGETS groundplane_compiled EXPORT groundplaneCompiledTargets
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(EXPORT groundplaneCompiledTargets
     NAMESPACE groundplane::
     DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
 endif()

@@ -1,6 +1,6 @@
 # Drives one consumer test (cmake -P): MODE is install, install_unbuilt, missing_dependency, find_package,
 # find_package_sqlite, find_package_postgres, too_new_version,
-# add_subdirectory, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
+# add_subdirectory, add_subdirectory_compiled, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
 cmake_minimum_required(VERSION 3.25)
@@ -217,6 +217,14 @@ elseif(MODE STREQUAL "too_new_version")
 elseif(MODE STREQUAL "add_subdirectory")
   build_and_run("${CONSUMERS_DIR}/add_subdirectory" -DFETCHCONTENT_FULLY_DISCONNECTED=ON
     "-DGROUNDPLANE_SOURCE_DIR=${SOURCE_DIR}")
+
+elseif(MODE STREQUAL "add_subdirectory_compiled")
+  build_and_run("${CONSUMERS_DIR}/add_subdirectory" -DFETCHCONTENT_FULLY_DISCONNECTED=ON
+    "-DGROUNDPLANE_SOURCE_DIR=${SOURCE_DIR}" -DCONSUMER_COMPILED=ON)
+  file(GLOB_RECURSE libs "${work}/build/groundplane/*libgroundplane.a" "${work}/build/groundplane/*groundplane.lib")
+  if(NOT libs)
+    message(FATAL_ERROR "the compiled mode built no groundplane library")
+  endif()
 
 elseif(MODE STREQUAL "fetchcontent")
   # A source archive of what a release carries, fetched by URL and hash. (Downloads of

@@ -4,6 +4,8 @@
 # every public header except these, which are reached another way:
 #   groundplane/detail/  internals, included by the parts that use them
 #   groundplane/mcp/     the MCP adapter, opt-in: #include <groundplane/mcp/server.hpp>
+#   *-inl.hpp            a header's bodies, included by that header (or compiled into
+#                        groundplane::compiled)
 #   groundplane/store/   the durable ledger stores, opt-in with their own targets:
 #                        #include <groundplane/store/sqlite.hpp> (groundplane::sqlite),
 #                        #include <groundplane/store/postgres.hpp> (groundplane::postgres)
@@ -34,7 +36,8 @@ file(GLOB_RECURSE headers RELATIVE "${INCLUDE_DIR}" "${INCLUDE_DIR}/groundplane/
 list(SORT headers)
 set(count 0)
 foreach(header IN LISTS headers)
-  if(header STREQUAL "groundplane/groundplane.hpp" OR header MATCHES "^groundplane/(detail|mcp|store)/")
+  if(header STREQUAL "groundplane/groundplane.hpp" OR header MATCHES "^groundplane/(detail|mcp|store)/"
+     OR header MATCHES "-inl\\.hpp$")
     continue()
   endif()
   math(EXPR count "${count} + 1")
