@@ -31,7 +31,8 @@ namespace {
 std::string run_tag() { return "bench-" + std::to_string(::getpid()) + "-"; }
 
 // Agent fires of an action whose handler returns: two rows each (the fire, stored
-// before its handler runs, and its grade after), each committed before fire() returns.
+// before its handler runs, and its grade, which joins the next commit), so one commit
+// (one round trip) a fire.
 void fire_loop(const std::shared_ptr<gp::LedgerStore>& store, int fires) {
   gp::Session s({.node = "shop", .store = store});
   s.declare("cart.add",
@@ -99,8 +100,8 @@ double takeover_after_release_ms(const std::string& uri, const std::string& sess
 }
 
 // The baseline in the same run: libpq alone committing one small row per round trip,
-// prepared, no groundplane. A fire with a handler commits twice (its row before the
-// handler runs, its grade after), so half of this is its ceiling on this server.
+// prepared, no groundplane. A fire commits once (its grade joins the next commit), so
+// this is its ceiling on this server.
 double raw_commits_per_second(const std::string& uri, bool sync, int n) {
   const auto conn = gp::detail::pg_connect(uri);
   if (!sync) gp::detail::pg_run(conn.get(), "SET synchronous_commit = off");
