@@ -141,10 +141,15 @@ TEST_CASE("A write from a store whose lease was taken over is refused inside the
   CHECK(epoch_of(new_owner) == epoch_of(old_owner) + 1);
   CHECK(new_owner->head().rows == 2);
   fill(*new_owner, 1, "new");
-  const gp::LedgerRow late{9, "fire", json{{"by", "old"}, {"late", true}}};
-  CHECK_THROWS_AS(old_owner->append(std::span(&late, 1)), gp::SessionMoved);
+  // A few rows go as plain parameters, more as arrays: each form is fenced.
+  std::vector<gp::LedgerRow> late;
+  SECTION("one row") { late.resize(1); }
+  SECTION("six rows") { late.resize(6); }
+  for (std::size_t k = 0; k < late.size(); ++k)
+    late[k] = gp::LedgerRow{9 + k, "fire", json{{"by", "old"}, {"late", true}, {"k", k}}};
+  CHECK_THROWS_AS(old_owner->append(late), gp::SessionMoved);
   try {
-    old_owner->append(std::span(&late, 1));  // and every write after it
+    old_owner->append(late);  // and every write after it
     FAIL("a former owner appended");
   } catch (const gp::SessionMoved& e) {
     // It names who holds the session now, and both epochs.

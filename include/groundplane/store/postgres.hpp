@@ -260,6 +260,46 @@ inline void pg_read_rows(PGconn* conn, const std::string& session, std::uint64_t
   }
 }
 
+// The append is one statement: it renews the lease only if the epoch is still this
+// store's and inserts the rows joined to that renewal — no renewal, no rows. The UPDATE
+// locks the session's row, so a takeover and an append never interleave. Where the lease
+// was renewed recently (renew = false) the epoch is checked under a share lock on the
+// session's row instead (a takeover's UPDATE waits for it, and an append after a takeover
+// finds the new epoch), so the row is not rewritten. The rows: up to
+// pg_append_values_rows of them as a VALUES list of plain parameters (a fire appends
+// two: its own row and the previous fire's grade), more as five arrays to unnest, which
+// costs the server more to read per statement.
+inline constexpr std::size_t pg_append_values_rows = 4;
+
+inline std::string pg_append_name(bool renew, std::size_t values_rows) {
+  return std::string(renew ? "groundplane_append" : "groundplane_append_fenced") +
+         (values_rows ? "_" + std::to_string(values_rows) : std::string());
+}
+
+// values_rows = 0: the rows as arrays ($4..$8); else that many rows, five parameters each.
+inline std::string pg_append_sql(bool renew, std::size_t values_rows) {
+  std::string sql = renew ? "WITH lease AS (UPDATE groundplane_sessions"
+                            " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                            " WHERE name = $1 AND epoch = $2 RETURNING name)"
+                          : "WITH lease AS (SELECT name FROM groundplane_sessions"
+                            " WHERE name = $1 AND epoch = $2 AND $3::bigint >= 0 FOR SHARE)";
+  sql +=
+      " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
+      " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease, ";
+  if (values_rows == 0) {
+    sql += "unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])";
+  } else {
+    sql += "(VALUES ";
+    for (std::size_t k = 0; k < values_rows; ++k) {
+      const auto arg = [&](std::size_t i, const char* type) { return "$" + std::to_string(4 + 5 * k + i) + type; };
+      sql += (k ? ", (" : "(") + arg(0, "::bigint, ") + arg(1, "::bigint, ") + arg(2, "::text, ") + arg(3, "::text, ") +
+             arg(4, "::text)");
+    }
+    sql += ")";
+  }
+  return sql + " AS r(seq, version, kind, body, hash)";
+}
+
 class PostgresStore final : public LedgerStore {
  public:
   PostgresStore(const std::string& conninfo, PostgresStoreOptions options)
@@ -282,29 +322,12 @@ class PostgresStore final : public LedgerStore {
     }
     load_head();
     if (!read_only_) {
-      // The append: one statement that renews the lease only if the epoch is still ours,
-      // and inserts the rows joined to that renewal — no renewal, no rows. The UPDATE
-      // locks the session's row, so a takeover and an append never interleave.
-      pg_prepare(conn_.get(), "groundplane_append",
-                 "WITH lease AS (UPDATE groundplane_sessions"
-                 " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
-                 " WHERE name = $1 AND epoch = $2 RETURNING name)"
-                 " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
-                 " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
-                 " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
-                 " AS r(seq, version, kind, body, hash)",
-                 8);
-      // The same append where the lease was renewed recently: the epoch is checked under
-      // a share lock on the session's row instead (a takeover's UPDATE waits for it, and
-      // an append after a takeover finds the new epoch), so the row is not rewritten.
-      pg_prepare(conn_.get(), "groundplane_append_fenced",
-                 "WITH lease AS (SELECT name FROM groundplane_sessions"
-                 " WHERE name = $1 AND epoch = $2 AND $3::bigint >= 0 FOR SHARE)"
-                 " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
-                 " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease,"
-                 " unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])"
-                 " AS r(seq, version, kind, body, hash)",
-                 8);
+      // Every form of the append, prepared in one round trip.
+      std::string prepare;
+      for (const bool renew : {true, false})
+        for (std::size_t n = 0; n <= pg_append_values_rows; ++n)
+          prepare += "PREPARE " + pg_append_name(renew, n) + " AS " + pg_append_sql(renew, n) + ";";
+      pg_run(conn_.get(), prepare.c_str());
       renewer_ = std::thread([this] { renew_loop(); });
     }
   }
@@ -345,18 +368,28 @@ class PostgresStore final : public LedgerStore {
       throw LedgerStoreError("the connection to PostgreSQL failed during an earlier write of session \"" + session_ +
                              "\": whether it committed is unknown, so this store writes no more (reopen the session)");
     if (rows.empty()) return head_locked();
-    // The rows as five arrays (seq, version, kind, body, hash as hex), for the one
-    // statement that renews the lease only if the epoch is ours and inserts the rows
-    // joined to that renewal.
+    // The parameters: session, epoch, lease, then the rows (seq, version, kind, body, hash
+    // as hex) — each its own five parameters for a few rows, else five arrays.
+    const bool as_values = rows.size() <= pg_append_values_rows;
+    std::vector<std::string> params{session_, std::to_string(epoch_), std::to_string(lease_.count())};
+    params.reserve(as_values ? 3 + 5 * rows.size() : 8);
     std::string seqs = "{", versions = "{", kinds = "{", bodies = "{", hashes = "{";
     RowHash prev = prev_;
     std::uint64_t seq = rows_;
     for (const LedgerRow& r : rows) {
       if (r.kind.find('\0') != std::string::npos)
         throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
-      const std::string body = canonical_body(r.body);
+      std::string body = canonical_body(r.body);
       ++seq;
       prev = chain_next(sha_, prev, canonical_bytes(seq, r.version, r.kind, body));
+      if (as_values) {
+        params.push_back(std::to_string(seq));
+        params.push_back(std::to_string(r.version));
+        params.push_back(r.kind);
+        params.push_back(std::move(body));
+        params.push_back(to_hex(prev));
+        continue;
+      }
       const char* sep = seq == rows_ + 1 ? "" : ",";
       seqs.append(sep).append(std::to_string(seq));
       versions.append(sep).append(std::to_string(r.version));
@@ -366,15 +399,15 @@ class PostgresStore final : public LedgerStore {
       pg_array_element(bodies, body);
       hashes.append(sep).append(to_hex(prev));
     }
-    for (std::string* a : {&seqs, &versions, &kinds, &bodies, &hashes}) a->push_back('}');
-    const std::string params[] = {
-        session_, std::to_string(epoch_), std::to_string(lease_.count()), seqs, versions, kinds, bodies, hashes};
+    if (!as_values) {
+      for (std::string* a : {&seqs, &versions, &kinds, &bodies, &hashes}) params.push_back(std::move(a->append("}")));
+    }
     const auto now = std::chrono::steady_clock::now();
     const bool renew = now - last_renewal_ >= lease_ / 3;
     PgResult res;
     for (int attempt = 0;; ++attempt) {
       try {
-        res = pg_exec_prepared(conn_.get(), renew ? "groundplane_append" : "groundplane_append_fenced", params);
+        res = pg_exec_prepared(conn_.get(), pg_append_name(renew, as_values ? rows.size() : 0).c_str(), params);
         break;
       } catch (const PostgresError& e) {
         if (e.retryable() && attempt < 8) continue;  // nothing committed: the same statement again
