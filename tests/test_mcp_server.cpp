@@ -1251,3 +1251,27 @@ TEST_CASE("a repeated key late in a large object is found in one pass and named,
   CHECK(t.reply_to(1)["error"]["message"].get<std::string>().find("'k7' appears twice") != std::string::npos);
   CHECK(t.reply_to(2)["result"] == ojson::object());
 }
+
+TEST_CASE("an object keeps every member, in order and whole, however many members follow a large one") {
+  // The reader grows an object's members itself (moving the values): a member placed
+  // before the growth must come out as it went in, nested values included.
+  ojson args = ojson::object();
+  for (int i = 0; i < 40; ++i)
+    args["m" + std::to_string(39 - i)] = ojson{{"rows", ojson::array({i, std::to_string(i), ojson{{"deep", i}}})}};
+  // args first, so name, value and tool are placed after it (an object grows at 1, 2, 4, ...).
+  ojson arguments = ojson::object();
+  arguments["args"] = args;
+  arguments["name"] = "spend";
+  arguments["value"] = 4200;
+  arguments["tool"] = "warehouse.query";
+  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  const auto reply = p.handle_line(call(1, "record_fact", arguments));
+  REQUIRE(reply);
+  const ojson r = ojson::parse(*reply);
+  REQUIRE(r["result"]["isError"] == false);
+  const ojson& echoed = r["result"]["structuredContent"]["provenance"]["args"];
+  CHECK(echoed.dump() == args.dump());  // the same members, values and order
+  REQUIRE(echoed.size() == 40);
+  CHECK(echoed.begin().key() == "m39");
+  CHECK(echoed["m0"]["rows"][2]["deep"] == 39);
+}

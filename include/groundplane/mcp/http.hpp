@@ -374,20 +374,20 @@ class HttpServer {
       reply = entry->protocol->handle_line(request.body);
       entry->last_used = std::chrono::steady_clock::now();
     }
-    return answer(reply);
+    return answer(std::move(reply));
   }
 
   // A reply as HTTP: 202 for nothing to answer; 400 for a message that could not be read
   // as a request at all (the id is null); 200 otherwise.
-  static HttpResponse answer(const std::optional<std::string>& reply) {
+  static HttpResponse answer(std::optional<std::string> reply) {
     HttpResponse r;
     if (!reply) {
       r.status = 202;
       return r;
     }
-    r.body = *reply;
     // The protocol answers an unreadable message with a null id: a bad request.
     r.status = reply->rfind(R"({"jsonrpc":"2.0","id":null,"error")", 0) == 0 ? 400 : 200;
+    r.body = std::move(*reply);
     return r;
   }
 
@@ -424,7 +424,7 @@ class HttpServer {
     }
     entry->protocol = factory_();
     auto reply = entry->protocol->handle_line(request.body);
-    HttpResponse r = answer(reply);
+    HttpResponse r = answer(std::move(reply));
     if (entry->protocol->protocol_version().empty()) return r;  // initialize was refused: no session
     entry->last_used = std::chrono::steady_clock::now();
     std::string id = detail::new_session_id();

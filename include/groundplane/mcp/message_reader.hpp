@@ -15,6 +15,7 @@
 // decimals, 1e400 its value) without reading the rest of the line a second time.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -154,8 +155,18 @@ class MessageBuilder {
       return &items.back();
     }
     Members& members = object_members(parent);
+    if (members.size() == members.capacity()) grow(members);
     members.emplace_back(std::move(key_), std::move(v));
     return &members.back().second;
+  }
+  // A member's key is const, so its move may throw and the vector's own growth copies
+  // every member already placed, deeply (a record_table's rows, when a member follows
+  // them). Growing here moves each value and copies only its key.
+  static void grow(Members& members) {
+    Members bigger;
+    bigger.reserve(std::max<std::size_t>(4, 2 * members.size()));
+    for (auto& m : members) bigger.emplace_back(m.first, std::move(m.second));
+    members.swap(bigger);
   }
   bool place(json v) {
     place_node(std::move(v));

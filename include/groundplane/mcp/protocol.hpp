@@ -181,9 +181,17 @@ inline std::string dump(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+// An object with room for `members` members: ordered_json's members have const keys, so
+// growing one copies the members already in it, deeply (a result's findings, say).
+inline nlohmann::ordered_json object_of(std::size_t members) {
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  o.get_ref<nlohmann::ordered_json::object_t&>().reserve(members);
+  return o;
+}
+
 // A CallToolResult carrying structured data and one text block.
 inline nlohmann::ordered_json tool_result(nlohmann::ordered_json structured, std::string text) {
-  nlohmann::ordered_json r;
+  nlohmann::ordered_json r = object_of(3);
   r["content"] = nlohmann::ordered_json::array({text_block(std::move(text))});
   r["structuredContent"] = std::move(structured);
   r["isError"] = false;
@@ -399,6 +407,8 @@ class Protocol {
         detail::Arguments::fail(label + " needs \"kind\": \"fact\", \"ranking\", \"table\" or \"domain\"");
       if (def.contains("name"))
         detail::Arguments::fail(label + ": its name is its key; \"name\" is not one of its members");
+      // The arguments the matching record_* tool takes; only the fact is kept (the
+      // tool's result, which nobody reads here, is not built).
       nlohmann::ordered_json record_args = nlohmann::ordered_json::object();
       record_args["name"] = it.key();
       for (auto m = def.begin(); m != def.end(); ++m)
@@ -661,18 +671,20 @@ class Protocol {
     return detail::tool_result(std::move(out), std::move(text));
   }
 
-  nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a) { return record_fact(a, registry_); }
-  static nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a, FactRegistry& into) {
+  nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a) { return recorded(record_fact(a, registry_)); }
+  static const Fact& record_fact(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_fact", a, {"name", "value", "tool", "args"});
     auto name = args.string("name");
     const auto& value = args.required("value", "a number, string or bool");
     auto tool = args.string("tool");
-    return recorded(
-        into.record_fact(std::move(name), nlohmann::json(value), {.tool = std::move(tool), .args = args.call_args()}));
+    return into.record_fact(std::move(name), nlohmann::json(value),
+                            {.tool = std::move(tool), .args = args.call_args()});
   }
 
-  nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a) { return record_ranking(a, registry_); }
-  static nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a, FactRegistry& into) {
+  nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a) {
+    return recorded(record_ranking(a, registry_));
+  }
+  static const Ranking& record_ranking(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_ranking", a, {"name", "scores", "key", "direction", "tool", "args"});
     auto name = args.string("name");
     const auto& scores_in = args.required("scores", "an object {entity: number}");
@@ -696,13 +708,13 @@ class Protocol {
             detail::quote(*d));
     }
     auto tool = args.string("tool");
-    return recorded(into.record_ranking(
+    return into.record_ranking(
         std::move(name), std::move(scores),
-        {.key = std::move(key), .direction = direction, .tool = std::move(tool), .args = args.call_args()}));
+        {.key = std::move(key), .direction = direction, .tool = std::move(tool), .args = args.call_args()});
   }
 
-  nlohmann::ordered_json record_table(const nlohmann::ordered_json& a) { return record_table(a, registry_); }
-  static nlohmann::ordered_json record_table(const nlohmann::ordered_json& a, FactRegistry& into) {
+  nlohmann::ordered_json record_table(const nlohmann::ordered_json& a) { return recorded(record_table(a, registry_)); }
+  static const Table& record_table(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_table", a, {"name", "rows", "key_column", "total_rows", "tool", "args"});
     auto name = args.string("name");
     const auto& rows = args.required("rows", "an array of row objects");
@@ -716,13 +728,15 @@ class Protocol {
     auto key_column = args.optional_string("key_column");
     auto tool = args.string("tool");
     // rows stay ordered_json: the table's columns come in the caller's order
-    return recorded(into.record_table(
+    return into.record_table(
         std::move(name), rows,
-        {.key_column = std::move(key_column), .total_rows = total, .tool = std::move(tool), .args = args.call_args()}));
+        {.key_column = std::move(key_column), .total_rows = total, .tool = std::move(tool), .args = args.call_args()});
   }
 
-  nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a) { return record_domain(a, registry_); }
-  static nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a, FactRegistry& into) {
+  nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a) {
+    return recorded(record_domain(a, registry_));
+  }
+  static const Domain& record_domain(const nlohmann::ordered_json& a, FactRegistry& into) {
     const detail::Arguments args("record_domain", a, {"name", "members", "tool", "args"});
     auto name = args.string("name");
     const auto& list = args.required("members", "an array of names");
@@ -736,8 +750,7 @@ class Protocol {
       members.push_back(list[i].get<std::string>());
     }
     auto tool = args.string("tool");
-    return recorded(
-        into.record_domain(std::move(name), std::move(members), {.tool = std::move(tool), .args = args.call_args()}));
+    return into.record_domain(std::move(name), std::move(members), {.tool = std::move(tool), .args = args.call_args()});
   }
 
   nlohmann::ordered_json record_session_ledger(const nlohmann::ordered_json& a) {
@@ -825,7 +838,7 @@ class Protocol {
 
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
     for (const auto& f : verdict.findings()) {
-      nlohmann::ordered_json item;
+      nlohmann::ordered_json item = detail::object_of(8);
       item["check"] = f.check;
       item["field"] = f.field;
       item["said"] = f.said;
@@ -836,7 +849,7 @@ class Protocol {
       item["message"] = f.message();
       findings.push_back(std::move(item));
     }
-    nlohmann::ordered_json out;
+    nlohmann::ordered_json out = detail::object_of(3);
     out["ok"] = verdict.ok();
     out["findings"] = std::move(findings);
     out["correction"] = verdict.correction();
