@@ -132,7 +132,45 @@ class Fact {
 // entity index computed once at record time.
 class Ranking {
  public:
-  Ranking(std::string name, Scores scores, std::string key, Direction direction, Provenance provenance);
+  Ranking(std::string name, Scores scores, std::string key, Direction direction, Provenance provenance)
+      : name_(std::move(name)),
+        key_(std::move(key)),
+        direction_(direction),
+        scores_(std::move(scores)),
+        provenance_(std::move(provenance)) {
+    detail::validate_header(name_, provenance_);
+    if (key_.empty()) detail::refuse(name_, "a ranking needs the measured quantity as its key; key is empty");
+    if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
+    if (scores_.size() > detail::NameIndex::max_size)
+      detail::refuse(name_, "a ranking holds at most " + std::to_string(detail::NameIndex::max_size) + " entities");
+    index_.reserve(scores_.size());
+    for (std::size_t i = 0; i < scores_.size(); ++i) {
+      const auto& entity = scores_[i].first;
+      if (entity.empty()) detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
+      if (!scores_[i].second.finite())
+        detail::refuse(name_, "entity " + detail::quote(entity) + " has the score " +
+                                  std::string(scores_[i].second.non_finite_name()) +
+                                  ", which is not a number a ranking can order");
+      if (index_.insert(static_cast<detail::NameIndex::Id>(i), entity_at()))
+        detail::refuse(name_, "entity " + detail::quote(entity) + " appears more than once");
+    }
+    // Best first; a stable sort keeps recorded order inside a tie.
+    std::vector<std::size_t>& by_rank = by_rank_;
+    by_rank.resize(scores_.size());
+    for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+    std::stable_sort(by_rank.begin(), by_rank.end(),
+                     [&](std::size_t a, std::size_t b) { return better(scores_[a].second, scores_[b].second); });
+    order_.reserve(by_rank.size());
+    position_.assign(scores_.size(), 0);
+    rank_.assign(scores_.size(), 0);
+    for (std::size_t pos = 0; pos < by_rank.size(); ++pos) {
+      const std::size_t i = by_rank[pos];
+      order_.push_back(scores_[i].first);
+      position_[i] = pos;
+      const bool tied_with_previous = pos > 0 && scores_[by_rank[pos - 1]].second == scores_[i].second;
+      rank_[i] = tied_with_previous ? rank_[by_rank[pos - 1]] : pos + 1;
+    }
+  }
 
   const std::string& name() const noexcept { return name_; }
   const Provenance& provenance() const noexcept { return provenance_; }
@@ -144,28 +182,63 @@ class Ranking {
   const std::vector<std::string>& order() const noexcept { return order_; }
   bool contains(std::string_view entity) const { return index_.find(entity, entity_at()).has_value(); }
   // 1-based competition rank ("1224"); 0 when the entity was not ranked.
-  std::size_t rank_of(std::string_view entity) const;
+  std::size_t rank_of(std::string_view entity) const {
+    const auto i = index_.find(entity, entity_at());
+    return i ? rank_[*i] : 0;
+  }
   // The recorded score; std::nullopt when the entity was not ranked.
-  std::optional<Decimal> score_of(std::string_view entity) const;
+  std::optional<Decimal> score_of(std::string_view entity) const {
+    const auto i = index_.find(entity, entity_at());
+    if (!i) return std::nullopt;
+    return scores_[*i].second;
+  }
   // The score at 0-based position `pos` of order().
   const Decimal& score_at(std::size_t pos) const { return scores_[by_rank_.at(pos)].second; }
   // 0-based position of the entity in order(); std::nullopt when not ranked.
-  std::optional<std::size_t> position_of(std::string_view entity) const;
+  std::optional<std::size_t> position_of(std::string_view entity) const {
+    const auto i = index_.find(entity, entity_at());
+    if (!i) return std::nullopt;
+    return position_[*i];
+  }
   // How many entities share the score at order() position `pos` (the tie block's size),
   // and where that block starts.
   // O(log n): order() is sorted by score, so the block is found by bisection.
-  std::pair<std::size_t, std::size_t> tie_block_at(std::size_t pos) const;
+  std::pair<std::size_t, std::size_t> tie_block_at(std::size_t pos) const {
+    const Decimal& s = score_at(pos);
+    const std::size_t first = first_not_better_than(s, 0, pos);
+    std::size_t lo = pos + 1, hi = order_.size();  // first position scoring worse than s
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (better(s, score_at(mid))) hi = mid;
+      else lo = mid + 1;
+    }
+    return {first, lo - first};
+  }
   // The first position of order() other than `except` whose score equals `score`;
   // std::nullopt when no other entity has it. O(log n).
-  std::optional<std::size_t> other_with_score(const Decimal& score, std::size_t except) const;
+  std::optional<std::size_t> other_with_score(const Decimal& score, std::size_t except) const {
+    std::size_t pos = first_not_better_than(score, 0, order_.size());
+    if (pos == except) ++pos;
+    if (pos < order_.size() && score_at(pos) == score) return pos;
+    return std::nullopt;
+  }
   // a ranks strictly ahead of b by this ranking's direction.
-  bool better(const Decimal& a, const Decimal& b) const;
+  bool better(const Decimal& a, const Decimal& b) const {
+    return direction_ == Direction::higher_is_better ? a > b : a < b;
+  }
 
  private:
   detail::EntityAt entity_at() const noexcept { return {&scores_}; }
 
   // The first position in [lo, hi) whose score is not better than s.
-  std::size_t first_not_better_than(const Decimal& s, std::size_t lo, std::size_t hi) const;
+  std::size_t first_not_better_than(const Decimal& s, std::size_t lo, std::size_t hi) const {
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (better(score_at(mid), s)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 
   std::string name_;
   std::string key_;
