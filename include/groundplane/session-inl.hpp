@@ -489,6 +489,7 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   return FireResult{true, "", tid};
 }
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
 GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::string transition_id) {
   if (!delta.is_object())
     throw ConfigurationError(
