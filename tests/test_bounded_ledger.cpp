@@ -6,11 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
@@ -20,20 +17,12 @@
 #include "groundplane/registry.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/store/sqlite.hpp"
+#include "process_probe.hpp"
 #include "store_fixtures.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GP_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GP_UNDER_ASAN 1
-#endif
-#endif
-#ifndef GP_UNDER_ASAN
-#define GP_UNDER_ASAN 0
-#endif
-
 namespace gp = groundplane;
+using gp_test::env_size;
+using gp_test::resident_bytes;
 using gp_test::TempLedger;
 using nlohmann::json;
 
@@ -57,19 +46,6 @@ std::shared_ptr<gp::LedgerStore> store_on(const TempLedger& f, std::string sessi
 }
 
 std::size_t held(const gp::Session& s) { return s.view().held_attempts(); }
-
-// Resident memory of this process, in bytes (Linux).
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-}
-
-std::size_t env_size(const char* name, std::size_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? static_cast<std::size_t>(std::stoull(v)) : fallback;
-}
 
 }  // namespace
 

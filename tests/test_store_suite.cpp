@@ -7,14 +7,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
@@ -23,20 +21,12 @@
 #include "groundplane/store/postgres.hpp"
 #include "groundplane/store/sqlite.hpp"
 #include "postgres_fixtures.hpp"
+#include "process_probe.hpp"
 #include "store_fixtures.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GP_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GP_UNDER_ASAN 1
-#endif
-#endif
-#ifndef GP_UNDER_ASAN
-#define GP_UNDER_ASAN 0
-#endif
-
 namespace gp = groundplane;
+using gp_test::env_size;
+using gp_test::resident_bytes;
 using nlohmann::json;
 
 namespace {
@@ -423,19 +413,6 @@ std::uint64_t oldest_held_version(const gp::Session& s) {
   if (!v.transitions().empty()) oldest = std::min(oldest, v.transitions().front().version);
   if (!v.gap_rows().empty()) oldest = std::min(oldest, v.gap_rows().front().version);
   return oldest;
-}
-
-std::size_t env_size(const char* name, std::size_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? static_cast<std::size_t>(std::stoull(v)) : fallback;
-}
-
-// Resident memory of this process, in bytes (Linux).
-std::size_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0, resident = 0;
-  statm >> pages >> resident;
-  return resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
 
 template <class B>
