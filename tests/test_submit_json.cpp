@@ -129,6 +129,20 @@ TEST_CASE("Every kind of non-JSON text is a finding naming the byte offset, neve
   }
 }
 
+TEST_CASE("Non-JSON text quotes what the parser last read within the render cap, however long the model wrote it") {
+  gp::FactRegistry reg;
+  gp::testing::record_campaign_ctr(reg);
+  gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  // A string never closed: nlohmann's message quotes everything it read of it.
+  const std::string text = R"({"winner": "harbour)" + std::string(500, 'L');
+  const gp::Verdict v = b.try_submit_json(text);
+  REQUIRE(v.findings().size() == 1);
+  const std::string& detail = v.findings()[0].detail;
+  CHECK_THAT(detail, Catch::Contains("at byte "));
+  CHECK_THAT(detail, Catch::Contains("missing closing quote"));
+  CHECK(detail.find(std::string(gp::detail::render_cap, 'L')) == std::string::npos);
+}
+
 TEST_CASE("submit_json accepts what submit accepts and marks the boundary submitted") {
   gp::FactRegistry reg;
   gp::testing::record_campaign_ctr(reg);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/escape.hpp"
 #include "groundplane/json_text.hpp"
 
 namespace groundplane {
@@ -157,6 +158,17 @@ struct JsonTextReader {
       if (const auto colon = reason.find(": ", col); colon != std::string::npos) reason.erase(0, colon + 2);
     } else if (const auto bracket = reason.find("] "); bracket != std::string::npos) {
       reason.erase(0, bracket + 2);
+    }
+    // "…; last read: '<what it read>'" quotes the model's own text, as long as it wrote it
+    // (a string never closed): keep its first bytes, cut on a character boundary.
+    if (const auto last = reason.find("last read: '"); last != std::string::npos) {
+      const std::size_t from = last + 12;
+      constexpr std::size_t keep = detail::render_cap / 2;
+      if (reason.size() > from + keep + 1) {
+        std::size_t cut = from + keep;
+        while (cut > from && (static_cast<unsigned char>(reason[cut]) & 0xC0U) == 0x80U) --cut;
+        reason.replace(cut, std::string::npos, "...'");
+      }
     }
     // nlohmann counts the byte it stopped on as read.
     const std::size_t offset = position == 0 ? 0 : position - 1;
