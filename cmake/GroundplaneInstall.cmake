@@ -46,12 +46,19 @@ configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/groundplaneConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/groundplaneConfig.cmake"
   INSTALL_DESTINATION "${GROUNDPLANE_CMAKE_DIR}")
-# Header-only: the package fits any architecture, so the version file must not
-# compare pointer sizes.
+# Header-only, the package fits any architecture, so the version file must not compare
+# pointer sizes; with libgroundplane installed it must (a 32-bit build cannot link a
+# 64-bit archive, and should be told so by find_package, not by the linker).
+if(TARGET groundplane_compiled)
+  set(_groundplane_arch "")
+else()
+  set(_groundplane_arch ARCH_INDEPENDENT)
+endif()
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/groundplaneConfigVersion.cmake"
   COMPATIBILITY SameMajorVersion
-  ARCH_INDEPENDENT)
+  ${_groundplane_arch})
+unset(_groundplane_arch)
 install(FILES
   "${PROJECT_BINARY_DIR}/groundplaneConfig.cmake"
   "${PROJECT_BINARY_DIR}/groundplaneConfigVersion.cmake"

@@ -216,6 +216,41 @@ TEST_CASE("A once action whose handler was running when the app stopped counts a
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(mid.string() + suffix);
 }
 
+TEST_CASE(
+    "Values restored from the store are the values written: nested arrays, escapes, 64-bit and fractional numbers",
+    "[session][store]") {
+  TempLedger f;
+  const json payload = json::parse(R"({"items":[{"sku":"A-1","qty":2},[],{},null,true],"note":"tab\tquote\" é \u0001",
+                                       "big":18446744073709551615,"neg":-9223372036854775808,"f":0.1,"e":1e300})");
+  const json state{{"cart", json::array({1, 2, {{"deep", {{"er", nullptr}}}}})}, {"plan", "free"}};
+  {
+    gp::Session s({.node = "shop", .state = state, .store = store_on(f)});
+    declare_shop(s);
+    REQUIRE(s.fire("cart.add", {.payload = payload}).ok);
+    REQUIRE(s.fire("ghost.action", {.payload = payload}).reason == "UNKNOWN_AFFORDANCE");
+    s.report_state({{"plan", nullptr}, {"coupon", {{"code", "X"}, {"off", 0.25}}}});
+    REQUIRE(s.fire("cart.add", {.payload = payload}).ok);  // left awaiting its report
+  }
+  for (const std::size_t cap : {std::size_t{0}, std::size_t{1}}) {
+    CAPTURE(cap);
+    gp::Session r({.store = store_on(f), .max_rows_in_memory = cap});
+    CHECK(r.state() == json{{"cart", json::array({1, 2, {{"deep", {{"er", nullptr}}}}})},
+                            {"coupon", {{"code", "X"}, {"off", 0.25}}}});
+    const auto v = r.view();
+    REQUIRE(!v.transitions().empty());
+    CHECK(v.transitions().back().outcome == gp::Outcome::stopped);  // the app stopped before its report
+    if (cap == 0) {
+      REQUIRE(v.transitions().size() == 2);
+      CHECK(v.transitions()[0].cause.payload == payload);
+      CHECK(v.transitions()[1].cause.payload == payload);
+      REQUIRE(v.gap_rows().size() == 1);
+      CHECK(v.gap_rows()[0].payload == payload);
+    } else {
+      CHECK(v.transitions().back().cause.payload.is_null());  // graded, and only the store keeps it
+    }
+  }
+}
+
 TEST_CASE("Restore equivalence: for random sessions, the block after a restore equals the block before, byte for byte",
           "[session][store]") {
   for (unsigned seed = 1; seed <= 25; ++seed) {

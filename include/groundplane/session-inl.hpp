@@ -2,10 +2,17 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/row_feed.hpp"
 #include "groundplane/session.hpp"
 
 namespace groundplane {
 namespace detail {
+
+// What a restore tracks beyond the session itself.
+struct Replay {
+  std::map<std::string, std::optional<std::string>, std::less<>> does;  // each action's latest stored `does`
+  std::set<std::size_t> returned;  // fires whose handler returned (their once receipt is stored)
+};
 
 // A form of a JSON value that is equal exactly when the values are (nlohmann's ==):
 // keys sorted, and 1, 1u and 1.0 written alike.
@@ -874,10 +881,9 @@ GROUNDPLANE_INLINE void Session::open_store() {
   c.ledger.node.clear();
   detail::Replay r;
   RowHash last{};
-  c.store->read(1, [&](const StoredRow& row) {
+  detail::read_rows(*c.store, 1, [&](detail::ParsedRow& row) {
     replay(row, r);
     last = row.hash;
-    return true;
   });
   c.head = to_hex(last);
   c.does_written = std::move(r.does);
@@ -926,62 +932,66 @@ GROUNDPLANE_INLINE void Session::stop_all(const nlohmann::json& fires, const nlo
   }
 }
 
-GROUNDPLANE_INLINE void Session::replay(const StoredRow& row, detail::Replay& r) {
+GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& r) {
   auto& c = *core_;
   auto& L = c.ledger;
   const auto bad = [&](const std::string& why) {
     return LedgerStoreError("cannot restore session \"" + c.store->session() + "\": row " + std::to_string(row.seq) +
                             " (" + row.kind + ") " + why);
   };
-  nlohmann::json b = nlohmann::json::parse(row.body, nullptr, false);
-  if (b.is_discarded() || !b.is_object()) throw bad("is not a JSON object (run verify_ledger)");
-  const auto str = [&](const char* key) { return b.contains(key) ? b[key].get<std::string>() : std::string(); };
-  const auto num = [&](const char* key) { return b.contains(key) ? b[key].get<std::size_t>() : std::size_t{0}; };
+  detail::RowBody& b = row.body;
+  if (!row.parsed) throw bad("is not a JSON object (run verify_ledger)");
+  const auto str = [&](const char* key) { return b.take_text(key); };
+  const auto num = [&](const char* key) { return static_cast<std::size_t>(b.count(key)); };
+  const auto need = [&](const char* key) -> detail::RowBody& {
+    if (!b.has(key)) throw detail::MalformedRow("member \"" + std::string(key) + "\" is missing");
+    return b;
+  };
   const auto does = [&](const std::string& action) -> std::optional<std::string> {
-    if (b.contains("d")) {
+    if (b.has("d")) {
       std::optional<std::string> d;
-      if (!b["d"].is_null()) d = b["d"].get<std::string>();
+      if (!b.is_null("d")) d = b.take_text("d");
       r.does.insert_or_assign(action, d);
       return d;
     }
     const auto it = r.does.find(action);
     return it == r.does.end() ? std::nullopt : it->second;
   };
-  const auto principal = [&] { return static_cast<Principal>(b.value("p", 0)); };
-  const auto payload = [&](const char* key) { return b.contains(key) ? b[key] : nlohmann::json(); };
+  const auto principal = [&] { return static_cast<Principal>(b.integer("p", 0)); };
+  const auto payload = [&](const char* key) { return b.take(key); };
   try {
     const std::string& k = row.kind;
     if (k == "init") {
       L.node = str("n");
-      c.state = b.value("st", nlohmann::json::object());
+      c.state = b.take_tree("st", nlohmann::json::object());
     } else if (k == "m") {
       L.node = str("n");
       L.focus = str("f");
     } else if (k == "ms") {
-      L.actions_may_be_stale = b.value("on", false);
+      L.actions_may_be_stale = b.flag("on", false);
     } else if (k == "s") {
-      c.state.merge_patch(b.at("dl"));
+      c.state.merge_patch(need("dl").take("dl"));
     } else if (k == "g") {
       const std::string a = str("a");
       auto d = does(a);
-      L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(), static_cast<Refusal>(b.at("r").get<int>()),
+      L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(), static_cast<Refusal>(need("r").integer("r")),
                               c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), L.node, str("pr")});
       c.trim();
     } else if (k == "t") {
       const std::size_t idx = L.transitions.size();
       const std::string a = str("a");
       auto d = does(a);
-      const auto outcome = static_cast<Outcome>(b.value("o", static_cast<int>(Outcome::pending)));
+      const auto outcome = static_cast<Outcome>(b.integer("o", static_cast<int>(Outcome::pending)));
       L.transitions.push_back(
           Transition{"t-" + std::to_string(idx + 1), row.version,
                      Cause{a, std::move(d), principal(),
                            c.holds_payloads() || outcome == Outcome::pending ? payload("pl") : nlohmann::json(),
-                           str("k"), b.value("sg", 0) != 0, b.value("rp", 0) != 0},
+                           str("k"), b.integer("sg") != 0, b.integer("rp") != 0},
                      L.node, outcome, ""});
       L.version = row.version + 1;
       if (outcome == Outcome::pending) {
         c.in_flight[a].insert(idx);
-        if (b.value("w", 0) != 0) {
+        if (b.integer("w") != 0) {
           L.awaiting_report.insert(idx);
           L.awaiting_by_action.insert(a, idx);
         }
@@ -995,10 +1005,10 @@ GROUNDPLANE_INLINE void Session::replay(const StoredRow& row, detail::Replay& r)
       // Only a fire not graded yet is graded, and such a fire is always held.
       if (!L.transitions.holds(idx)) throw bad("grades a fire that was graded long before");
       Transition& t = L.transitions[idx];
-      t.outcome = static_cast<Outcome>(b.at("o").get<int>());
-      if (b.contains("e")) t.error = str("e");
+      t.outcome = static_cast<Outcome>(need("o").integer("o"));
+      if (b.has("e")) t.error = str("e");
       if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
-      if (b.value("rc", 0) != 0) {
+      if (b.integer("rc") != 0) {
         if (t.outcome == Outcome::pending) r.returned.insert(idx);
         L.receipts.insert_or_assign(t.cause.action, OnceReceipt{t.id, t.cause.principal == Principal::user});
       }
@@ -1020,14 +1030,14 @@ GROUNDPLANE_INLINE void Session::replay(const StoredRow& row, detail::Replay& r)
       const std::size_t idx = num("q");
       if (idx >= L.asks.size()) throw bad("names an ask that is not in the ledger");
       AskStatus& a = L.asks[idx];
-      a.state = static_cast<AskState>(b.at("s").get<int>());
+      a.state = static_cast<AskState>(need("s").integer("s"));
       switch (a.state) {
         case AskState::approved:
           a.by = str("by");
           a.approved_at =
               std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                  std::chrono::microseconds(b.value("at", std::int64_t{0}))));
-          a.approved_reads = b.value("rd", nlohmann::json::object());
+                  std::chrono::microseconds(b.integer("at"))));
+          a.approved_reads = b.take_tree("rd", nlohmann::json::object());
           L.awaiting_asks.erase(idx);
           L.answered_asks.insert(idx);
           break;
@@ -1049,11 +1059,11 @@ GROUNDPLANE_INLINE void Session::replay(const StoredRow& row, detail::Replay& r)
       if (a.state != AskState::approved) closed_ask(idx);
     } else if (k == "sg") {
       const std::string a = str("a");
-      const bool on = b.value("on", 0) != 0;
+      const bool on = b.integer("on") != 0;
       const auto g = c.standing_index.find(a);
       if (g == c.standing_index.end()) {
         std::optional<std::string> d;
-        if (b.contains("d") && !b["d"].is_null()) d = b["d"].get<std::string>();
+        if (b.has("d") && !b.is_null("d")) d = b.take_text("d");
         L.standing.push_back(StandingGrant{a, std::move(d), on, str("by"), "", row.version});
         c.standing_index.emplace(a, L.standing.size() - 1);
       } else {
@@ -1089,10 +1099,12 @@ GROUNDPLANE_INLINE void Session::replay(const StoredRow& row, detail::Replay& r)
         if (!L.work[idx].transition_id.empty()) L.working_by_action.erase(L.work[idx].action, idx);
       }
     } else if (k == "rs") {
-      stop_all(b.value("t", nlohmann::json::array()), b.value("w", nlohmann::json::array()), r);
+      stop_all(b.take_tree("t", nlohmann::json::array()), b.take_tree("w", nlohmann::json::array()), r);
     } else {
       throw bad("is of a kind this release does not know");
     }
+  } catch (const detail::MalformedRow& e) {
+    throw bad(std::string("is malformed: ") + e.what());
   } catch (const nlohmann::json::exception& e) {
     throw bad(std::string("is malformed: ") + e.what());
   }

@@ -255,11 +255,8 @@ struct SessionCore {
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
 };
 
-// What restoring a session tracks beyond the session itself.
-struct Replay {
-  std::map<std::string, std::optional<std::string>, std::less<>> does;  // each action's latest stored `does`
-  std::set<std::size_t> returned;  // fires whose handler returned (their once receipt is stored)
-};
+struct Replay;     // what a restore tracks beyond the session itself (session-inl.hpp)
+struct ParsedRow;  // a stored row and its body, read (detail/row_feed.hpp)
 
 // "t-12" -> 11 when rows[11] has that id. Ids are minted as prefix + (index + 1), so
 // finding a row by id is O(1) however long the session.
@@ -563,7 +560,7 @@ class Session {
 
   // Applies one stored row to the session being restored. A row this release does not
   // know is refused rather than skipped: skipping would restore a different session.
-  void replay(const StoredRow& row, detail::Replay& r);
+  void replay(detail::ParsedRow& row, detail::Replay& r);
 
   static ApprovalResult answered_already(AskState s);
 

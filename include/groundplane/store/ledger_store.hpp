@@ -89,6 +89,9 @@ class LedgerStore {
   virtual LedgerHead append(std::span<const LedgerRow> rows) = 0;
 
   // Calls visit for every row with seq >= from_seq, in order; visit returns false to stop.
+  // A Session restoring itself calls this on a thread of its own (so the rows are read
+  // and parsed while the ones before them are replayed) and calls nothing else on the
+  // store until it returns: a store need not be thread-safe, only usable from any thread.
   virtual void read(std::uint64_t from_seq, const std::function<bool(const StoredRow&)>& visit) const = 0;
 
   virtual LedgerHead head() const = 0;

@@ -227,12 +227,12 @@ inline std::string sqlite_broke_off(std::uint64_t rows_read, const char* what) {
 }
 
 // Reads one row from a statement selecting (seq, version, kind, body, hash).
-inline StoredRow sqlite_row(const SqliteStatement& st) {
-  StoredRow row;
+// Into a row reused from one step to the next: its strings keep their capacity.
+inline const StoredRow& sqlite_row(const SqliteStatement& st, StoredRow& row) {
   row.seq = static_cast<std::uint64_t>(st.int_at(0));
   row.version = static_cast<std::uint64_t>(st.int_at(1));
-  row.kind = st.text_at(2);
-  row.body = st.text_at(3);
+  row.kind.assign(st.blob_at(2));  // a blob read of a TEXT column is the text's bytes
+  row.body.assign(st.blob_at(3));
   const std::string_view h = st.blob_at(4);
   if (h.size() == row.hash.size()) std::memcpy(row.hash.data(), h.data(), h.size());
   else row.hash.fill(0);  // cannot match any SHA-256 the chain expects
@@ -332,8 +332,9 @@ class SqliteStore final : public LedgerStore {
     const StatementUse use(select_);
     select_.bind(1, session_id_);
     select_.bind(2, static_cast<std::int64_t>(from_seq));
+    StoredRow row;
     while (select_.step())
-      if (!visit(sqlite_row(select_))) break;
+      if (!visit(sqlite_row(select_, row))) break;
   }
 
   LedgerHead head() const override {
@@ -352,8 +353,9 @@ class SqliteStore final : public LedgerStore {
           [&](const auto& visit) {
             select_.bind(1, session_id_);
             select_.bind(2, 0);
+            StoredRow row;
             while (select_.step())
-              if (!visit(sqlite_row(select_))) break;
+              if (!visit(sqlite_row(select_, row))) break;
           },
           sqlite_broke_off);
     } catch (const std::exception& e) {
@@ -449,8 +451,9 @@ inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::
           detail::SqliteStatement st(db.get(), detail::sqlite_select_rows);
           st.bind(1, id);
           st.bind(2, 0);
+          StoredRow row;
           while (st.step())
-            if (!visit(detail::sqlite_row(st))) break;
+            if (!visit(detail::sqlite_row(st, row))) break;
         },
         detail::sqlite_broke_off);
   } catch (const std::exception& e) {
