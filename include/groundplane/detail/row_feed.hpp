@@ -1,17 +1,19 @@
-// A store's rows for a restore, read and parsed on a second thread a few batches ahead of
-// the thread that replays them.
+// A store's rows for a restore, read on a second thread a few batches ahead of the thread
+// that replays them, their bodies parsed by whichever of the two gets to them first.
 //
 // A restore is three costs of about the same size: the store reading its rows, parsing
-// each body, and replaying it into the session. The first two do not depend on the
-// session, so they run beside the third: a restore of 1M rows takes the longer of the
-// two sides, not their sum (measured in bench/run). Calls to the store never overlap:
-// the replaying thread does not touch the store until the feed is gone.
+// each body, and replaying it into the session. Only the replay needs the session, so
+// the reader thread reads ahead until four batches of 512 rows wait, and parses waiting
+// batches while the slots are full; the replaying thread parses a batch it reaches before
+// the reader did. The two sides balance however the costs fall on a machine. Calls to
+// the store never overlap: the replaying thread does not touch the store until the feed
+// is gone.
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -26,20 +28,23 @@
 
 namespace groundplane::detail {
 
-// A stored row with its body read (the text itself is not kept).
+// A stored row and its body, read.
 struct ParsedRow {
   std::uint64_t seq = 0;
   std::uint64_t version = 0;
   std::string kind;
   RowHash hash{};
+  std::string text;  // the body as stored, until it is read
   RowBody body;
   bool parsed = false;  // false: the body is not one JSON object
+
+  void read_body() { parsed = body.read(text); }
 };
 
 class RowFeed {
  public:
   RowFeed(const LedgerStore& store, std::uint64_t from_seq)
-      : free_(in_flight), reader_([this, &store, from_seq] { run(store, from_seq); }) {}
+      : reader_([this, &store, from_seq] { run(store, from_seq); }) {}
   ~RowFeed() {
     {
       const std::lock_guard lock(mutex_);
@@ -54,93 +59,124 @@ class RowFeed {
   // The next row in seq order, or nullptr after the last; valid until the next call. What
   // the store threw is rethrown here, once the rows handed over before it are replayed.
   ParsedRow* next() {
-    if (at_ < current_.size) return &current_.rows[at_++];
+    if (current_ != nullptr && at_ < current_->size) return &current_->rows[at_++];
     std::unique_lock lock(mutex_);
-    if (current_.size != 0) {
-      current_.size = 0;
-      free_.push_back(std::move(current_));
+    if (current_ != nullptr) {
+      ++head_;  // its slot is the reader's again
+      current_ = nullptr;
       changed_.notify_all();
     }
-    changed_.wait(lock, [&] { return !filled_.empty() || done_; });
-    if (filled_.empty()) {
+    // The next batch, once it is handed over and nobody else is reading its bodies.
+    changed_.wait(lock, [&] { return head_ < tail_ ? state_[head_ % slots] != State::reading : done_; });
+    if (head_ == tail_) {
       if (error_) std::rethrow_exception(error_);
       return nullptr;
     }
-    current_ = std::move(filled_.front());
-    filled_.pop_front();
+    Batch& b = ring_[head_ % slots];
+    const bool mine = state_[head_ % slots] == State::read;
+    state_[head_ % slots] = State::ready;
+    lock.unlock();
+    if (mine) b.read_bodies();  // the reader is busy: this thread reads them
+    current_ = &b;
     at_ = 1;
-    return &current_.rows[0];
+    return &b.rows[0];
   }
 
-  static void fill(ParsedRow& p, const StoredRow& r) {
+  // A row as the store handed it; its body not read yet.
+  static void copy(ParsedRow& p, const StoredRow& r) {
     p.seq = r.seq;
     p.version = r.version;
     p.kind = r.kind;
     p.hash = r.hash;
-    p.parsed = p.body.read(r.body);
+    p.text = r.body;
   }
 
  private:
   static constexpr std::size_t batch_rows = 512;
-  static constexpr std::size_t in_flight = 3;  // batches: one replayed, one read, one waiting
+  static constexpr std::size_t slots = 4;
 
   struct Batch {
     std::vector<ParsedRow> rows;  // reused: [0, size) are this batch's, the rest keep their capacity
     std::size_t size = 0;
-  };
-
-  // False when the feed is closing.
-  bool take_free(Batch& b) {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !free_.empty() || stop_; });
-    if (stop_) return false;
-    b = std::move(free_.back());
-    free_.pop_back();
-    return true;
-  }
-  void hand_over(Batch& b) {
-    {
-      const std::lock_guard lock(mutex_);
-      filled_.push_back(std::move(b));
+    void read_bodies() {
+      for (std::size_t i = 0; i < size; ++i) rows[i].read_body();
     }
-    changed_.notify_all();
+  };
+  // A handed-over batch: bodies not read yet, being read by the reader, or ready (read, or
+  // claimed by the replaying thread, which reads them itself).
+  enum class State : unsigned char { read, reading, ready };
+
+  // Waits for a free slot, reading handed-over bodies meanwhile (the replaying thread
+  // reads the ones it reaches first). False when the feed is closing.
+  bool slot_free(std::unique_lock<std::mutex>& lock) {
+    for (;;) {
+      if (stop_) return false;
+      if (tail_ - head_ < slots) return true;
+      if (!read_one_batch(lock)) changed_.wait(lock);
+    }
+  }
+  // Reads the bodies of the oldest batch nobody has claimed; false when there is none.
+  bool read_one_batch(std::unique_lock<std::mutex>& lock) {
+    for (std::size_t k = head_; k < tail_; ++k) {
+      if (state_[k % slots] != State::read) continue;
+      state_[k % slots] = State::reading;
+      lock.unlock();
+      ring_[k % slots].read_bodies();
+      lock.lock();
+      state_[k % slots] = State::ready;
+      changed_.notify_all();
+      return true;
+    }
+    return false;
   }
 
   void run(const LedgerStore& store, std::uint64_t from_seq) noexcept {
     std::exception_ptr error;
     try {
-      Batch b;
-      if (take_free(b)) {
+      std::unique_lock lock(mutex_);
+      if (slot_free(lock)) {
+        lock.unlock();
         bool open = true;
-        store.read(from_seq, [&](const StoredRow& r) {
-          if (b.size == b.rows.size()) b.rows.emplace_back();
-          fill(b.rows[b.size++], r);
-          if (b.size < batch_rows) return true;
-          hand_over(b);
-          open = take_free(b);
+        Batch* b = &ring_[tail_ % slots];  // the reader's alone until it is handed over
+        const auto hand_over = [&] {
+          lock.lock();
+          state_[tail_ % slots] = State::read;
+          ++tail_;
+          changed_.notify_all();
+          open = slot_free(lock);
+          b = &ring_[tail_ % slots];
+          b->size = 0;
+          lock.unlock();
           return open;
+        };
+        store.read(from_seq, [&](const StoredRow& r) {
+          if (b->size == b->rows.size()) b->rows.emplace_back();
+          copy(b->rows[b->size++], r);
+          return b->size < batch_rows || hand_over();
         });
-        if (open && b.size != 0) hand_over(b);
+        if (open && b->size != 0) hand_over();
       }
     } catch (...) {
       error = std::current_exception();
     }
-    {
-      const std::lock_guard lock(mutex_);
-      error_ = error;
-      done_ = true;
-    }
+    std::unique_lock lock(mutex_);
+    error_ = error;
+    done_ = true;
     changed_.notify_all();
+    while (!stop_ && read_one_batch(lock)) {  // the store is done: help with the bodies
+    }
   }
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<Batch> free_;
-  std::deque<Batch> filled_;
+  std::array<Batch, slots> ring_;  // batch k is ring_[k % slots]
+  std::array<State, slots> state_{};
+  std::size_t head_ = 0;  // the batch being replayed, or the next one
+  std::size_t tail_ = 0;  // the batch being filled; [head_, tail_) are handed over
   bool done_ = false;
   bool stop_ = false;
   std::exception_ptr error_;
-  Batch current_;  // the replaying thread's alone
+  Batch* current_ = nullptr;  // the replaying thread's: ring_[head_ % slots] while it replays it
   std::size_t at_ = 0;
   std::thread reader_;  // last: started once everything it uses exists, joined before it goes
 };
@@ -163,7 +199,8 @@ void read_rows(const LedgerStore& store, std::uint64_t from_seq, Apply&& apply, 
   }
   ParsedRow p;
   store.read(from_seq, [&](const StoredRow& r) {
-    RowFeed::fill(p, r);
+    RowFeed::copy(p, r);
+    p.read_body();
     apply(p);
     return true;
   });
