@@ -147,6 +147,59 @@ class Flood : public std::streambuf {
   bool tail_done_ = false;
 };
 
+// Input that arrives one chunk per read, as from a client that sends its next request
+// only after it has its answer; notes how much output had been flushed at each read.
+class Chunked : public std::streambuf {
+ public:
+  Chunked(std::vector<std::string> chunks, const std::function<std::size_t()>& flushed)
+      : chunks_(std::move(chunks)), flushed_(flushed) {}
+  std::vector<std::size_t> flushed_at_read;
+
+ protected:
+  int_type underflow() override {
+    flushed_at_read.push_back(flushed_());
+    if (next_ == chunks_.size()) return traits_type::eof();
+    std::string& c = chunks_[next_++];
+    setg(c.data(), c.data(), c.data() + c.size());
+    return traits_type::to_int_type(c[0]);
+  }
+
+ private:
+  std::vector<std::string> chunks_;
+  std::size_t next_ = 0;
+  std::function<std::size_t()> flushed_;
+};
+
+// Output that remembers how many bytes it held at each flush.
+class Flushes : public std::stringbuf {
+ public:
+  std::vector<std::size_t> at;
+  std::size_t flushed() const { return at.empty() ? 0 : at.back(); }
+
+ protected:
+  int sync() override {
+    at.push_back(str().size());
+    return 0;
+  }
+};
+
+// A stream buffer that keeps no bytes of its own, as std::cin does while synchronized
+// with C stdio: every character is a call.
+class Unbuffered : public std::streambuf {
+ public:
+  explicit Unbuffered(std::string text) : text_(std::move(text)) {}
+
+ protected:
+  int_type underflow() override {
+    return at_ < text_.size() ? traits_type::to_int_type(text_[at_]) : traits_type::eof();
+  }
+  int_type uflow() override { return at_ < text_.size() ? traits_type::to_int_type(text_[at_++]) : traits_type::eof(); }
+
+ private:
+  std::string text_;
+  std::size_t at_ = 0;
+};
+
 }  // namespace
 
 TEST_CASE("initialize answers the client's protocol version when it is supported") {
@@ -638,6 +691,48 @@ TEST_CASE("an overlong line is consumed without being held in memory") {
   CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
 }
 
+TEST_CASE("a line reads the same whatever the input buffer holds at a time: all of it, a byte, a split CRLF, nothing") {
+  const std::string long_line(3000, 'x');
+  const std::string input = "abc\r\n\n" + long_line + "\n{\"a\":1}\r\ntail";
+  struct Line {
+    std::string text;
+    gp::mcp::stdio::LineEnd end;
+    std::size_t bytes;
+    bool too_long;
+    bool operator==(const Line&) const = default;
+  };
+  const auto read_all = [](std::streambuf& in, std::size_t max) {
+    std::vector<Line> lines;
+    std::string line;
+    for (;;) {
+      const auto r = gp::mcp::stdio::read_line(in, line, max);
+      lines.push_back({line, r.end, r.bytes, r.too_long});
+      if (r.end != gp::mcp::stdio::LineEnd::newline) return lines;
+    }
+  };
+  const auto none = [] { return std::size_t{0}; };
+  std::vector<std::string> bytes,
+      split_crlf{"abc\r", "\n\n" + long_line.substr(0, 10), long_line.substr(10) + "\n{\"a\":1}\r", "\ntail"};
+  for (const char c : input) bytes.emplace_back(1, c);
+  for (const std::size_t max : {std::size_t{3000}, std::size_t{2999}}) {
+    INFO("max " << max);
+    std::stringbuf whole(input);
+    const auto expected = read_all(whole, max);
+    REQUIRE(expected.size() == 5);
+    CHECK(expected[0] == Line{"abc", gp::mcp::stdio::LineEnd::newline, 4, false});
+    CHECK(expected[1] == Line{"", gp::mcp::stdio::LineEnd::newline, 0, false});
+    CHECK(expected[2] == (max == 3000 ? Line{long_line, gp::mcp::stdio::LineEnd::newline, 3000, false}
+                                      : Line{"", gp::mcp::stdio::LineEnd::newline, 3000, true}));
+    CHECK(expected[3] == Line{"{\"a\":1}", gp::mcp::stdio::LineEnd::newline, 8, false});
+    CHECK(expected[4] == Line{"tail", gp::mcp::stdio::LineEnd::eof_after_text, 4, false});
+    Chunked one_byte(bytes, none), split(split_crlf, none);
+    Unbuffered unbuffered(input);
+    CHECK(read_all(one_byte, max) == expected);
+    CHECK(read_all(split, max) == expected);
+    CHECK(read_all(unbuffered, max) == expected);
+  }
+}
+
 TEST_CASE("input closed in the middle of a message is a parse error and a clean return") {
   Harness h;
   const auto t = h.run(call(1, "record_ranking", seed_ranking) + R"({"jsonrpc":"2.0","id":2,"method":"tools/ca)");
@@ -885,6 +980,35 @@ TEST_CASE("the stdio loop writes exactly what the transport-free protocol answer
     if (auto r = bare.handle_line(line)) expected += *r + "\n";
   CHECK(out.str() == expected);
   CHECK(bare.registry().contains("campaign_ctr"));
+}
+
+TEST_CASE(
+    "an answer is flushed before the server waits for more input, and answers to waiting requests go out at once") {
+  Harness h;
+  SECTION("a client that waits for each answer has it before the server reads on") {
+    Flushes out_buf;
+    Chunked in_buf({request(1, "ping"), request(2, "ping"), request(3, "ping")}, [&] { return out_buf.flushed(); });
+    std::istream in(&in_buf);
+    std::ostream out(&out_buf);
+    h.server.serve(in, out);
+    const std::string one = *h.server.handle_line(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") + "\n";
+    REQUIRE(in_buf.flushed_at_read.size() == 4);  // three chunks, then the end of input
+    CHECK(in_buf.flushed_at_read[0] == 0);
+    CHECK(in_buf.flushed_at_read[1] == one.size());
+    CHECK(in_buf.flushed_at_read[2] == 2 * one.size());
+    CHECK(in_buf.flushed_at_read[3] == 3 * one.size());
+    CHECK(out_buf.str().size() == 3 * one.size());
+  }
+  SECTION("requests that came in one read are answered in one flush, after the last of them") {
+    Flushes out_buf;
+    Chunked in_buf({request(1, "ping") + request(2, "ping") + request(3, "ping")}, [&] { return out_buf.flushed(); });
+    std::istream in(&in_buf);
+    std::ostream out(&out_buf);
+    h.server.serve(in, out);
+    REQUIRE_FALSE(out_buf.at.empty());
+    CHECK(out_buf.at.front() == out_buf.str().size());  // the first flush already held all three
+    CHECK(Harness().run(request(1, "ping") + request(2, "ping") + request(3, "ping")).replies.size() == 3);
+  }
 }
 
 namespace {

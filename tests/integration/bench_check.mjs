@@ -6,35 +6,37 @@
 // winner. Every groundplane verdict is verified; a wrong one fails the run.
 //
 // Over stdio two rows: throughput with 16 requests in flight on the one session
-// (JSON-RPC lets a client have many ids outstanding; answers are matched by id, in
-// whatever order they come), so the server is kept busy rather than waiting on the
-// client's round trip; and one request in flight for latency, so p50/p99 are a call's
-// own and not time spent queued behind 15 others. Over HTTP the 16 clients already keep
-// 16 requests in flight, one per connection, as HTTP/1.1 clients do.
+// (JSON-RPC lets a client have many ids outstanding; answers are matched by id), so the
+// server is kept busy rather than waiting on the client's round trip; and one request in
+// flight for latency, so p50/p99 are a call's own and not time spent queued behind 15
+// others. Over HTTP the 16 clients already keep 16 requests in flight, one per
+// connection, as HTTP/1.1 clients do.
 //
-// The clients speak the wire protocol themselves (node:http with kept-alive connections;
-// newline-delimited JSON on the child's pipes) rather than through the SDK's Client,
-// whose own per-call work (schema validation of every result, a promise chain per
-// message) would otherwise be most of what is measured, for both servers alike, on a
-// 2-core machine where client and server share the cores. Each client still initializes
-// its own MCP session as the SDK's Client does.
+// The calls are made by groundplane_bench_mcp_client (bench/bench_mcp_client.cpp, on
+// cpp-httplib), which costs a small fraction of either server's CPU per call: on a
+// 2-core machine a client in Node spent more per call than groundplane-mcp did, and the
+// rows then measured the client. This script starts the servers, hands the client the
+// two requests and prints the table.
 //
-//   node bench_check.mjs <path to a Release groundplane-mcp>
+//   node bench_check.mjs <path to a Release groundplane-mcp> <path to groundplane_bench_mcp_client>
 //
-// GROUNDPLANE_BENCH_MCP_CALLS: measured calls per HTTP client (default 300); each stdio
+// GROUNDPLANE_BENCH_MCP_CALLS: measured calls per HTTP client (default 1000); each stdio
 // row makes 16 times as many through its one client. Prints one JSON line per
 // measurement on stderr and the table on stdout.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 import { inlineSeedFacts, seedCheck } from './common.mjs';
 
-const groundplane = process.argv[2];
-if (!groundplane) throw new Error('usage: node bench_check.mjs <path to groundplane-mcp>');
+const [groundplane, loadClient] = process.argv.slice(2);
+if (!groundplane || !loadClient)
+  throw new Error('usage: node bench_check.mjs <path to groundplane-mcp> <path to groundplane_bench_mcp_client>');
 const sdkServer = fileURLToPath(new URL('./bench_sdk_server.mjs', import.meta.url));
-const callsPerClient = Number(process.env.GROUNDPLANE_BENCH_MCP_CALLS ?? 300);
+const callsPerClient = Number(process.env.GROUNDPLANE_BENCH_MCP_CALLS ?? 1000);
 const warmup = 50;
 const httpClients = 16;
 const stdioWindow = 16; // requests in flight on the stdio throughput row
@@ -43,15 +45,6 @@ const servers = {
   groundplane: { command: groundplane, args: [] },
   sdk: { command: process.execPath, args: [sdkServer] },
 };
-
-// CPU seconds (user + system) a process has used: what serving cost, whatever the client
-// and the rest of the machine did meanwhile.
-const cpuSeconds = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-};
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 function startHttp({ command, args }) {
   const port = 20000 + Math.floor(Math.random() * 40000);
@@ -73,180 +66,34 @@ function startHttp({ command, args }) {
   });
 }
 
-// The params of the two `check` calls, serialized once: the clients' per-call work is
-// kept small and the same for both servers (a message is these bytes and its id).
-const checkParams = Object.fromEntries(
-  ['north', 'harbour'].map((winner) => [
-    winner,
-    JSON.stringify({ name: 'check', arguments: { facts: inlineSeedFacts, checks: [seedCheck], output: { winner } } }),
-  ]),
+// The params of the two `check` calls, for the client to serialize once.
+const scratch = mkdtempSync(join(tmpdir(), 'groundplane-bench-mcp-'));
+const requests = join(scratch, 'requests.json');
+writeFileSync(
+  requests,
+  JSON.stringify(
+    Object.fromEntries(['north', 'harbour'].map((winner) => [winner, { name: 'check', arguments: { facts: inlineSeedFacts, checks: [seedCheck], output: { winner } } }])),
+  ),
 );
-// A JSON-RPC request's text; `params` is an object or JSON text already serialized.
-const requestText = (id, method, params) =>
-  `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${typeof params === 'string' ? params : JSON.stringify(params)}}`;
-const initializeParams = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
 
-// One MCP session over Streamable HTTP: send(method, params) resolves with the JSON-RPC
-// response (null for a notification).
-async function httpSession(url, agent) {
-  const target = new URL(url);
-  let session = null;
-  let id = 0;
-  const post = (body) =>
-    new Promise((resolve, reject) => {
-      const headers = {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'content-length': Buffer.byteLength(body),
-      };
-      if (session) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' });
-      const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          session ??= res.headers['mcp-session-id'] ?? null;
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode === 202) return resolve(null);
-          if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text}`));
-          resolve(JSON.parse(text));
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  const send = (method, params) => post(requestText(++id, method, params));
-  await send('initialize', initializeParams);
-  await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  const close = () =>
-    new Promise((resolve) => {
-      const req = httpRequest(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'DELETE', agent, headers: { 'mcp-session-id': session } },
-        (res) => res.resume().on('end', resolve),
-      );
-      req.on('error', resolve);
-      req.end();
-    });
-  return { send, close };
-}
-
-// One MCP session over a child's stdio. Any number of requests may be outstanding: each
-// answer is matched to its request by id (a server may answer out of order).
-async function stdioSession(command, args) {
-  const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
-  const pending = new Map();
-  const failed = (error) => {
-    for (const { reject } of pending.values()) reject(error);
-    pending.clear();
-  };
-  // Lines split by hand (readline costs the client more per line than either server's
-  // reading does); requests sent in one turn of the event loop go out in one write.
-  let partial = '';
-  proc.stdout.setEncoding('utf8');
-  proc.stdout.on('data', (chunk) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop();
-    for (const line of lines) if (line) answered(line);
-  });
-  const answered = (line) => {
-    const message = JSON.parse(line);
-    const waiter = pending.get(message.id);
-    if (!waiter) return failed(new Error(`an answer to no outstanding request: ${line.slice(0, 200)}`));
-    pending.delete(message.id);
-    waiter.resolve(message);
-  };
-  proc.on('exit', (code) => failed(new Error(`${command} exited (${code}) with ${pending.size} requests unanswered`)));
-  let id = 0;
-  const send = (method, params) =>
-    new Promise((resolve, reject) => {
-      const mine = ++id;
-      pending.set(mine, { resolve, reject });
-      if (!proc.stdin.writableCorked) {
-        proc.stdin.cork();
-        process.nextTick(() => proc.stdin.uncork());
-      }
-      proc.stdin.write(requestText(mine, method, params) + '\n');
-    });
-  await send('initialize', initializeParams);
-  proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
-  const close = () =>
-    new Promise((resolve) => {
-      proc.removeAllListeners('exit');
-      proc.once('exit', resolve);
-      proc.stdin.end();
-    });
-  return { send, close, pid: proc.pid };
-}
-
-// Whether one `check` answer is right: a result, no tool error and, where verified, ok
-// exactly when the winner named is the seed's (harbour).
-const wrongAnswer = (r, winner, verify) => {
-  const result = r.result;
-  return !result || result.isError || (verify && result.structuredContent.ok !== (winner === 'harbour'));
-};
-const winnerOf = (i) => (i % 2 === 0 ? 'north' : 'harbour');
-
-// `calls` checks through one session, `window` of them in flight at a time (each new one
-// sent as soon as one is answered); latencies (ms, send to answer) appended to `into`.
-// Resolves with the number of wrong answers.
-async function drive(session, calls, into, verify, offset, window = 1) {
-  let wrong = 0;
-  let next = 0;
-  const lane = async () => {
-    while (next < calls) {
-      const winner = winnerOf(next++ + offset);
-      const start = performance.now();
-      const r = await session.send('tools/call', checkParams[winner]);
-      if (into) into.push(performance.now() - start);
-      if (wrongAnswer(r, winner, verify)) wrong++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(window, calls) }, lane));
-  return wrong;
-}
-
-function summary(name, transport, clients, inFlight, latencies, seconds, wrong, cpu) {
-  latencies.sort((a, b) => a - b);
-  return {
-    server_cpu_us_per_call: (cpu * 1e6) / latencies.length,
-    server: name,
-    transport,
-    clients,
-    in_flight: inFlight,
-    calls: latencies.length,
-    calls_per_s: latencies.length / seconds,
-    p50_ms: percentile(latencies, 50),
-    p99_ms: percentile(latencies, 99),
-    wrong,
-  };
+// One measurement by the load client: its JSON line (calls, seconds, calls_per_s, p50_ms,
+// p99_ms, wrong, client_cpu_us_per_call, server_cpu_us_per_call).
+async function measure(args, verify) {
+  const common = ['--requests', requests, '--warmup', String(warmup), ...(verify ? ['--verify'] : [])];
+  const [head, rest] = args;
+  const { stdout } = await promisify(execFile)(loadClient, [...head, ...common, ...rest], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout);
 }
 
 async function overHttp(name) {
   const server = await startHttp(servers[name]);
-  const agent = new Agent({ keepAlive: true, maxSockets: httpClients });
   try {
-    const sessions = await Promise.all(
-      Array.from({ length: httpClients }, async (_, c) => {
-        const session = await httpSession(server.url, agent);
-        await drive(session, warmup, null, false, c);
-        return session;
-      }),
+    const row = await measure(
+      [['http', server.url, '--clients', String(httpClients), '--server-pid', String(server.pid), '--calls', String(callsPerClient)], []],
+      name === 'groundplane',
     );
-    const latencies = [];
-    const cpu0 = cpuSeconds(server.pid);
-    const client0 = process.cpuUsage();
-    const t0 = performance.now();
-    const wrong = await Promise.all(sessions.map((session, c) => drive(session, callsPerClient, latencies, name === 'groundplane', c)));
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = cpuSeconds(server.pid) - cpu0;
-    const client = process.cpuUsage(client0);
-    for (const session of sessions) await session.close();
-    return {
-      ...summary(name, 'http', httpClients, httpClients, latencies, seconds, wrong.reduce((a, b) => a + b, 0), cpu),
-      client_cpu_us_per_call: (client.user + client.system) / latencies.length,
-    };
+    return { server: name, transport: 'http', clients: httpClients, in_flight: httpClients, ...row };
   } finally {
-    agent.destroy();
     await server.stop();
   }
 }
@@ -254,23 +101,11 @@ async function overHttp(name) {
 // One stdio session: `window` requests in flight (the throughput row) or one (latency).
 async function overStdio(name, window) {
   const { command, args } = servers[name];
-  const session = await stdioSession(command, command === groundplane ? [] : [...args, '--stdio']);
-  try {
-    await drive(session, warmup, null, false, 0, window);
-    const latencies = [];
-    const cpu0 = cpuSeconds(session.pid);
-    const client0 = process.cpuUsage();
-    const t0 = performance.now();
-    const wrong = await drive(session, callsPerClient * httpClients, latencies, name === 'groundplane', 0, window);
-    const seconds = (performance.now() - t0) / 1000;
-    const client = process.cpuUsage(client0);
-    return {
-      ...summary(name, window > 1 ? 'stdio-window' : 'stdio', 1, window, latencies, seconds, wrong, cpuSeconds(session.pid) - cpu0),
-      client_cpu_us_per_call: (client.user + client.system) / latencies.length,
-    };
-  } finally {
-    await session.close();
-  }
+  const row = await measure(
+    [['stdio', '--window', String(window), '--calls', String(callsPerClient * httpClients)], ['--', command, ...(command === groundplane ? [] : [...args, '--stdio'])]],
+    name === 'groundplane',
+  );
+  return { server: name, transport: window > 1 ? 'stdio-window' : 'stdio', clients: 1, in_flight: window, ...row };
 }
 
 const rows = {};
@@ -318,4 +153,5 @@ const line = (r) => '|' + r.map((c, i) => ` ${c}${' '.repeat(w[i] - width(c))} |
 console.log(line(table[0]));
 console.log('|' + w.map((n) => '-'.repeat(n + 2) + '|').join(''));
 for (const r of table.slice(1)) console.log(line(r));
+rmSync(scratch, { recursive: true, force: true });
 process.exit(wrong > 0 ? 1 : 0);

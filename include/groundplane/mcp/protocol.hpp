@@ -823,7 +823,6 @@ class Protocol {
     const auto* output_in = args.find("output");
     if (!output_in && !a.contains("output"))
       detail::Arguments::fail("check needs \"output\" (the model's answer: a JSON object of named fields)");
-    const nlohmann::json output = output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr);
 
     CheckList checks;
     for (const auto& spec : specs) checks.push_back(check_from_json(nlohmann::json(spec)));
@@ -833,7 +832,7 @@ class Protocol {
     // else the value handed in.
     const Verdict verdict =
         output_text_.empty()
-            ? boundary.try_submit(output)
+            ? boundary.try_submit(output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr))
             : boundary.try_submit_json(JsonText::read(output_text_, {.max_depth = options_.max_depth}), output_text_);
 
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
@@ -849,11 +848,13 @@ class Protocol {
       item["message"] = f.message();
       findings.push_back(std::move(item));
     }
+    std::string correction = verdict.correction();
+    std::string text = verdict.ok() ? std::string("accepted") : correction;
     nlohmann::ordered_json out = detail::object_of(3);
     out["ok"] = verdict.ok();
     out["findings"] = std::move(findings);
-    out["correction"] = verdict.correction();
-    return detail::tool_result(std::move(out), verdict.ok() ? std::string("accepted") : verdict.correction());
+    out["correction"] = std::move(correction);
+    return detail::tool_result(std::move(out), std::move(text));
   }
 
   nlohmann::ordered_json agent_call(std::string_view name, const nlohmann::ordered_json& args) {

@@ -34,6 +34,20 @@
 
 namespace groundplane::mcp {
 
+namespace detail {
+// The bytes a stream buffer already holds and has not handed out. The get area is
+// protected; a pointer to its members taken in a derived class reaches it in any buffer,
+// so a line is found with one scan of the buffer's bytes instead of a call per byte.
+class GetArea : public std::streambuf {
+ public:
+  static std::string_view of(std::streambuf& b) {
+    char* const begin = (b.*&GetArea::gptr)();
+    return {begin, static_cast<std::size_t>((b.*&GetArea::egptr)() - begin)};
+  }
+  static void consume(std::streambuf& b, std::size_t n) { (b.*&GetArea::gbump)(static_cast<int>(n)); }
+};
+}  // namespace detail
+
 namespace stdio {
 
 // How one read_line ended.
@@ -51,29 +65,48 @@ inline LineRead read_line(std::streambuf& in, std::string& line, std::size_t max
   line.clear();
   LineRead r{LineEnd::eof};
   using traits = std::streambuf::traits_type;
-  for (;;) {
-    const auto c = in.sbumpc();
-    if (traits::eq_int_type(c, traits::eof())) {
-      r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
-      break;
+  const auto take = [&](std::string_view part) {
+    r.bytes += part.size();
+    if (r.too_long) return;
+    if (part.size() > max - line.size()) {
+      r.too_long = true;
+      std::string().swap(line);  // give the memory back now
+      return;
     }
-    if (traits::to_char_type(c) == '\n') {
+    line.append(part);
+  };
+  for (;;) {
+    std::string_view held = detail::GetArea::of(in);
+    if (held.empty()) {
+      const auto c = in.sgetc();  // fills the buffer, or is the end of the input
+      if (traits::eq_int_type(c, traits::eof())) {
+        r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
+        break;
+      }
+      held = detail::GetArea::of(in);
+      if (held.empty()) {  // a buffer that keeps no bytes (stdin synchronized with C stdio)
+        in.sbumpc();
+        if (traits::to_char_type(c) == '\n') {
+          r.end = LineEnd::newline;
+          break;
+        }
+        const char ch = traits::to_char_type(c);
+        take(std::string_view(&ch, 1));
+        continue;
+      }
+    }
+    held = held.substr(0, std::size_t{1} << 20);  // gbump counts in int
+    const std::size_t nl = held.find('\n');
+    take(held.substr(0, nl));
+    detail::GetArea::consume(in, nl == std::string_view::npos ? held.size() : nl + 1);
+    if (nl != std::string_view::npos) {
       r.end = LineEnd::newline;
       break;
     }
-    ++r.bytes;
-    if (r.too_long) continue;
-    if (line.size() >= max) {
-      r.too_long = true;
-      std::string().swap(line);  // give the memory back now
-      continue;
-    }
-    line.push_back(traits::to_char_type(c));
   }
   if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
   return r;
 }
-
 }  // namespace stdio
 
 class Server {
@@ -82,7 +115,7 @@ class Server {
   explicit Server(Session& session, ServerOptions options = {}) : protocol_(session, std::move(options)) {}
 
   // Serves newline-delimited JSON-RPC from `in` until end of input: one response line
-  // per request, flushed as it is written. Returns when the input ends (a final message
+  // per request, flushed as soon as no further input is already waiting. Returns when the input ends (a final message
   // without its newline is still served) or when `out` can no longer be written.
   void serve(std::istream& in, std::ostream& out) {
     std::streambuf* buf = in.rdbuf();
@@ -114,7 +147,9 @@ class Server {
       }
       if (reply) {
         out << *reply << '\n';
-        out.flush();
+        // Answers to requests already waiting in the input go out together, in one
+        // write, once the last of them is answered; an answer nothing follows goes now.
+        if (buf->in_avail() <= 0) out.flush();
         if (!out) {
           protocol_.log("the output stream closed; stopping");
           return;
@@ -122,6 +157,7 @@ class Server {
       }
       if (r.end != stdio::LineEnd::newline) break;
     }
+    out.flush();
     protocol_.note("input ended; exiting");
   }
 
