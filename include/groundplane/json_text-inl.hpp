@@ -186,11 +186,7 @@ BasicJsonText<Json> BasicJsonText<Json>::read(std::string_view text, const JsonT
   std::string rewritten;
   std::string_view input = text;
   if (!scan.substitutes.empty()) {
-    rewritten.assign(text);
-    for (const auto& s : scan.substitutes) {
-      rewritten[s.offset] = '0';
-      for (std::size_t k = 1; k < s.length; ++k) rewritten[s.offset + k] = ' ';
-    }
+    rewritten = detail::blank_substitutes(text, scan);
     input = rewritten;
   }
   detail::JsonTextReader<Json> reader{doc, options, text, scan.substitutes, {}, nullptr, 0, 0, false};

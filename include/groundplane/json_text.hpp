@@ -267,6 +267,18 @@ inline JsonPrescan json_prescan(std::string_view text, const JsonTextOptions& op
   return out;
 }
 
+// The text with each number the prescan marked blanked in place (a 0, then spaces), so
+// that nlohmann reads it and every byte after it keeps its offset: the readers take the
+// number itself from the original text.
+inline std::string blank_substitutes(std::string_view text, const JsonPrescan& scan) {
+  std::string out(text);
+  for (const auto& s : scan.substitutes) {
+    out[s.offset] = '0';
+    for (std::size_t k = 1; k < s.length; ++k) out[s.offset + k] = ' ';
+  }
+  return out;
+}
+
 inline std::string json_excerpt(std::string_view text) {
   constexpr std::size_t keep = 40;
   if (text.size() <= keep) return std::string(text);

@@ -943,10 +943,6 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
   if (!row.parsed) throw bad("is not a JSON object (run verify_ledger)");
   const auto str = [&](const char* key) { return b.take_text(key); };
   const auto num = [&](const char* key) { return static_cast<std::size_t>(b.count(key)); };
-  const auto need = [&](const char* key) -> detail::RowBody& {
-    if (!b.has(key)) throw detail::MalformedRow("member \"" + std::string(key) + "\" is missing");
-    return b;
-  };
   const auto does = [&](const std::string& action) -> std::optional<std::string> {
     if (b.has("d")) {
       std::optional<std::string> d;
@@ -970,11 +966,12 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
     } else if (k == "ms") {
       L.actions_may_be_stale = b.flag("on", false);
     } else if (k == "s") {
-      c.state.merge_patch(need("dl").take("dl"));
+      c.state.merge_patch(b.require("dl").take("dl"));
     } else if (k == "g") {
       const std::string a = str("a");
       auto d = does(a);
-      L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(), static_cast<Refusal>(need("r").integer("r")),
+      L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(),
+                              static_cast<Refusal>(b.require("r").integer("r")),
                               c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), L.node, str("pr")});
       c.trim();
     } else if (k == "t") {
@@ -1005,7 +1002,7 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
       // Only a fire not graded yet is graded, and such a fire is always held.
       if (!L.transitions.holds(idx)) throw bad("grades a fire that was graded long before");
       Transition& t = L.transitions[idx];
-      t.outcome = static_cast<Outcome>(need("o").integer("o"));
+      t.outcome = static_cast<Outcome>(b.require("o").integer("o"));
       if (b.has("e")) t.error = str("e");
       if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
       if (b.integer("rc") != 0) {
@@ -1030,7 +1027,7 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
       const std::size_t idx = num("q");
       if (idx >= L.asks.size()) throw bad("names an ask that is not in the ledger");
       AskStatus& a = L.asks[idx];
-      a.state = static_cast<AskState>(need("s").integer("s"));
+      a.state = static_cast<AskState>(b.require("s").integer("s"));
       switch (a.state) {
         case AskState::approved:
           a.by = str("by");

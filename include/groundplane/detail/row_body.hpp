@@ -40,6 +40,12 @@ class RowBody {
   }
 
   bool has(std::string_view key) const { return find(key) != nullptr; }
+  // This body, once `key` is known to be in it: for the members a row cannot go without
+  // (b.require("o").integer("o")).
+  RowBody& require(std::string_view key) {
+    if (!has(key)) throw MalformedRow("member \"" + std::string(key) + "\" is missing");
+    return *this;
+  }
   bool is_null(std::string_view key) const {
     const Member* m = find(key);
     return m != nullptr && m->type == json::value_t::null;

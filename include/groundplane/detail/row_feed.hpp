@@ -82,12 +82,17 @@ class RowFeed {
     return &b.rows[0];
   }
 
-  // A row as the store handed it; its body not read yet.
-  static void copy(ParsedRow& p, const StoredRow& r) {
+  // A row as the store handed it, but for its body.
+  static void copy_header(ParsedRow& p, const StoredRow& r) {
     p.seq = r.seq;
     p.version = r.version;
     p.kind = r.kind;
     p.hash = r.hash;
+  }
+  // A row as the store handed it; its body kept as text, to be read by whichever thread
+  // gets to it (the store reuses its row for the next one).
+  static void copy(ParsedRow& p, const StoredRow& r) {
+    copy_header(p, r);
     p.text = r.body;
   }
 
@@ -199,8 +204,8 @@ void read_rows(const LedgerStore& store, std::uint64_t from_seq, Apply&& apply, 
   }
   ParsedRow p;
   store.read(from_seq, [&](const StoredRow& r) {
-    RowFeed::copy(p, r);
-    p.read_body();
+    RowFeed::copy_header(p, r);
+    p.parsed = p.body.read(r.body);  // read where the store holds it, before its next row
     apply(p);
     return true;
   });

@@ -581,11 +581,7 @@ class Protocol {
     // Every wide number is in a check's output: the message is built from the line with
     // them blanked out (same length, so the output's bytes stand where they stood), and
     // the check reads them from the line itself.
-    std::string blanked(line);
-    for (const auto& sub : scan.substitutes) {
-      blanked[sub.offset] = '0';
-      for (std::size_t k = 1; k < sub.length; ++k) blanked[sub.offset + k] = ' ';
-    }
+    const std::string blanked = groundplane::detail::blank_substitutes(line, scan);
     detail::MessageBuilder builder(line);
     if (!builder.read(blanked))  // JsonText read it: not reachable by design
       return error_response(id_of(plain), error_code::parse_error, "Parse error: the line is not valid JSON");

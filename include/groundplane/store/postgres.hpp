@@ -176,13 +176,13 @@ inline void pg_array_element(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
-// Reads one row from a result selecting (seq, version, kind, body, hash).
-inline StoredRow pg_row(const PGresult* r, int i) {
-  StoredRow row;
+// Reads one row from a result selecting (seq, version, kind, body, hash), into a row
+// reused from one to the next: its strings keep their capacity.
+inline const StoredRow& pg_row(const PGresult* r, int i, StoredRow& row) {
   row.seq = static_cast<std::uint64_t>(pg_int(r, i, 0));
   row.version = static_cast<std::uint64_t>(pg_int(r, i, 1));
-  row.kind = std::string(pg_bytes(r, i, 2));
-  row.body = std::string(pg_bytes(r, i, 3));
+  row.kind.assign(pg_bytes(r, i, 2));
+  row.body.assign(pg_bytes(r, i, 3));
   const std::string_view h = pg_bytes(r, i, 4);
   if (h.size() == row.hash.size()) std::memcpy(row.hash.data(), h.data(), h.size());
   else row.hash.fill(0);  // cannot match any SHA-256 the chain expects
@@ -247,13 +247,13 @@ inline std::string pg_broke_off(std::uint64_t rows_read, const char* what) {
 inline void pg_read_rows(PGconn* conn, const std::string& session, std::uint64_t from_seq,
                          const std::function<bool(const StoredRow&)>& visit) {
   std::uint64_t next = from_seq;
+  StoredRow row;
   for (;;) {
     const std::string params[] = {session, std::to_string(next), std::to_string(pg_page_rows)};
     const PgResult r = pg_exec(conn, pg_select_rows, params);
     const int n = PQntuples(r.get());
     for (int i = 0; i < n; ++i) {
-      const StoredRow row = pg_row(r.get(), i);
-      if (!visit(row)) return;
+      if (!visit(pg_row(r.get(), i, row))) return;
       next = row.seq + 1;
     }
     if (static_cast<std::uint64_t>(n) < pg_page_rows) return;
