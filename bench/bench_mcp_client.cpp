@@ -17,6 +17,7 @@
 // calls, seconds, calls_per_s, p50_ms, p99_ms, wrong, client_cpu_us_per_call,
 // server_cpu_us_per_call. Exit 1 when a call fails outright, 2 for a bad command line.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -218,7 +219,9 @@ class HttpSession {
   json call(std::size_t id, const std::string& params) {
     const httplib::Result r = post(request_text(id, "tools/call", params));
     if (!r || r->status != 200) throw std::runtime_error("tools/call failed: " + describe(r));
-    return json::parse(r->body);
+    json answer = json::parse(r->body);
+    if (answer.value("id", json()) != id) throw std::runtime_error("an answer to another request: " + describe(r));
+    return answer;
   }
 
   void close() { (void)client_.Delete(target_.path, headers_); }
@@ -315,6 +318,7 @@ class Child {
     to_ = in[1];
     from_ = out[0];
     if (rc != 0) throw std::runtime_error("cannot start " + command[0] + ": " + std::strerror(rc));
+    ::fcntl(to_, F_SETFL, ::fcntl(to_, F_GETFL) | O_NONBLOCK);  // exchange() writes what fits
   }
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
@@ -329,19 +333,24 @@ class Child {
 
   long pid() const { return pid_; }
 
-  void write_all(std::string_view bytes) const {
-    while (!bytes.empty()) {
-      const ssize_t n = ::write(to_, bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw std::runtime_error("the server's stdin closed");
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
-
-  // Calls on_line for each complete line that one read brings in (blocks until one does).
+  // Writes what it can of `pending` (erasing what was written) and reads what the server
+  // wrote, both as the pipes allow, until one read brings in at least one complete line;
+  // on_line gets each. Writing and reading together: a client that only wrote while the
+  // server's answers filled its stdout would leave both waiting on each other.
   template <class F>
-  void read_lines(F&& on_line) {
+  void exchange(std::string& pending, F&& on_line) {
     for (;;) {
+      pollfd fds[2] = {{from_, POLLIN, 0}, {to_, POLLOUT, 0}};
+      const int ready = ::poll(fds, pending.empty() ? 1 : 2, 60'000);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready < 0) throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
+      if (ready == 0) throw std::runtime_error("the server wrote nothing for 60 s");
+      if (!pending.empty() && fds[1].revents != 0) {
+        const ssize_t n = ::write(to_, pending.data(), pending.size());
+        if (n < 0 && errno != EAGAIN && errno != EINTR) throw std::runtime_error("the server's stdin closed");
+        if (n > 0) pending.erase(0, static_cast<std::size_t>(n));
+      }
+      if (fds[0].revents == 0) continue;
       char chunk[65536];
       const ssize_t n = ::read(from_, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
@@ -372,25 +381,26 @@ class Child {
   std::string buffer_;
 };
 
-// n calls with `window` outstanding; ids from first_id. Latencies recorded when asked.
+// n calls with `window` outstanding; ids from first_id, each answered exactly once.
+// Latencies and wrong answers recorded when asked.
 void drive_stdio(Child& child, const Requests& requests, std::size_t n, std::size_t window, std::size_t first_id,
-                 bool verify, Outcome* record) {
+                 bool verify, Outcome* record, std::string& pending) {
   std::vector<clock_type::time_point> sent_at(n);
+  std::vector<char> answered_already(n, 0);
   std::size_t sent = 0, answered = 0;
-  std::string batch;
   while (answered < n) {
-    batch.clear();
     for (; sent < n && sent - answered < window; ++sent) {
       sent_at[sent] = clock_type::now();
-      batch += request_text(first_id + sent, "tools/call", requests.params(sent));
-      batch += '\n';
+      pending += request_text(first_id + sent, "tools/call", requests.params(sent));
+      pending += '\n';
     }
-    if (!batch.empty()) child.write_all(batch);
-    child.read_lines([&](std::string_view line) {
+    child.exchange(pending, [&](std::string_view line) {
       const json answer = json::parse(line);
       const auto id = answer.at("id").get<std::size_t>();
       if (id < first_id || id - first_id >= sent) throw std::runtime_error("an answer to no outstanding request");
       const std::size_t i = id - first_id;
+      if (answered_already[i] != 0) throw std::runtime_error("request " + std::to_string(id) + " answered twice");
+      answered_already[i] = 1;
       if (record) {
         record->latencies_ms.push_back(
             std::chrono::duration<double, std::milli>(clock_type::now() - sent_at[i]).count());
@@ -403,17 +413,17 @@ void drive_stdio(Child& child, const Requests& requests, std::size_t n, std::siz
 
 Outcome run_stdio(const Config& c, const Requests& requests) {
   Child child(c.command);
-  child.write_all(request_text(0, "initialize", initialize_params) + '\n');
+  std::string pending = request_text(0, "initialize", initialize_params) + '\n';
   bool initialized = false;
-  while (!initialized) child.read_lines([&](std::string_view) { initialized = true; });
-  child.write_all(std::string(initialized_notification) + '\n');
-  drive_stdio(child, requests, c.warmup, c.window, 1, false, nullptr);
+  while (!initialized) child.exchange(pending, [&](std::string_view) { initialized = true; });
+  pending += std::string(initialized_notification) + '\n';
+  drive_stdio(child, requests, c.warmup, c.window, 1, false, nullptr, pending);
   Outcome out;
   out.latencies_ms.reserve(c.calls);
   const double server0 = process_cpu_seconds(child.pid());
   const double cpu0 = own_cpu_seconds();
   const auto t0 = clock_type::now();
-  drive_stdio(child, requests, c.calls, c.window, 1 + c.warmup, c.verify, &out);
+  drive_stdio(child, requests, c.calls, c.window, 1 + c.warmup, c.verify, &out, pending);
   out.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
   out.client_cpu = own_cpu_seconds() - cpu0;
   out.server_cpu = process_cpu_seconds(child.pid()) - server0;
@@ -421,9 +431,10 @@ Outcome run_stdio(const Config& c, const Requests& requests) {
   return out;
 }
 
+// Nearest rank: the smallest latency at or above which p% of the calls fall.
 double percentile(const std::vector<double>& sorted, double p) {
-  const auto at = static_cast<std::size_t>(std::floor(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size() - 1, at)];
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 }  // namespace

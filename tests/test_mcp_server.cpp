@@ -200,6 +200,19 @@ class Unbuffered : public std::streambuf {
   std::size_t at_ = 0;
 };
 
+// One that can hand out a character but not show the next one first (only uflow).
+class NoPeek : public std::streambuf {
+ public:
+  explicit NoPeek(std::string text) : text_(std::move(text)) {}
+
+ protected:
+  int_type uflow() override { return at_ < text_.size() ? traits_type::to_int_type(text_[at_++]) : traits_type::eof(); }
+
+ private:
+  std::string text_;
+  std::size_t at_ = 0;
+};
+
 }  // namespace
 
 TEST_CASE("initialize answers the client's protocol version when it is supported") {
@@ -691,7 +704,9 @@ TEST_CASE("an overlong line is consumed without being held in memory") {
   CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
 }
 
-TEST_CASE("a line reads the same whatever the input buffer holds at a time: all of it, a byte, a split CRLF, nothing") {
+TEST_CASE(
+    "a line reads the same whatever the input buffer holds at a time: all of it, a byte, a split CRLF, nothing, no "
+    "peeking") {
   const std::string long_line(3000, 'x');
   const std::string input = "abc\r\n\n" + long_line + "\n{\"a\":1}\r\ntail";
   struct Line {
@@ -727,9 +742,11 @@ TEST_CASE("a line reads the same whatever the input buffer holds at a time: all 
     CHECK(expected[4] == Line{"tail", gp::mcp::stdio::LineEnd::eof_after_text, 4, false});
     Chunked one_byte(bytes, none), split(split_crlf, none);
     Unbuffered unbuffered(input);
+    NoPeek no_peek(input);
     CHECK(read_all(one_byte, max) == expected);
     CHECK(read_all(split, max) == expected);
     CHECK(read_all(unbuffered, max) == expected);
+    CHECK(read_all(no_peek, max) == expected);
   }
 }
 
@@ -998,6 +1015,25 @@ TEST_CASE(
     CHECK(in_buf.flushed_at_read[2] == 2 * one.size());
     CHECK(in_buf.flushed_at_read[3] == 3 * one.size());
     CHECK(out_buf.str().size() == 3 * one.size());
+  }
+  SECTION("an answer is out before the server waits, even when lines that get no answer follow it") {
+    const std::string one = *h.server.handle_line(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") + "\n";
+    const std::string notification = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                                     "\n";
+    const std::string second = request(2, "ping");
+    for (const std::string& after : {notification, std::string("\n"), std::string("\r\n"), second.substr(0, 10)}) {
+      INFO("after the request, in the same read: " << after);
+      Flushes out_buf;
+      const bool partial = after == second.substr(0, 10);
+      Chunked in_buf({request(1, "ping") + after, partial ? second.substr(10) : second},
+                     [&] { return out_buf.flushed(); });
+      std::istream in(&in_buf);
+      std::ostream out(&out_buf);
+      h.server.serve(in, out);
+      REQUIRE(in_buf.flushed_at_read.size() == 3);
+      CHECK(in_buf.flushed_at_read[1] == one.size());  // answer 1 out before the second read
+      CHECK(out_buf.str().size() == 2 * one.size());
+    }
   }
   SECTION("requests that came in one read are answered in one flush, after the last of them") {
     Flushes out_buf;

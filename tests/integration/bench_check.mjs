@@ -68,6 +68,7 @@ function startHttp({ command, args }) {
 
 // The params of the two `check` calls, for the client to serialize once.
 const scratch = mkdtempSync(join(tmpdir(), 'groundplane-bench-mcp-'));
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const requests = join(scratch, 'requests.json');
 writeFileSync(
   requests,
@@ -81,7 +82,7 @@ writeFileSync(
 async function measure(args, verify) {
   const common = ['--requests', requests, '--warmup', String(warmup), ...(verify ? ['--verify'] : [])];
   const [head, rest] = args;
-  const { stdout } = await promisify(execFile)(loadClient, [...head, ...common, ...rest], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(loadClient, [...head, ...common, ...rest], { maxBuffer: 1 << 20, timeout: 600_000 });
   return JSON.parse(stdout);
 }
 
@@ -153,5 +154,4 @@ const line = (r) => '|' + r.map((c, i) => ` ${c}${' '.repeat(w[i] - width(c))} |
 console.log(line(table[0]));
 console.log('|' + w.map((n) => '-'.repeat(n + 2) + '|').join(''));
 for (const r of table.slice(1)) console.log(line(r));
-rmSync(scratch, { recursive: true, force: true });
 process.exit(wrong > 0 ? 1 : 0);

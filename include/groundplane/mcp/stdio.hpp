@@ -23,6 +23,7 @@
 #include <streambuf>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -33,20 +34,6 @@
 #include "groundplane/session.hpp"
 
 namespace groundplane::mcp {
-
-namespace detail {
-// The bytes a stream buffer already holds and has not handed out. The get area is
-// protected; a pointer to its members taken in a derived class reaches it in any buffer,
-// so a line is found with one scan of the buffer's bytes instead of a call per byte.
-class GetArea : public std::streambuf {
- public:
-  static std::string_view of(std::streambuf& b) {
-    char* const begin = (b.*&GetArea::gptr)();
-    return {begin, static_cast<std::size_t>((b.*&GetArea::egptr)() - begin)};
-  }
-  static void consume(std::streambuf& b, std::size_t n) { (b.*&GetArea::gbump)(static_cast<int>(n)); }
-};
-}  // namespace detail
 
 namespace stdio {
 
@@ -59,50 +46,41 @@ struct LineRead {
   bool too_long = false;  // over the limit: `line` was cleared and the rest skipped
 };
 
+// What read_line does before it waits for input: nothing.
+struct NoWait {
+  void operator()() const noexcept {}
+};
+
 // Reads up to '\n' from a stream buffer, keeping at most `max` bytes; the rest of an
-// overlong line is consumed and counted but never stored.
-inline LineRead read_line(std::streambuf& in, std::string& line, std::size_t max) {
+// overlong line is consumed and counted but never stored. `before_wait` is called each
+// time the buffer holds no further byte and the next one may have to be waited for (a
+// writer flushes there what its peer may be waiting on).
+template <class BeforeWait = NoWait>
+LineRead read_line(std::streambuf& in, std::string& line, std::size_t max, BeforeWait&& before_wait = {}) {
   line.clear();
   LineRead r{LineEnd::eof};
   using traits = std::streambuf::traits_type;
-  const auto take = [&](std::string_view part) {
-    r.bytes += part.size();
-    if (r.too_long) return;
-    if (part.size() > max - line.size()) {
-      r.too_long = true;
-      std::string().swap(line);  // give the memory back now
-      return;
-    }
-    line.append(part);
-  };
   for (;;) {
-    std::string_view held = detail::GetArea::of(in);
-    if (held.empty()) {
-      const auto c = in.sgetc();  // fills the buffer, or is the end of the input
-      if (traits::eq_int_type(c, traits::eof())) {
-        r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
-        break;
-      }
-      held = detail::GetArea::of(in);
-      if (held.empty()) {  // a buffer that keeps no bytes (stdin synchronized with C stdio)
-        in.sbumpc();
-        if (traits::to_char_type(c) == '\n') {
-          r.end = LineEnd::newline;
-          break;
-        }
-        const char ch = traits::to_char_type(c);
-        take(std::string_view(&ch, 1));
-        continue;
-      }
+    if constexpr (!std::is_same_v<std::remove_cvref_t<BeforeWait>, NoWait>) {
+      if (in.in_avail() <= 0) before_wait();
     }
-    held = held.substr(0, std::size_t{1} << 20);  // gbump counts in int
-    const std::size_t nl = held.find('\n');
-    take(held.substr(0, nl));
-    detail::GetArea::consume(in, nl == std::string_view::npos ? held.size() : nl + 1);
-    if (nl != std::string_view::npos) {
+    const auto c = in.sbumpc();
+    if (traits::eq_int_type(c, traits::eof())) {
+      r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
+      break;
+    }
+    if (traits::to_char_type(c) == '\n') {
       r.end = LineEnd::newline;
       break;
     }
+    ++r.bytes;
+    if (r.too_long) continue;
+    if (line.size() >= max) {
+      r.too_long = true;
+      std::string().swap(line);  // give the memory back now
+      continue;
+    }
+    line.push_back(traits::to_char_type(c));
   }
   if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
   return r;
@@ -115,14 +93,28 @@ class Server {
   explicit Server(Session& session, ServerOptions options = {}) : protocol_(session, std::move(options)) {}
 
   // Serves newline-delimited JSON-RPC from `in` until end of input: one response line
-  // per request, flushed as soon as no further input is already waiting. Returns when the input ends (a final message
+  // per request. Answers are flushed whenever the server is about to wait for input, so
+  // those to requests that arrived together go out in one write and none is held while
+  // the client may be waiting for it. Returns when the input ends (a final message
   // without its newline is still served) or when `out` can no longer be written.
   void serve(std::istream& in, std::ostream& out) {
     std::streambuf* buf = in.rdbuf();
     if (!buf) return;
     std::string line;
+    bool unflushed = false;
+    const auto flush = [&] {
+      if (!unflushed) return;
+      out.flush();
+      unflushed = false;
+    };
+    const auto closed = [&] {
+      if (out) return false;
+      protocol_.log("the output stream closed; stopping");
+      return true;
+    };
     for (;;) {
-      const stdio::LineRead r = stdio::read_line(*buf, line, protocol_.options().max_line_bytes);
+      const stdio::LineRead r = stdio::read_line(*buf, line, protocol_.options().max_line_bytes, flush);
+      if (closed()) return;
       if (r.end == stdio::LineEnd::eof) break;
       std::optional<std::string> reply;
       if (r.too_long) {
@@ -147,17 +139,13 @@ class Server {
       }
       if (reply) {
         out << *reply << '\n';
-        // Answers to requests already waiting in the input go out together, in one
-        // write, once the last of them is answered; an answer nothing follows goes now.
-        if (buf->in_avail() <= 0) out.flush();
-        if (!out) {
-          protocol_.log("the output stream closed; stopping");
-          return;
-        }
+        unflushed = true;
+        if (closed()) return;
       }
       if (r.end != stdio::LineEnd::newline) break;
     }
-    out.flush();
+    flush();
+    if (closed()) return;
     protocol_.note("input ended; exiting");
   }
 
