@@ -10,10 +10,15 @@
 #include <sstream>
 #include <streambuf>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <groundplane/any_check.hpp>
+#include <groundplane/boundary.hpp>
+#include <groundplane/check_from_json.hpp>
 #include <groundplane/mcp/server.hpp>
 #include <groundplane/session.hpp>
+#include <groundplane/verdict.hpp>
 
 namespace gp = groundplane;
 using ojson = nlohmann::ordered_json;
@@ -1434,4 +1439,143 @@ TEST_CASE("an object keeps every member, in order and whole, however many member
   REQUIRE(echoed.size() == 40);
   CHECK(echoed.begin().key() == "m39");
   CHECK(echoed["m0"]["rows"][2]["deep"] == 39);
+}
+
+namespace {
+// check's reply as the response objects make it: {jsonrpc, id, result: {content: [{type,
+// text}], structuredContent: {ok, findings: [{check, field, said, supported, fact,
+// provenance, detail, message}], correction}, isError: false}}, dumped as every other
+// response is. The verdict comes from a Boundary over the same definitions, not from the
+// tool.
+ojson expected_check_reply(int id, const ojson& definitions, const ojson& specs, const ojson& output) {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  p.record_facts(definitions);
+  std::vector<std::string> names;
+  for (auto it = definitions.begin(); it != definitions.end(); ++it) names.push_back(it.key());
+  gp::CheckList checks;
+  for (const auto& spec : specs) checks.push_back(gp::check_from_json(nlohmann::json(spec)));
+  gp::Boundary boundary(p.registry(), std::move(names), std::move(checks));
+  const gp::Verdict verdict = boundary.try_submit(nlohmann::json(output));
+  ojson findings = ojson::array();
+  for (const auto& f : verdict.findings())
+    findings.push_back({{"check", f.check},
+                        {"field", f.field},
+                        {"said", f.said},
+                        {"supported", f.supported},
+                        {"fact", f.fact},
+                        {"provenance", f.provenance},
+                        {"detail", f.detail},
+                        {"message", f.message()}});
+  ojson result;
+  result["content"] = ojson::array({{{"type", "text"}, {"text", verdict.ok() ? "accepted" : verdict.correction()}}});
+  result["structuredContent"] = {{"ok", verdict.ok()}, {"findings", findings}, {"correction", verdict.correction()}};
+  result["isError"] = false;
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", result}};
+}
+}  // namespace
+
+TEST_CASE("check's reply is byte for byte the response its verdict makes, whatever the names and values hold") {
+  // Names that need escaping in JSON: quotes, backslashes, control characters, a line
+  // break, non-ASCII text, and one long enough to be cut mid-character when rendered.
+  const std::string long_name = [] {
+    std::string s;
+    for (int i = 0; i < 400; ++i) s += "\xc3\xa9";  // é
+    return s;
+  }();
+  const std::vector<std::string> odd{
+      "say \"hi\"", "back\\slash", "tab\there\nnewline", std::string("nul\x01") + "x", "\xe6\x97\xa5\xe6\x9c\xac",
+      long_name};
+  ojson scores = ojson::object();
+  double s = 0.5;
+  for (const auto& n : odd) scores[n] = (s += 0.125);
+  ojson definitions = {{"ctr \"odd\"",
+                        {{"kind", "ranking"},
+                         {"scores", scores},
+                         {"key", "c\\t\"r"},
+                         {"tool", "warehouse.query"},
+                         {"args", {{"table", "t\"\n"}, {"w", "\xc3\xa9"}}}}}};
+  const ojson superlative = {{"check", "superlative"}, {"fact", "ctr \"odd\""}};
+  const ojson prefix = {{"check", "ranking_prefix"}, {"fact", "ctr \"odd\""}, {"field", "top"}};
+  const std::vector<std::pair<ojson, ojson>> cases{
+      {ojson::array({superlative}), {{"winner", odd[0]}}},                                     // wrong: one finding
+      {ojson::array({superlative}), {{"winner", long_name}}},                                  // right: accepted
+      {ojson::array({superlative}), {{"winner", "tab\there\nnewline\x7f"}}},                   // a name nobody recorded
+      {ojson::array({superlative}), ojson::object()},                                          // the field is missing
+      {ojson::array({superlative, prefix}), {{"winner", odd[1]}, {"top", {odd[2], odd[3]}}}},  // two checks fail
+  };
+  Harness h;
+  int id = 0;
+  for (const auto& [specs, output] : cases) {
+    ++id;
+    INFO("case " << id << ": " << output.dump().substr(0, 200));
+    const ojson args = {{"facts", definitions}, {"checks", specs}, {"output", output}};
+    const std::string line = call(id, "check", args);
+    const auto reply = h.server.handle_line(line.substr(0, line.size() - 1));
+    REQUIRE(reply);
+    const ojson expected = expected_check_reply(id, definitions, specs, output);
+    CHECK(*reply == expected.dump(-1, ' ', false, ojson::error_handler_t::replace));
+    // The same result through call_tool, which hands back JSON.
+    CHECK(h.server.call_tool("check", args) == expected["result"]);
+  }
+  // Every case judged what it was meant to: rejected, accepted, rejected, rejected, both checks failing.
+  const auto findings = [&](int n, const ojson& specs, const ojson& output) {
+    return expected_check_reply(n, definitions, specs, output)["result"]["structuredContent"]["findings"].size();
+  };
+  CHECK(findings(1, cases[0].first, cases[0].second) == 1);
+  CHECK(findings(2, cases[1].first, cases[1].second) == 0);
+  CHECK(findings(3, cases[2].first, cases[2].second) == 1);
+  CHECK(findings(4, cases[3].first, cases[3].second) == 1);
+  CHECK(findings(5, cases[4].first, cases[4].second) >= 2);
+}
+
+TEST_CASE("an inline definition is read as its record tool's arguments: kind chooses, the key names, others refused") {
+  Harness h;
+  ojson extra = inline_seed();
+  extra["campaign_ctr"]["colour"] = "red";
+  const auto t =
+      h.run(call(1, "check", {{"facts", extra}, {"checks", {seed_check}}, {"output", {{"winner", "north"}}}}));
+  CHECK(t.reply_to(1)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(1)) ==
+        "check: inline fact 'campaign_ctr': invalid arguments: record_ranking has no argument 'colour'; its arguments "
+        "are name, scores, key, direction, tool, args");
+  // An empty key is a name like any other: the inline fact is named "", and refused as
+  // record_ranking refuses "name": "" — not read as a definition that gives no name.
+  ojson unnamed = ojson::object();
+  unnamed[""] = inline_seed()["campaign_ctr"];
+  ojson spec = seed_check;
+  spec["fact"] = "";
+  ojson recorded = seed_ranking;
+  recorded["name"] = "";
+  const auto inline_reply =
+      h.run(call(2, "check", {{"facts", unnamed}, {"checks", {spec}}, {"output", {{"winner", "north"}}}}));
+  const auto record_reply = h.run(call(3, "record_ranking", recorded));
+  REQUIRE(record_reply.reply_to(3)["result"]["isError"] == true);
+  CHECK(inline_reply.reply_to(2)["result"]["isError"] == true);
+  CHECK(text_of(inline_reply.reply_to(2)) == "check: inline fact '': " + text_of(record_reply.reply_to(3)));
+  CHECK(h.server.registry().names().empty());
+}
+
+TEST_CASE("a line is stored whole or refused whole at every length around the reader's chunk size") {
+  for (const std::size_t length : {255u, 256u, 257u, 511u, 512u, 513u, 1000u}) {
+    const std::string text(length, 'y');
+    for (const std::size_t max : {length, length - 1, std::size_t{256}}) {
+      INFO("length " << length << ", max " << max);
+      const bool fits = length <= max;
+      std::vector<std::string> one_byte;
+      for (const char c : text + "\nnext\n") one_byte.emplace_back(1, c);
+      Chunked bytes(one_byte, [] { return std::size_t{0}; });
+      std::stringbuf whole(text + "\nnext\n");
+      for (std::streambuf* in : {static_cast<std::streambuf*>(&whole), static_cast<std::streambuf*>(&bytes)}) {
+        std::string line = "left over";
+        const auto r = gp::mcp::stdio::read_line(*in, line, max);
+        CHECK(r.end == gp::mcp::stdio::LineEnd::newline);
+        CHECK(r.bytes == length);
+        CHECK(r.too_long == !fits);
+        CHECK(line == (fits ? text : std::string()));
+        const auto next = gp::mcp::stdio::read_line(*in, line, max);
+        CHECK(line == "next");
+        CHECK(next.too_long == false);
+      }
+    }
+  }
 }

@@ -122,9 +122,13 @@ class BadArguments : public ConfigurationError {
 // Reading a tool's arguments with messages that say which argument and what it should be.
 class Arguments {
  public:
-  Arguments(std::string_view tool, const nlohmann::ordered_json& args, std::initializer_list<std::string_view> known)
-      : tool_(tool), args_(args) {
+  // `inline_name`: the arguments are an inline fact definition (check's `facts`, --facts
+  // FILE), whose name is its key and whose "kind" member chose the tool.
+  Arguments(std::string_view tool, const nlohmann::ordered_json& args, std::initializer_list<std::string_view> known,
+            std::optional<std::string_view> inline_name = std::nullopt)
+      : tool_(tool), args_(args), inline_name_(inline_name) {
     for (auto it = args_.begin(); it != args_.end(); ++it) {
+      if (inline_name_ && it.key() == "kind") continue;
       bool ok = false;
       for (auto k : known) ok = ok || it.key() == k;
       if (!ok) {
@@ -146,6 +150,7 @@ class Arguments {
     return *v;
   }
   std::string string(std::string_view key) const {
+    if (inline_name_ && key == "name") return std::string(*inline_name_);
     const auto& v = required(key, "a string");
     if (!v.is_string()) wrong(key, "a string", v);
     return v.get<std::string>();
@@ -173,6 +178,7 @@ class Arguments {
  private:
   std::string_view tool_;
   const nlohmann::ordered_json& args_;
+  std::optional<std::string_view> inline_name_;
 };
 
 inline nlohmann::ordered_json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
@@ -205,6 +211,72 @@ inline nlohmann::ordered_json tool_error(std::string message) {
   r["content"] = nlohmann::ordered_json::array({text_block(std::move(message))});
   r["isError"] = true;
   return r;
+}
+
+// A response or a tools/call result: a JSON value, or its text already written. check's
+// result, on the path every checked answer takes, is written straight to text: nothing
+// is built only to be dumped, and its correction, which it carries twice, is escaped once.
+class Written {
+ public:
+  Written(nlohmann::ordered_json value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  static Written text(std::string text) {
+    Written w(nullptr);
+    w.text_ = std::move(text);
+    w.is_text_ = true;
+    return w;
+  }
+  bool is_text() const noexcept { return is_text_; }
+  // The value, when it was built as one.
+  const nlohmann::ordered_json* json() const noexcept { return is_text_ ? nullptr : &value_; }
+  std::string take_text() && { return is_text_ ? std::move(text_) : dump(value_); }
+  nlohmann::ordered_json take_json() && { return is_text_ ? nlohmann::ordered_json::parse(text_) : std::move(value_); }
+
+ private:
+  nlohmann::ordered_json value_;
+  std::string text_;
+  bool is_text_ = false;
+};
+
+// `value` as JSON text, appended: nlohmann writes every string it holds.
+inline void append_json(std::string& out, nlohmann::ordered_json value) { out += dump(value); }
+
+// check's CallToolResult as text, member for member what tool_result builds:
+// {content: [{type: "text", text}], structuredContent: {ok, findings, correction}, isError: false}.
+inline std::string check_result_text(const Verdict& verdict) {
+  std::string correction;
+  append_json(correction, verdict.correction());
+  std::string out;
+  out.reserve(160 + 2 * correction.size() + 600 * verdict.findings().size());
+  out += R"({"content":[{"type":"text","text":)";
+  out += verdict.ok() ? std::string_view(R"("accepted")") : std::string_view(correction);
+  out += R"(}],"structuredContent":{"ok":)";
+  out += verdict.ok() ? "true" : "false";
+  out += R"(,"findings":[)";
+  bool first = true;
+  for (const auto& f : verdict.findings()) {
+    out += first ? R"({"check":)" : R"(,{"check":)";
+    first = false;
+    append_json(out, f.check);
+    out += R"(,"field":)";
+    append_json(out, f.field);
+    out += R"(,"said":)";
+    append_json(out, f.said);
+    out += R"(,"supported":)";
+    append_json(out, f.supported);
+    out += R"(,"fact":)";
+    append_json(out, f.fact);
+    out += R"(,"provenance":)";
+    append_json(out, f.provenance);
+    out += R"(,"detail":)";
+    append_json(out, f.detail);
+    out += R"(,"message":)";
+    append_json(out, f.message());
+    out += '}';
+  }
+  out += R"(],"correction":)";
+  out += correction;
+  out += R"(},"isError":false})";
+  return out;
 }
 
 // The facts() view of one fact, with its provenance args in the call's key order.
@@ -260,7 +332,7 @@ class Protocol {
     try {
       auto reply = read_and_handle(line, unterminated);
       if (!reply) return std::nullopt;
-      return detail::dump(*reply);
+      return std::move(*reply).take_text();
     } catch (const std::bad_alloc&) {
       log("out of memory reading a " + std::to_string(line.size()) + "-byte message");
       return detail::dump(error_response(nullptr, error_code::internal_error, "Internal error: out of memory"));
@@ -273,6 +345,125 @@ class Protocol {
 
   // One parsed JSON-RPC message; the response, or nullopt when none is due.
   std::optional<nlohmann::ordered_json> handle(const nlohmann::ordered_json& message) {
+    auto reply = respond(message);
+    if (!reply) return std::nullopt;
+    return std::move(*reply).take_json();
+  }
+
+  // The tools/list entries: {name, title, description, inputSchema, outputSchema}.
+  const nlohmann::ordered_json& tools() const noexcept { return tools_; }
+  bool has_tool(std::string_view name) const {
+    for (const auto& t : tool_names_)
+      if (t == name) return true;
+    return false;
+  }
+
+  // Runs one tool; a CallToolResult. Never throws for anything a client sent: wrong
+  // arguments, an invalid record or a misconfigured check is isError: true.
+  nlohmann::ordered_json call_tool(std::string_view name, const nlohmann::ordered_json& arguments) {
+    return run_tool(name, arguments).take_json();
+  }
+
+  // Records fact definitions {name: {kind: "fact"|"ranking"|"table"|"domain", ...the
+  // matching record_* arguments but name}} into this session's registry (--facts FILE).
+  // A bad definition is a ConfigurationError naming the fact; the ones before it stay.
+  void record_facts(const nlohmann::ordered_json& definitions) {
+    record_definitions(definitions, registry_, "fact definition ");
+  }
+
+  // The same into any registry; `where` starts every error message.
+  static void record_definitions(const nlohmann::ordered_json& definitions, FactRegistry& into,
+                                 const std::string& where) {
+    if (!definitions.is_object())
+      detail::Arguments::fail("fact definitions must be an object {name: {kind, ...}}, got " +
+                              std::string(detail::type_name(definitions)));
+    for (auto it = definitions.begin(); it != definitions.end(); ++it) {
+      const auto label = [&] { return where + detail::quote(it.key()); };
+      const auto& def = it.value();
+      if (!def.is_object())
+        detail::Arguments::fail(label() + " must be an object {kind, ...}, got " + std::string(detail::type_name(def)));
+      const auto kind = def.find("kind");
+      if (kind == def.end() || !kind->is_string())
+        detail::Arguments::fail(label() + " needs \"kind\": \"fact\", \"ranking\", \"table\" or \"domain\"");
+      if (def.contains("name"))
+        detail::Arguments::fail(label() + ": its name is its key; \"name\" is not one of its members");
+      // Read as the matching record_* tool's arguments, named by the key; only the fact
+      // is kept (the tool's result, which nobody reads here, is not built).
+      const std::string& name = it.key();
+      const std::string& k = kind->get_ref<const std::string&>();
+      try {
+        if (k == "fact") record_fact(def, into, name);
+        else if (k == "ranking") record_ranking(def, into, name);
+        else if (k == "table") record_table(def, into, name);
+        else if (k == "domain") record_domain(def, into, name);
+        else
+          detail::Arguments::fail(label() + ": \"kind\" must be \"fact\", \"ranking\", \"table\" or \"domain\", got " +
+                                  detail::quote(k));
+      } catch (const detail::BadArguments& e) {
+        if (std::string_view(e.what()).find(label()) != std::string_view::npos) throw;
+        throw detail::BadArguments(label() + ": " + e.what());
+      } catch (const Error& e) {
+        throw detail::BadArguments(label() + ": " + e.what());
+      }
+    }
+  }
+
+  FactRegistry& registry() noexcept { return registry_; }
+  const FactRegistry& registry() const noexcept { return registry_; }
+  // The negotiated protocol revision; "" before initialize.
+  const std::string& protocol_version() const noexcept { return protocol_version_; }
+  bool initialized() const noexcept { return initialized_; }
+
+  // A transport's events go to the same log: problems always, routine events (note)
+  // only when verbose.
+  // Routine events: logged only when verbose.
+  void note(const std::string& line) const {
+    if (options_.verbose) log(line);
+  }
+
+  void log(const std::string& line) const {
+    const std::string text = "groundplane-mcp: " + line;
+    if (options_.log) {
+      options_.log(text);
+    } else {
+      std::cerr << text << '\n';
+      std::cerr.flush();
+    }
+  }
+  const ServerOptions& options() const noexcept { return options_; }
+
+  // JSON-RPC response objects, for a transport that answers before a message is handled.
+  static nlohmann::ordered_json success(const nlohmann::ordered_json& id, nlohmann::ordered_json result) {
+    nlohmann::ordered_json r;
+    r["jsonrpc"] = "2.0";
+    r["id"] = id;
+    r["result"] = std::move(result);
+    return r;
+  }
+
+  static nlohmann::ordered_json error_response(const nlohmann::ordered_json& id, int code, std::string message) {
+    nlohmann::ordered_json r;
+    r["jsonrpc"] = "2.0";
+    r["id"] = id;
+    r["error"] = {{"code", code}, {"message", std::move(message)}};
+    return r;
+  }
+
+ private:
+  // success(id, result) as text, around a result already written as text.
+  static std::string success_text(const nlohmann::ordered_json& id, std::string_view result) {
+    std::string out;
+    out.reserve(32 + result.size());
+    out += R"({"jsonrpc":"2.0","id":)";
+    out += detail::dump(id);
+    out += R"(,"result":)";
+    out += result;
+    out += '}';
+    return out;
+  }
+
+  // handle(), with the response as it was made: JSON, or text already written.
+  std::optional<detail::Written> respond(const nlohmann::ordered_json& message) {
     if (message.is_array())
       return error_response(nullptr, error_code::invalid_request,
                             "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); "
@@ -352,127 +543,6 @@ class Protocol {
     return error_response(id, error_code::method_not_found, "Method not found: " + detail::quote(method));
   }
 
-  // The tools/list entries: {name, title, description, inputSchema, outputSchema}.
-  const nlohmann::ordered_json& tools() const noexcept { return tools_; }
-  bool has_tool(std::string_view name) const {
-    for (const auto& t : tools_)
-      if (t["name"] == name) return true;
-    return false;
-  }
-
-  // Runs one tool; a CallToolResult. Never throws for anything a client sent: wrong
-  // arguments, an invalid record or a misconfigured check is isError: true.
-  nlohmann::ordered_json call_tool(std::string_view name, const nlohmann::ordered_json& arguments) {
-    const nlohmann::ordered_json& args = arguments.is_null() ? empty_object() : arguments;
-    try {
-      if (!args.is_object())
-        detail::Arguments::fail("the arguments of " + std::string(name) + " must be an object, got " +
-                                std::string(detail::type_name(args)));
-      if (name == "record_fact") return record_fact(args);
-      if (name == "record_ranking") return record_ranking(args);
-      if (name == "record_table") return record_table(args);
-      if (name == "record_domain") return record_domain(args);
-      if (name == "list_facts") return list_facts(args);
-      if (name == "check") return check(args);
-      if (port_ && (name == "whats_here" || name == "do_action")) return agent_call(name, args);
-      if (session_ && name == "record_ledger") return record_session_ledger(args);
-      return detail::tool_error("Unknown tool: " + detail::quote(name));
-    } catch (const ConfigurationError& e) {
-      return detail::tool_error(e.what());
-    } catch (const Error& e) {
-      return detail::tool_error(e.what());
-    }
-  }
-
-  // Records fact definitions {name: {kind: "fact"|"ranking"|"table"|"domain", ...the
-  // matching record_* arguments but name}} into this session's registry (--facts FILE).
-  // A bad definition is a ConfigurationError naming the fact; the ones before it stay.
-  void record_facts(const nlohmann::ordered_json& definitions) {
-    record_definitions(definitions, registry_, "fact definition ");
-  }
-
-  // The same into any registry; `where` starts every error message.
-  static void record_definitions(const nlohmann::ordered_json& definitions, FactRegistry& into,
-                                 const std::string& where) {
-    if (!definitions.is_object())
-      detail::Arguments::fail("fact definitions must be an object {name: {kind, ...}}, got " +
-                              std::string(detail::type_name(definitions)));
-    for (auto it = definitions.begin(); it != definitions.end(); ++it) {
-      const std::string label = where + detail::quote(it.key());
-      const auto& def = it.value();
-      if (!def.is_object())
-        detail::Arguments::fail(label + " must be an object {kind, ...}, got " + std::string(detail::type_name(def)));
-      const auto kind = def.find("kind");
-      if (kind == def.end() || !kind->is_string())
-        detail::Arguments::fail(label + " needs \"kind\": \"fact\", \"ranking\", \"table\" or \"domain\"");
-      if (def.contains("name"))
-        detail::Arguments::fail(label + ": its name is its key; \"name\" is not one of its members");
-      // The arguments the matching record_* tool takes; only the fact is kept (the
-      // tool's result, which nobody reads here, is not built).
-      nlohmann::ordered_json record_args = nlohmann::ordered_json::object();
-      record_args["name"] = it.key();
-      for (auto m = def.begin(); m != def.end(); ++m)
-        if (m.key() != "kind") record_args[m.key()] = m.value();
-      const std::string& k = kind->get_ref<const std::string&>();
-      try {
-        if (k == "fact") record_fact(record_args, into);
-        else if (k == "ranking") record_ranking(record_args, into);
-        else if (k == "table") record_table(record_args, into);
-        else if (k == "domain") record_domain(record_args, into);
-        else
-          detail::Arguments::fail(label + ": \"kind\" must be \"fact\", \"ranking\", \"table\" or \"domain\", got " +
-                                  detail::quote(k));
-      } catch (const detail::BadArguments& e) {
-        if (std::string_view(e.what()).find(label) != std::string_view::npos) throw;
-        throw detail::BadArguments(label + ": " + e.what());
-      } catch (const Error& e) {
-        throw detail::BadArguments(label + ": " + e.what());
-      }
-    }
-  }
-
-  FactRegistry& registry() noexcept { return registry_; }
-  const FactRegistry& registry() const noexcept { return registry_; }
-  // The negotiated protocol revision; "" before initialize.
-  const std::string& protocol_version() const noexcept { return protocol_version_; }
-  bool initialized() const noexcept { return initialized_; }
-
-  // A transport's events go to the same log: problems always, routine events (note)
-  // only when verbose.
-  // Routine events: logged only when verbose.
-  void note(const std::string& line) const {
-    if (options_.verbose) log(line);
-  }
-
-  void log(const std::string& line) const {
-    const std::string text = "groundplane-mcp: " + line;
-    if (options_.log) {
-      options_.log(text);
-    } else {
-      std::cerr << text << '\n';
-      std::cerr.flush();
-    }
-  }
-  const ServerOptions& options() const noexcept { return options_; }
-
-  // JSON-RPC response objects, for a transport that answers before a message is handled.
-  static nlohmann::ordered_json success(const nlohmann::ordered_json& id, nlohmann::ordered_json result) {
-    nlohmann::ordered_json r;
-    r["jsonrpc"] = "2.0";
-    r["id"] = id;
-    r["result"] = std::move(result);
-    return r;
-  }
-
-  static nlohmann::ordered_json error_response(const nlohmann::ordered_json& id, int code, std::string message) {
-    nlohmann::ordered_json r;
-    r["jsonrpc"] = "2.0";
-    r["id"] = id;
-    r["error"] = {{"code", code}, {"message", std::move(message)}};
-    return r;
-  }
-
- private:
   // The id of a message read as plain JSON, for answering one that cannot be handled: a
   // string or an integer, else null.
   static nlohmann::ordered_json id_of(const nlohmann::json& message) {
@@ -510,7 +580,7 @@ class Protocol {
     return "/params/arguments/output";
   }
 
-  std::optional<nlohmann::ordered_json> read_and_handle(std::string_view line, bool unterminated) {
+  std::optional<detail::Written> read_and_handle(std::string_view line, bool unterminated) {
     const JsonTextOptions reading{.max_depth = options_.max_depth};
     const groundplane::detail::JsonPrescan scan = groundplane::detail::json_prescan(line, reading);
     if (!scan.too_deep_at && scan.substitutes.empty()) {
@@ -520,7 +590,7 @@ class Protocol {
     return read_again(line, unterminated, scan);
   }
 
-  std::optional<nlohmann::ordered_json> handle_read(detail::MessageBuilder& builder) {
+  std::optional<detail::Written> handle_read(detail::MessageBuilder& builder) {
     const nlohmann::ordered_json message = builder.take();
     // While the message is handled, `check` reads its output from the bytes the request
     // wrote, with the digits they were written with.
@@ -529,13 +599,13 @@ class Protocol {
       std::string_view& slot;
       ~Reset() { slot = {}; }
     } const reset{output_text_};
-    return handle(message);
+    return respond(message);
   }
 
   // A line the one pass could not take, read by gp::JsonText for what is wrong with it:
   // not JSON, too deep, a repeated key, or a number no double holds.
-  std::optional<nlohmann::ordered_json> read_again(std::string_view line, bool unterminated,
-                                                   const groundplane::detail::JsonPrescan& scan) {
+  std::optional<detail::Written> read_again(std::string_view line, bool unterminated,
+                                            const groundplane::detail::JsonPrescan& scan) {
     const JsonText doc = JsonText::read(line, {.max_depth = options_.max_depth});
     if (!doc.ok()) {
       const auto& e = *doc.error();
@@ -633,7 +703,7 @@ class Protocol {
     return success(id, {{"tools", tools_}});
   }
 
-  nlohmann::ordered_json call(const nlohmann::ordered_json& id, const nlohmann::ordered_json& params, bool has_params) {
+  detail::Written call(const nlohmann::ordered_json& id, const nlohmann::ordered_json& params, bool has_params) {
     if (!has_params)
       return error_response(id, error_code::invalid_params, "Invalid params: tools/call needs {name, arguments}");
     const auto name = params.find("name");
@@ -647,11 +717,35 @@ class Protocol {
       return error_response(
           id, error_code::invalid_params,
           "Invalid params: tools/call \"arguments\" must be an object, got " + std::string(detail::type_name(*args)));
-    auto result = call_tool(tool, args == params.end() ? empty_object() : *args);
-    if (result["isError"] == true)
+    detail::Written result = run_tool(tool, args == params.end() ? empty_object() : *args);
+    if (result.is_text()) return detail::Written::text(success_text(id, std::move(result).take_text()));
+    if (result.json()->value("isError", false))
       note("tool " + detail::quote(tool) +
-           " returned an error: " + detail::escape(result["content"][0]["text"].get<std::string>(), 300));
-    return success(id, std::move(result));
+           " returned an error: " + detail::escape((*result.json())["content"][0]["text"].get<std::string>(), 300));
+    return success(id, std::move(result).take_json());
+  }
+
+  // call_tool(), with the result as it was made: JSON, or text already written.
+  detail::Written run_tool(std::string_view name, const nlohmann::ordered_json& arguments) {
+    const nlohmann::ordered_json& args = arguments.is_null() ? empty_object() : arguments;
+    try {
+      if (!args.is_object())
+        detail::Arguments::fail("the arguments of " + std::string(name) + " must be an object, got " +
+                                std::string(detail::type_name(args)));
+      if (name == "record_fact") return record_fact(args);
+      if (name == "record_ranking") return record_ranking(args);
+      if (name == "record_table") return record_table(args);
+      if (name == "record_domain") return record_domain(args);
+      if (name == "list_facts") return list_facts(args);
+      if (name == "check") return check(args);
+      if (port_ && (name == "whats_here" || name == "do_action")) return agent_call(name, args);
+      if (session_ && name == "record_ledger") return record_session_ledger(args);
+      return detail::tool_error("Unknown tool: " + detail::quote(name));
+    } catch (const ConfigurationError& e) {
+      return detail::tool_error(e.what());
+    } catch (const Error& e) {
+      return detail::tool_error(e.what());
+    }
   }
 
   // --- the checker tools --------------------------------------------------------------
@@ -668,8 +762,9 @@ class Protocol {
   }
 
   nlohmann::ordered_json record_fact(const nlohmann::ordered_json& a) { return recorded(record_fact(a, registry_)); }
-  static const Fact& record_fact(const nlohmann::ordered_json& a, FactRegistry& into) {
-    const detail::Arguments args("record_fact", a, {"name", "value", "tool", "args"});
+  static const Fact& record_fact(const nlohmann::ordered_json& a, FactRegistry& into,
+                                 std::optional<std::string_view> inline_name = std::nullopt) {
+    const detail::Arguments args("record_fact", a, {"name", "value", "tool", "args"}, inline_name);
     auto name = args.string("name");
     const auto& value = args.required("value", "a number, string or bool");
     auto tool = args.string("tool");
@@ -680,8 +775,10 @@ class Protocol {
   nlohmann::ordered_json record_ranking(const nlohmann::ordered_json& a) {
     return recorded(record_ranking(a, registry_));
   }
-  static const Ranking& record_ranking(const nlohmann::ordered_json& a, FactRegistry& into) {
-    const detail::Arguments args("record_ranking", a, {"name", "scores", "key", "direction", "tool", "args"});
+  static const Ranking& record_ranking(const nlohmann::ordered_json& a, FactRegistry& into,
+                                       std::optional<std::string_view> inline_name = std::nullopt) {
+    const detail::Arguments args("record_ranking", a, {"name", "scores", "key", "direction", "tool", "args"},
+                                 inline_name);
     auto name = args.string("name");
     const auto& scores_in = args.required("scores", "an object {entity: number}");
     if (!scores_in.is_object()) args.wrong("scores", "an object {entity: number}", scores_in);
@@ -710,8 +807,10 @@ class Protocol {
   }
 
   nlohmann::ordered_json record_table(const nlohmann::ordered_json& a) { return recorded(record_table(a, registry_)); }
-  static const Table& record_table(const nlohmann::ordered_json& a, FactRegistry& into) {
-    const detail::Arguments args("record_table", a, {"name", "rows", "key_column", "total_rows", "tool", "args"});
+  static const Table& record_table(const nlohmann::ordered_json& a, FactRegistry& into,
+                                   std::optional<std::string_view> inline_name = std::nullopt) {
+    const detail::Arguments args("record_table", a, {"name", "rows", "key_column", "total_rows", "tool", "args"},
+                                 inline_name);
     auto name = args.string("name");
     const auto& rows = args.required("rows", "an array of row objects");
     if (!rows.is_array()) args.wrong("rows", "an array of row objects", rows);
@@ -732,8 +831,9 @@ class Protocol {
   nlohmann::ordered_json record_domain(const nlohmann::ordered_json& a) {
     return recorded(record_domain(a, registry_));
   }
-  static const Domain& record_domain(const nlohmann::ordered_json& a, FactRegistry& into) {
-    const detail::Arguments args("record_domain", a, {"name", "members", "tool", "args"});
+  static const Domain& record_domain(const nlohmann::ordered_json& a, FactRegistry& into,
+                                     std::optional<std::string_view> inline_name = std::nullopt) {
+    const detail::Arguments args("record_domain", a, {"name", "members", "tool", "args"}, inline_name);
     auto name = args.string("name");
     const auto& list = args.required("members", "an array of names");
     if (!list.is_array()) args.wrong("members", "an array of names", list);
@@ -792,7 +892,7 @@ class Protocol {
     return n;
   }
 
-  nlohmann::ordered_json check(const nlohmann::ordered_json& a) const {
+  detail::Written check(const nlohmann::ordered_json& a) const {
     const detail::Arguments args("check", a, {"facts", "checks", "output"});
     constexpr std::string_view facts_shape = "an array of recorded fact names or an object of inline definitions";
     const auto& facts_in = args.required("facts", facts_shape);
@@ -831,26 +931,7 @@ class Protocol {
             ? boundary.try_submit(output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr))
             : boundary.try_submit_json(JsonText::read(output_text_, {.max_depth = options_.max_depth}), output_text_);
 
-    nlohmann::ordered_json findings = nlohmann::ordered_json::array();
-    for (const auto& f : verdict.findings()) {
-      nlohmann::ordered_json item = detail::object_of(8);
-      item["check"] = f.check;
-      item["field"] = f.field;
-      item["said"] = f.said;
-      item["supported"] = f.supported;
-      item["fact"] = f.fact;
-      item["provenance"] = f.provenance;
-      item["detail"] = f.detail;
-      item["message"] = f.message();
-      findings.push_back(std::move(item));
-    }
-    std::string correction = verdict.correction();
-    std::string text = verdict.ok() ? std::string("accepted") : correction;
-    nlohmann::ordered_json out = detail::object_of(3);
-    out["ok"] = verdict.ok();
-    out["findings"] = std::move(findings);
-    out["correction"] = std::move(correction);
-    return detail::tool_result(std::move(out), std::move(text));
+    return detail::Written::text(detail::check_result_text(verdict));
   }
 
   nlohmann::ordered_json agent_call(std::string_view name, const nlohmann::ordered_json& args) {
@@ -898,6 +979,7 @@ class Protocol {
       ledger["annotations"] = record_annotations();
       tools_.push_back(std::move(ledger));
     }
+    for (const auto& tool : tools_) tool_names_.push_back(tool["name"].get<std::string>());
   }
 
   // The record_* tools (and record_ledger) add a fact: not read-only, but write-once, so
@@ -1103,6 +1185,7 @@ class Protocol {
   Session* session_ = nullptr;
   std::optional<AgentPort> port_;
   nlohmann::ordered_json tools_ = nlohmann::ordered_json::array();
+  std::vector<std::string> tool_names_;  // tools_' names, for has_tool on every call
   std::string protocol_version_;
   bool initialized_ = false;
   std::string_view output_text_;  // a check call's output as the line being handled wrote it

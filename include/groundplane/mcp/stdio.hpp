@@ -14,6 +14,7 @@
 // the process is one MCP session, so facts live as long as it does.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <exception>
 #include <iostream>
@@ -54,34 +55,49 @@ struct NoWait {
 // Reads up to '\n' from a stream buffer, keeping at most `max` bytes; the rest of an
 // overlong line is consumed and counted but never stored. `before_wait` is called each
 // time the buffer holds no further byte and the next one may have to be waited for (a
-// writer flushes there what its peer may be waiting on).
+// writer flushes there what its peer may be waiting on). Bytes are taken one at a time
+// through the buffer's public interface (nothing past the newline is consumed) and
+// stored a chunk at a time.
 template <class BeforeWait = NoWait>
 LineRead read_line(std::streambuf& in, std::string& line, std::size_t max, BeforeWait&& before_wait = {}) {
   line.clear();
   LineRead r{LineEnd::eof};
   using traits = std::streambuf::traits_type;
+  std::array<char, 256> chunk{};
+  std::size_t held = 0;
+  const auto keep = [&] {
+    if (!r.too_long) {
+      if (held > max - line.size()) {
+        r.too_long = true;
+        std::string().swap(line);  // give the memory back now
+      } else {
+        line.append(chunk.data(), held);
+      }
+    }
+    held = 0;
+  };
   for (;;) {
     if constexpr (!std::is_same_v<std::remove_cvref_t<BeforeWait>, NoWait>) {
-      if (in.in_avail() <= 0) before_wait();
+      if (in.in_avail() <= 0) {
+        keep();
+        before_wait();
+      }
     }
     const auto c = in.sbumpc();
     if (traits::eq_int_type(c, traits::eof())) {
       r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
       break;
     }
-    if (traits::to_char_type(c) == '\n') {
+    const char ch = traits::to_char_type(c);
+    if (ch == '\n') {
       r.end = LineEnd::newline;
       break;
     }
     ++r.bytes;
-    if (r.too_long) continue;
-    if (line.size() >= max) {
-      r.too_long = true;
-      std::string().swap(line);  // give the memory back now
-      continue;
-    }
-    line.push_back(traits::to_char_type(c));
+    chunk[held++] = ch;
+    if (held == chunk.size()) keep();
   }
+  keep();
   if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
   return r;
 }
