@@ -1579,3 +1579,23 @@ TEST_CASE("a line is stored whole or refused whole at every length around the re
     }
   }
 }
+
+TEST_CASE("a string in check's reply is written as nlohmann writes it, for every byte and around every escape") {
+  const auto written = [](std::string_view s) {
+    std::string out;
+    gp::mcp::detail::append_json(out, s);
+    return out;
+  };
+  const auto nlohmann_writes = [](std::string_view s) {
+    return ojson(s).dump(-1, ' ', false, ojson::error_handler_t::replace);
+  };
+  for (int b = 0; b < 256; ++b) {
+    const std::string one(1, static_cast<char>(b));
+    INFO("byte " << b);
+    CHECK(written(one) == nlohmann_writes(one));
+    CHECK(written("ab" + one + "cd") == nlohmann_writes("ab" + one + "cd"));
+  }
+  for (const std::string s : {"", "plain text, (with) 'quotes' ~ and / slashes", "caf\xc3\xa9", "\xe6\x97\xa5",
+                              "cut \xc3", "line\nbreak", "q\"", "b\\"})
+    CHECK(written(s) == nlohmann_writes(s));
+}

@@ -44,6 +44,7 @@
 // request does depends on it. Facts recorded stay recorded whatever a later request does.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <exception>
@@ -237,8 +238,20 @@ class Written {
   bool is_text_ = false;
 };
 
-// `value` as JSON text, appended: nlohmann writes every string it holds.
-inline void append_json(std::string& out, nlohmann::ordered_json value) { out += dump(value); }
+// `s` as a JSON string, appended. Printable ASCII but '"' and '\\' comes out of
+// nlohmann's serializer as it went in, between quotes, so it is copied; a string holding
+// anything else is written by the serializer.
+inline void append_json(std::string& out, std::string_view s) {
+  const bool plain =
+      std::all_of(s.begin(), s.end(), [](char c) { return c >= ' ' && c <= '~' && c != '"' && c != '\\'; });
+  if (!plain) {
+    out += dump(nlohmann::ordered_json(s));
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
 
 // check's CallToolResult as text, member for member what tool_result builds:
 // {content: [{type: "text", text}], structuredContent: {ok, findings, correction}, isError: false}.
