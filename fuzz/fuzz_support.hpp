@@ -124,13 +124,14 @@ inline std::size_t code_points(std::string_view s) {
 // Why `s` is not safe to show a model, or "" when it is: a raw control byte (other than
 // '\n' when line breaks are allowed), DEL, invalid UTF-8, an invisible or reordering code
 // point (C1, U+2028/9, bidi overrides, BOM), or a value longer than the cap. With
-// `message` false only the first three count: JSON text carries data verbatim inside its
-// strings, and only its encoding must be clean.
+// `message` false only a raw byte below 0x20 and invalid UTF-8 count: JSON text carries
+// data verbatim inside its strings (DEL among it: RFC 8259 leaves it unescaped, as
+// nlohmann writes it), and only its encoding must be clean.
 inline std::string text_problem(std::string_view s, bool newlines_allowed, bool message = true) {
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      if ((c < 0x20 && !(c == '\n' && newlines_allowed)) || c == 0x7F)
+      if ((c < 0x20 && !(c == '\n' && newlines_allowed)) || (c == 0x7F && message))
         return "raw control byte 0x" + std::to_string(c) + " at byte " + std::to_string(i);
       ++i;
       continue;

@@ -1596,6 +1596,18 @@ TEST_CASE("a string in check's reply is written as nlohmann writes it, for every
     CHECK(written("ab" + one + "cd") == nlohmann_writes("ab" + one + "cd"));
   }
   for (const std::string s : {"", "plain text, (with) 'quotes' ~ and / slashes", "caf\xc3\xa9", "\xe6\x97\xa5",
-                              "cut \xc3", "line\nbreak", "q\"", "b\\"})
+                              "cut \xc3", "line\nbreak", "q\"", "b\\", "\n", "\"\"", "\\\\\n", "a\"b\\c\nd\te"})
     CHECK(written(s) == nlohmann_writes(s));
+  // Strings drawn from the bytes each way treats apart: plain ones, the three escapes,
+  // a tab, DEL, and the halves of a two-byte character.
+  const std::string alphabet = "ab \"\\\n\t\x7f\xc3\xa9";
+  std::uint32_t state = 12345;
+  for (int n = 0; n < 3000; ++n) {
+    std::string s;
+    const std::size_t length = (state = state * 1664525u + 1013904223u) >> 28;
+    for (std::size_t i = 0; i < length; ++i)
+      s += alphabet[((state = state * 1664525u + 1013904223u) >> 24) % alphabet.size()];
+    INFO("string " << n << ": " << ojson(s).dump(-1, ' ', true, ojson::error_handler_t::replace));
+    CHECK(written(s) == nlohmann_writes(s));
+  }
 }

@@ -238,18 +238,25 @@ class Written {
   bool is_text_ = false;
 };
 
-// `s` as a JSON string, appended. Printable ASCII but '"' and '\\' comes out of
-// nlohmann's serializer as it went in, between quotes, so it is copied; a string holding
-// anything else is written by the serializer.
+// `s` as a JSON string, appended, byte for byte as nlohmann's serializer writes it. A
+// string of printable ASCII and line breaks (a finding's message, a correction, when the
+// names in them are ASCII) is copied a run at a time with its three escapes ('"', '\\',
+// '\n') written as the serializer writes them; a string holding anything else (another
+// control character, UTF-8 to validate) is written by the serializer.
 inline void append_json(std::string& out, std::string_view s) {
-  const bool plain =
-      std::all_of(s.begin(), s.end(), [](char c) { return c >= ' ' && c <= '~' && c != '"' && c != '\\'; });
-  if (!plain) {
+  const auto simple = [](char c) { return (c >= ' ' && c <= '~') || c == '\n'; };
+  if (!std::all_of(s.begin(), s.end(), simple)) {
     out += dump(nlohmann::ordered_json(s));
     return;
   }
   out += '"';
-  out += s;
+  for (;;) {
+    const std::size_t at = s.find_first_of("\"\\\n");
+    out.append(s.substr(0, at));
+    if (at == std::string_view::npos) break;
+    out += s[at] == '\n' ? std::string_view("\\n") : s[at] == '"' ? std::string_view("\\\"") : std::string_view("\\\\");
+    s.remove_prefix(at + 1);
+  }
   out += '"';
 }
 
