@@ -251,11 +251,11 @@ inline void append_json(std::string& out, std::string_view s) {
   }
   out += '"';
   for (;;) {
-    const std::size_t at = s.find_first_of("\"\\\n");
-    out.append(s.substr(0, at));
-    if (at == std::string_view::npos) break;
-    out += s[at] == '\n' ? std::string_view("\\n") : s[at] == '"' ? std::string_view("\\\"") : std::string_view("\\\\");
-    s.remove_prefix(at + 1);
+    const auto at = std::find_if(s.begin(), s.end(), [](char c) { return c == '"' || c == '\\' || c == '\n'; });
+    out.append(s.begin(), at);
+    if (at == s.end()) break;
+    out += *at == '\n' ? std::string_view("\\n") : *at == '"' ? std::string_view("\\\"") : std::string_view("\\\\");
+    s.remove_prefix(static_cast<std::size_t>(at - s.begin()) + 1);
   }
   out += '"';
 }

@@ -76,26 +76,35 @@ LineRead read_line(std::streambuf& in, std::string& line, std::size_t max, Befor
     }
     held = 0;
   };
-  for (;;) {
+  // Each pass takes the bytes the buffer says it holds (one, when it holds none: that read
+  // may wait), so in_avail is asked once per pass rather than once per byte.
+  for (bool done = false; !done;) {
+    std::streamsize ready = 1;
     if constexpr (!std::is_same_v<std::remove_cvref_t<BeforeWait>, NoWait>) {
-      if (in.in_avail() <= 0) {
+      ready = in.in_avail();
+      if (ready <= 0) {
         keep();
         before_wait();
+        ready = 1;
       }
     }
-    const auto c = in.sbumpc();
-    if (traits::eq_int_type(c, traits::eof())) {
-      r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
-      break;
+    for (; ready > 0; --ready) {
+      const auto c = in.sbumpc();
+      if (traits::eq_int_type(c, traits::eof())) {
+        r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
+        done = true;
+        break;
+      }
+      const char ch = traits::to_char_type(c);
+      if (ch == '\n') {
+        r.end = LineEnd::newline;
+        done = true;
+        break;
+      }
+      ++r.bytes;
+      chunk[held++] = ch;
+      if (held == chunk.size()) keep();
     }
-    const char ch = traits::to_char_type(c);
-    if (ch == '\n') {
-      r.end = LineEnd::newline;
-      break;
-    }
-    ++r.bytes;
-    chunk[held++] = ch;
-    if (held == chunk.size()) keep();
   }
   keep();
   if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
