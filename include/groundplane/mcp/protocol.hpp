@@ -274,23 +274,21 @@ inline std::string check_result_text(const Verdict& verdict) {
   out += R"(,"findings":[)";
   bool first = true;
   for (const auto& f : verdict.findings()) {
-    out += first ? R"({"check":)" : R"(,{"check":)";
+    const std::string message = f.message();
+    const std::array<std::pair<std::string_view, std::string_view>, 8> members{{{R"({"check":)", f.check},
+                                                                                {R"(,"field":)", f.field},
+                                                                                {R"(,"said":)", f.said},
+                                                                                {R"(,"supported":)", f.supported},
+                                                                                {R"(,"fact":)", f.fact},
+                                                                                {R"(,"provenance":)", f.provenance},
+                                                                                {R"(,"detail":)", f.detail},
+                                                                                {R"(,"message":)", message}}};
+    if (!first) out += ',';
     first = false;
-    append_json(out, f.check);
-    out += R"(,"field":)";
-    append_json(out, f.field);
-    out += R"(,"said":)";
-    append_json(out, f.said);
-    out += R"(,"supported":)";
-    append_json(out, f.supported);
-    out += R"(,"fact":)";
-    append_json(out, f.fact);
-    out += R"(,"provenance":)";
-    append_json(out, f.provenance);
-    out += R"(,"detail":)";
-    append_json(out, f.detail);
-    out += R"(,"message":)";
-    append_json(out, f.message());
+    for (const auto& [key, value] : members) {
+      out += key;
+      append_json(out, value);
+    }
     out += '}';
   }
   out += R"(],"correction":)";
