@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <latch>
 #include <memory>
 #include <string>
 #include <thread>
@@ -349,4 +350,36 @@ TEST_CASE("over sockets: wrong token and foreign Origin are answered, malformed 
   const auto t0 = std::chrono::steady_clock::now();
   r.reset();  // stop() and join: serve() returned
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+}
+
+TEST_CASE("over sockets: 30 clients connecting in the same instant are each answered, none reset") {
+  // A listen queue of 5 (cpp-httplib's default, compiled into Debian's library) lets a
+  // burst of connections overflow it: the kernel then resets some of them.
+  Running r({});
+  constexpr int clients = 30;
+  for (int round = 0; round < 4; ++round) {
+    INFO("round " << round);
+    std::vector<int> status(clients, 0);
+    std::vector<std::string> errors(clients);
+    std::latch start(clients);
+    std::vector<std::thread> threads;
+    for (int k = 0; k < clients; ++k)
+      threads.emplace_back([&, k] {
+        httplib::Client c("127.0.0.1", r.port);
+        c.set_read_timeout(20, 0);
+        start.arrive_and_wait();
+        const auto res = c.Post("/mcp", initialize(), "application/json");
+        if (res) status[static_cast<std::size_t>(k)] = res->status;
+        else errors[static_cast<std::size_t>(k)] = httplib::to_string(res.error());
+      });
+    for (auto& t : threads) t.join();
+    int answered = 0;
+    for (int k = 0; k < clients; ++k) {
+      INFO("client " << k << ": " << errors[static_cast<std::size_t>(k)]);
+      CHECK(status[static_cast<std::size_t>(k)] == 200);
+      answered += status[static_cast<std::size_t>(k)] == 200 ? 1 : 0;
+    }
+    CHECK(answered == clients);
+  }
+  CHECK(r.still_serving());
 }

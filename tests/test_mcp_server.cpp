@@ -1563,18 +1563,33 @@ TEST_CASE("a line is stored whole or refused whole at every length around the re
       const bool fits = length <= max;
       std::vector<std::string> one_byte;
       for (const char c : text + "\nnext\n") one_byte.emplace_back(1, c);
-      Chunked bytes(one_byte, [] { return std::size_t{0}; });
-      std::stringbuf whole(text + "\nnext\n");
-      for (std::streambuf* in : {static_cast<std::streambuf*>(&whole), static_cast<std::streambuf*>(&bytes)}) {
+      std::vector<std::string> hundreds;  // 100 bytes a read: runs that end inside the chunk and on it
+      const std::string all = text + "\nnext\n";
+      for (std::size_t at = 0; at < all.size(); at += 100) hundreds.push_back(all.substr(at, 100));
+      std::size_t waits = 0;
+      const auto before_wait = [&] { ++waits; };
+      const std::function<std::size_t()> waits_so_far = [&] { return waits; };
+      Chunked bytes(one_byte, waits_so_far);
+      Chunked runs(hundreds, waits_so_far);
+      std::stringbuf whole(all);
+      for (std::streambuf* in : {static_cast<std::streambuf*>(&whole), static_cast<std::streambuf*>(&bytes),
+                                 static_cast<std::streambuf*>(&runs)}) {
         std::string line = "left over";
-        const auto r = gp::mcp::stdio::read_line(*in, line, max);
+        const auto r = gp::mcp::stdio::read_line(*in, line, max, before_wait);
         CHECK(r.end == gp::mcp::stdio::LineEnd::newline);
         CHECK(r.bytes == length);
         CHECK(r.too_long == !fits);
         CHECK(line == (fits ? text : std::string()));
-        const auto next = gp::mcp::stdio::read_line(*in, line, max);
+        const auto next = gp::mcp::stdio::read_line(*in, line, max, before_wait);
         CHECK(line == "next");
         CHECK(next.too_long == false);
+      }
+      // before_wait ran before every read that could wait: each chunk's read saw one more.
+      for (const Chunked* c : {&bytes, &runs}) {
+        REQUIRE(c->flushed_at_read.size() >= 2);
+        CHECK(c->flushed_at_read.front() >= 1);
+        for (std::size_t i = 1; i < c->flushed_at_read.size(); ++i)
+          CHECK(c->flushed_at_read[i] > c->flushed_at_read[i - 1]);
       }
     }
   }
@@ -1610,4 +1625,35 @@ TEST_CASE("a string in check's reply is written as nlohmann writes it, for every
     INFO("string " << n << ": " << ojson(s).dump(-1, ' ', true, ojson::error_handler_t::replace));
     CHECK(written(s) == nlohmann_writes(s));
   }
+}
+
+TEST_CASE("a caller that takes check's result as JSON gets the verdict's strings as they are, whatever their bytes") {
+  // Text on the wire is UTF-8 (invalid bytes become U+FFFD there); a value handed over in
+  // the process is the verdict's own.
+  const std::string odd = "camp\xff";
+  ojson facts = inline_seed();
+  facts[odd] = facts["campaign_ctr"];
+  facts.erase("campaign_ctr");
+  facts[odd]["scores"] = {{odd, 0.9}, {"harbour", 0.1}};
+  ojson spec = seed_check;
+  spec["fact"] = odd;
+  const ojson args = {{"facts", facts}, {"checks", {spec}}, {"output", {{"winner", "harbour"}}}};
+  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  const ojson result = p.call_tool("check", args);
+  REQUIRE(result["structuredContent"]["findings"].size() == 1);
+  const auto& finding = result["structuredContent"]["findings"][0];
+  CHECK(finding["fact"].get<std::string>() == odd);
+  CHECK(finding["message"].get<std::string>().find("fact='camp\\xff'") != std::string::npos);
+  // handle() likewise, and the request's id comes back as it was given.
+  const ojson message = {{"jsonrpc", "2.0"},
+                         {"id", "id\xfe"},
+                         {"method", "tools/call"},
+                         {"params", {{"name", "check"}, {"arguments", args}}}};
+  const auto reply = p.handle(message);
+  REQUIRE(reply);
+  CHECK((*reply)["id"].get<std::string>() == "id\xfe");
+  CHECK((*reply)["result"] == result);
+  const auto numbered = p.handle({{"jsonrpc", "2.0"}, {"id", 7}, {"method", "ping"}});
+  REQUIRE(numbered);
+  CHECK((*numbered)["id"].is_number_integer());
 }

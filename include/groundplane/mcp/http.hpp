@@ -195,6 +195,11 @@ class HttpServer {
                                  std::to_string(options_.port) + " (in use, or not an address of this machine)");
       bound_port_ = options_.port;
     }
+    // httplib listens with a queue of CPPHTTPLIB_LISTEN_BACKLOG (5 unless set, and fixed
+    // in a compiled httplib): a burst of clients connecting at once overflows it, and the
+    // kernel resets some of them. Listening again on the bound socket sets the queue to
+    // the system's maximum.
+    if (listening_socket_ != INVALID_SOCKET) ::listen(listening_socket_, SOMAXCONN);
     return bound_port_;
   }
 
@@ -252,6 +257,11 @@ class HttpServer {
   void setup() {
     if (set_up_) return;
     set_up_ = true;
+    // httplib's own options for its listening socket, and a note of which socket it is.
+    http_.set_socket_options([this](socket_t sock) {
+      httplib::default_socket_options(sock);
+      listening_socket_ = sock;
+    });
     const std::size_t threads = options_.threads;
     // httplib's hook takes ownership of the raw pointer it is handed.
     http_.new_task_queue = [threads] {
@@ -478,6 +488,7 @@ class HttpServer {
   HttpOptions options_;
   Factory factory_;
   httplib::Server http_;
+  socket_t listening_socket_ = INVALID_SOCKET;  // httplib's, once bind() made it
   bool set_up_ = false;
   int bound_port_ = -1;
   std::mutex sessions_mutex_;

@@ -214,6 +214,11 @@ inline nlohmann::ordered_json tool_error(std::string message) {
   return r;
 }
 
+// What a caller of the protocol takes a response as: the text of a line (handle_line),
+// or the JSON value (handle, call_tool), each made as it is taken, never one through
+// the other.
+enum class Form { text, json };
+
 // A response or a tools/call result: a JSON value, or its text already written. check's
 // result, on the path every checked answer takes, is written straight to text: nothing
 // is built only to be dumped, and its correction, which it carries twice, is escaped once.
@@ -230,6 +235,7 @@ class Written {
   // The value, when it was built as one.
   const nlohmann::ordered_json* json() const noexcept { return is_text_ ? nullptr : &value_; }
   std::string take_text() && { return is_text_ ? std::move(text_) : dump(value_); }
+  // The value; a result written as text (only ever asked for as text) is read back.
   nlohmann::ordered_json take_json() && { return is_text_ ? nlohmann::ordered_json::parse(text_) : std::move(value_); }
 
  private:
@@ -260,7 +266,32 @@ inline void append_json(std::string& out, std::string_view s) {
   out += '"';
 }
 
-// check's CallToolResult as text, member for member what tool_result builds:
+// check's CallToolResult as JSON, for a caller that takes the value (call_tool, handle):
+// the verdict's strings as they are, however they are encoded.
+inline nlohmann::ordered_json check_result_json(const Verdict& verdict) {
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const auto& f : verdict.findings()) {
+    nlohmann::ordered_json item = object_of(8);
+    item["check"] = f.check;
+    item["field"] = f.field;
+    item["said"] = f.said;
+    item["supported"] = f.supported;
+    item["fact"] = f.fact;
+    item["provenance"] = f.provenance;
+    item["detail"] = f.detail;
+    item["message"] = f.message();
+    findings.push_back(std::move(item));
+  }
+  std::string correction = verdict.correction();
+  std::string text = verdict.ok() ? std::string("accepted") : correction;
+  nlohmann::ordered_json out = object_of(3);
+  out["ok"] = verdict.ok();
+  out["findings"] = std::move(findings);
+  out["correction"] = std::move(correction);
+  return tool_result(std::move(out), std::move(text));
+}
+
+// check's CallToolResult as text, member for member what check_result_json builds:
 // {content: [{type: "text", text}], structuredContent: {ok, findings, correction}, isError: false}.
 inline std::string check_result_text(const Verdict& verdict) {
   std::string correction;
@@ -363,7 +394,7 @@ class Protocol {
 
   // One parsed JSON-RPC message; the response, or nullopt when none is due.
   std::optional<nlohmann::ordered_json> handle(const nlohmann::ordered_json& message) {
-    auto reply = respond(message);
+    auto reply = respond(message, detail::Form::json);
     if (!reply) return std::nullopt;
     return std::move(*reply).take_json();
   }
@@ -379,7 +410,7 @@ class Protocol {
   // Runs one tool; a CallToolResult. Never throws for anything a client sent: wrong
   // arguments, an invalid record or a misconfigured check is isError: true.
   nlohmann::ordered_json call_tool(std::string_view name, const nlohmann::ordered_json& arguments) {
-    return run_tool(name, arguments).take_json();
+    return run_tool(name, arguments, detail::Form::json).take_json();
   }
 
   // Records fact definitions {name: {kind: "fact"|"ranking"|"table"|"domain", ...the
@@ -481,7 +512,7 @@ class Protocol {
   }
 
   // handle(), with the response as it was made: JSON, or text already written.
-  std::optional<detail::Written> respond(const nlohmann::ordered_json& message) {
+  std::optional<detail::Written> respond(const nlohmann::ordered_json& message, detail::Form form) {
     if (message.is_array())
       return error_response(nullptr, error_code::invalid_request,
                             "Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed them); "
@@ -549,7 +580,7 @@ class Protocol {
       if (method == "initialize") return initialize(id, params, has_params);
       if (method == "ping") return success(id, nlohmann::ordered_json::object());
       if (method == "tools/list") return list_tools(id, params);
-      if (method == "tools/call") return call(id, params, has_params);
+      if (method == "tools/call") return call(id, params, has_params, form);
     } catch (const std::bad_alloc&) {
       log("out of memory serving " + detail::quote(method));
       return error_response(id, error_code::internal_error, "Internal error: out of memory");
@@ -617,7 +648,7 @@ class Protocol {
       std::string_view& slot;
       ~Reset() { slot = {}; }
     } const reset{output_text_};
-    return respond(message);
+    return respond(message, detail::Form::text);
   }
 
   // A line the one pass could not take, read by gp::JsonText for what is wrong with it:
@@ -721,7 +752,8 @@ class Protocol {
     return success(id, {{"tools", tools_}});
   }
 
-  detail::Written call(const nlohmann::ordered_json& id, const nlohmann::ordered_json& params, bool has_params) {
+  detail::Written call(const nlohmann::ordered_json& id, const nlohmann::ordered_json& params, bool has_params,
+                       detail::Form form) {
     if (!has_params)
       return error_response(id, error_code::invalid_params, "Invalid params: tools/call needs {name, arguments}");
     const auto name = params.find("name");
@@ -735,7 +767,7 @@ class Protocol {
       return error_response(
           id, error_code::invalid_params,
           "Invalid params: tools/call \"arguments\" must be an object, got " + std::string(detail::type_name(*args)));
-    detail::Written result = run_tool(tool, args == params.end() ? empty_object() : *args);
+    detail::Written result = run_tool(tool, args == params.end() ? empty_object() : *args, form);
     if (result.is_text()) return detail::Written::text(success_text(id, std::move(result).take_text()));
     if (result.json()->value("isError", false))
       note("tool " + detail::quote(tool) +
@@ -744,7 +776,7 @@ class Protocol {
   }
 
   // call_tool(), with the result as it was made: JSON, or text already written.
-  detail::Written run_tool(std::string_view name, const nlohmann::ordered_json& arguments) {
+  detail::Written run_tool(std::string_view name, const nlohmann::ordered_json& arguments, detail::Form form) {
     const nlohmann::ordered_json& args = arguments.is_null() ? empty_object() : arguments;
     try {
       if (!args.is_object())
@@ -755,7 +787,7 @@ class Protocol {
       if (name == "record_table") return record_table(args);
       if (name == "record_domain") return record_domain(args);
       if (name == "list_facts") return list_facts(args);
-      if (name == "check") return check(args);
+      if (name == "check") return check(args, form);
       if (port_ && (name == "whats_here" || name == "do_action")) return agent_call(name, args);
       if (session_ && name == "record_ledger") return record_session_ledger(args);
       return detail::tool_error("Unknown tool: " + detail::quote(name));
@@ -910,7 +942,7 @@ class Protocol {
     return n;
   }
 
-  detail::Written check(const nlohmann::ordered_json& a) const {
+  detail::Written check(const nlohmann::ordered_json& a, detail::Form form) const {
     const detail::Arguments args("check", a, {"facts", "checks", "output"});
     constexpr std::string_view facts_shape = "an array of recorded fact names or an object of inline definitions";
     const auto& facts_in = args.required("facts", facts_shape);
@@ -949,7 +981,8 @@ class Protocol {
             ? boundary.try_submit(output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr))
             : boundary.try_submit_json(JsonText::read(output_text_, {.max_depth = options_.max_depth}), output_text_);
 
-    return detail::Written::text(detail::check_result_text(verdict));
+    if (form == detail::Form::text) return detail::Written::text(detail::check_result_text(verdict));
+    return detail::check_result_json(verdict);
   }
 
   nlohmann::ordered_json agent_call(std::string_view name, const nlohmann::ordered_json& args) {
