@@ -3,7 +3,7 @@
 // groundplane-mcp's and returns a fixed result without checking anything.
 //
 //   node bench_sdk_server.mjs --stdio
-//   node bench_sdk_server.mjs --http 127.0.0.1:PORT     # prints "serving MCP at URL" on stderr
+//   node bench_sdk_server.mjs --http 127.0.0.1:PORT     # prints "serving MCP at URL" on stderr (PORT 0: any free one)
 //
 // Over HTTP it follows the SDK's own stateful pattern: one McpServer and one
 // StreamableHTTPServerTransport per MCP session, answering with JSON (as groundplane-mcp
@@ -71,7 +71,7 @@ if (mode === '--stdio') {
       if (!res.headersSent) res.writeHead(500).end(String(e));
     }
   });
-  http.listen(Number(port), host, () => process.stderr.write(`serving MCP at http://${host}:${port}/mcp\n`));
+  http.listen(Number(port), host, () => process.stderr.write(`serving MCP at http://${host}:${http.address().port}/mcp\n`));
   process.on('SIGTERM', () => http.close(() => process.exit(0)));
 } else {
   process.stderr.write('usage: node bench_sdk_server.mjs --stdio | --http HOST:PORT\n');

@@ -119,9 +119,13 @@ class Server {
 
   // Serves newline-delimited JSON-RPC from `in` until end of input: one response line
   // per request. Answers are flushed whenever the server is about to wait for input, so
-  // those to requests that arrived together go out in one write and none is held while
-  // the client may be waiting for it. Returns when the input ends (a final message
-  // without its newline is still served) or when `out` can no longer be written.
+  // none is held while the client may be waiting for it, and short answers to requests
+  // that arrived together share a write. A file's stream buffer writes a piece of 1 KiB or
+  // more straight through, so a long answer goes out as soon as it is made, and the client
+  // reads it while the server works on the next: holding every answer for one write
+  // measured 30% fewer calls/s with 16 requests in flight (each side waited on the other).
+  // Returns when the input ends (a final message without its newline is still served) or
+  // when `out` can no longer be written.
   void serve(std::istream& in, std::ostream& out) {
     std::streambuf* buf = in.rdbuf();
     if (!buf) return;
