@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
 #include <latch>
 #include <memory>
 #include <string>
@@ -105,6 +106,42 @@ struct Running {
     const auto id = init->get_header_value("Mcp-Session-Id");
     const auto ping = c.Post("/mcp", {{"Mcp-Session-Id", id}}, rpc(2, "ping"), "application/json");
     return ping && ping->status == 200 && ojson::parse(ping->body)["result"] == ojson::object();
+  }
+};
+
+// A raw connection to the server, for requests httplib's client would not send.
+struct RawConnection {
+  int fd = -1;
+  explicit RawConnection(int port, int receive_timeout_seconds = 4) {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    timeval tv{receive_timeout_seconds, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+  ~RawConnection() { ::close(fd); }
+  void send(const std::string& s) const {
+    REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()));
+  }
+  // What the server wrote until it closed, or until the receive timeout.
+  std::string receive() const {
+    std::string answer;
+    char buf[4096];
+    for (;;) {
+      const auto n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      answer.append(buf, static_cast<std::size_t>(n));
+      if (answer.find("\r\n\r\n") != std::string::npos && answer.find("\"jsonrpc\"") != std::string::npos &&
+          answer.back() == '}')
+        break;
+    }
+    return answer;
   }
 };
 
@@ -279,15 +316,9 @@ TEST_CASE("over sockets: a 20 MiB body is answered 413 and the server still serv
 
 TEST_CASE("over sockets: a slow-loris client is cut off by the read timeout while others are served") {
   Running r({.read_timeout = std::chrono::seconds(1), .threads = 4});
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(r.port));
-  ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  const std::string start = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
-  REQUIRE(::send(fd, start.data(), start.size(), 0) == static_cast<ssize_t>(start.size()));
+  const RawConnection slow(r.port, 10);
+  const int fd = slow.fd;
+  slow.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
   CHECK(r.still_serving());  // while the slow client holds its connection
   // then it goes quiet: within the deadline the server answers (an HTTP error) and closes
   const auto t0 = std::chrono::steady_clock::now();
@@ -302,7 +333,6 @@ TEST_CASE("over sockets: a slow-loris client is cut off by the read timeout whil
   CHECK(waited < std::chrono::seconds(4));
   INFO(answer);
   CHECK((answer.empty() || answer.rfind("HTTP/1.1 4", 0) == 0));
-  ::close(fd);
   CHECK(r.still_serving());
 }
 
@@ -382,4 +412,119 @@ TEST_CASE("over sockets: 30 clients connecting in the same instant are each answ
     CHECK(answered == clients);
   }
   CHECK(r.still_serving());
+}
+
+TEST_CASE("over sockets: a chunked body is refused 413 as soon as it passes the limit, not once it is all read") {
+  Running r({.max_body_bytes = 1024, .read_timeout = std::chrono::seconds(3)});
+  RawConnection c(r.port, 2);
+  c.send(
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n");
+  const std::string chunk(1000, ' ');
+  for (int i = 0; i < 4; ++i) c.send("3e8\r\n" + chunk + "\r\n");  // 4,000 bytes, and the body goes on
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string answer = c.receive();
+  INFO(answer.substr(0, 300));
+  CHECK(answer.rfind("HTTP/1.1 413", 0) == 0);
+  CHECK(answer.find("over this server's limit of 1024") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500));
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("over sockets: a POST with neither Content-Length nor chunked encoding is 411 at once, not read to the end") {
+  Running r({.read_timeout = std::chrono::seconds(3)});
+  RawConnection c(r.port, 2);
+  c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\r\n" + initialize());
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string answer = c.receive();
+  INFO(answer.substr(0, 300));
+  CHECK(answer.rfind("HTTP/1.1 411", 0) == 0);
+  CHECK(answer.find("Content-Length") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500));
+  CHECK(r.server.session_count() == 0);  // nothing was opened for it
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("a message without a session id is read in time and memory linear in its length, however deep it nests") {
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_body_bytes = 16u * 1024 * 1024}, quiet());
+  const std::string deep(8'000'000, '[');
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = s.handle(post(deep));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.status == 400);
+  CHECK(took < std::chrono::milliseconds(1500));  // a tree of 8M arrays took over 3 s and 600 MB
+  CHECK(s.session_count() == 0);
+}
+
+TEST_CASE("Content-Type is application/json in any case, with parameters; other media types are 415") {
+  gp::mcp::HttpServer s({}, quiet());
+  for (const std::string type : {"Application/JSON", "application/json; charset=utf-8", " application/json "}) {
+    INFO(type);
+    const auto r = s.handle({"POST", "/mcp", {{"Content-Type", type}}, initialize()});
+    CHECK(r.status == 200);
+  }
+  for (const std::string type : {"text/x-application/jsonish", "application/json-seq", "text/plain", ""}) {
+    INFO(type);
+    const auto r = s.handle({"POST", "/mcp", {{"Content-Type", type}}, initialize()});
+    CHECK(r.status == 415);
+  }
+}
+
+TEST_CASE("two initializes racing for the last session slot: the one refused is 503 with Retry-After and its id") {
+  gp::mcp::HttpServer s(
+      [] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // both pass the first count
+        return std::make_shared<gp::mcp::Protocol>(quiet());
+      },
+      gp::mcp::HttpOptions{.max_sessions = 1});
+  std::vector<gp::mcp::HttpResponse> out(2);
+  std::latch start(2);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 2; ++k)
+    threads.emplace_back([&, k] {
+      start.arrive_and_wait();
+      out[static_cast<std::size_t>(k)] = s.handle(post(initialize(10 + k)));
+    });
+  for (auto& t : threads) t.join();
+  const int refused = out[0].status == 503 ? 0 : 1;
+  REQUIRE(out[static_cast<std::size_t>(refused)].status == 503);
+  CHECK(out[static_cast<std::size_t>(1 - refused)].status == 200);
+  CHECK_FALSE(header(out[static_cast<std::size_t>(refused)], "Retry-After").empty());
+  CHECK(body(out[static_cast<std::size_t>(refused)])["id"] == 10 + refused);
+  CHECK(s.session_count() == 1);
+}
+
+TEST_CASE("stop() called before serve() is running still makes serve() return") {
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    gp::mcp::HttpServer s({}, quiet());
+    s.bind();
+    std::promise<void> returned;
+    auto done = returned.get_future();
+    std::thread t([&] {
+      s.serve();
+      returned.set_value();
+    });
+    s.stop();  // most likely before httplib's loop has started
+    const bool ended = done.wait_for(std::chrono::seconds(3)) == std::future_status::ready;
+    CHECK(ended);
+    if (!ended) s.stop();  // let the thread go either way
+    t.join();
+    if (!ended) break;
+  }
+}
+
+TEST_CASE("an unknown MCP-Protocol-Version is 400 on DELETE as on POST") {
+  gp::mcp::HttpServer s({}, quiet());
+  const auto id = open(s);
+  const auto bad = s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "bogus"}}, ""});
+  CHECK(bad.status == 400);
+  CHECK(s.session_count() == 1);  // the session was not ended
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", id}, {"MCP-Protocol-Version", "2025-11-25"}}, ""}).status ==
+        200);
+}
+
+TEST_CASE("an Origin whose bracketed host is followed by more than a port is not a loopback host") {
+  gp::mcp::HttpServer s({}, quiet());
+  CHECK(s.handle(post(initialize(), {{"Origin", "http://[::1].evil.example"}})).status == 403);
+  CHECK(s.handle(post(initialize(), {{"Origin", "http://[::1]:8080"}})).status == 200);
 }

@@ -479,6 +479,43 @@ TEST_CASE("groundplane-ledger verify --head catches a cut tail that the chain al
   CHECK(cut.out.find("cut from the tail") != std::string::npos);
 }
 
+TEST_CASE("groundplane-ledger verify --head exits 1 when the session its head was published for is renamed or deleted",
+          "[store][tool]") {
+  TenRows t;
+  const std::string f = "'" + t.file.str() + "'";
+  raw_sql(t.file.path(), "UPDATE groundplane_sessions SET name = 'default-old'");
+  const auto renamed = ledger_tool("verify " + f + " --head " + t.head);
+  INFO(renamed.out);
+  CHECK(renamed.exit_code == 1);  // a head vouches for rows the file no longer holds under that name
+  CHECK(renamed.out.find("first bad row 1") != std::string::npos);
+  CHECK(renamed.out.find("holds no session \"default\"") != std::string::npos);
+  CHECK(ledger_tool("verify " + f).exit_code == 2);  // without a head nothing says the session ever existed
+  raw_sql(t.file.path(), "DELETE FROM groundplane_rows; DELETE FROM groundplane_sessions");
+  CHECK(ledger_tool("verify " + f + " --head " + t.head).exit_code == 1);
+  const auto v = gp::verify_ledger(t.file.path(), "default", t.head);
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 1);
+}
+
+TEST_CASE("groundplane-ledger export of a session the file does not hold exits 2 and says so, like show",
+          "[store][tool]") {
+  TenRows t;
+  const auto r = ledger_tool("export '" + t.file.str() + "' --session nosuch");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.find("holds no rows of session \"nosuch\"") != std::string::npos);
+}
+
+TEST_CASE("a session name read from the file is quoted when a problem names it, so it cannot fake a line",
+          "[store][tool]") {
+  TenRows t;
+  raw_sql(t.file.path(), "UPDATE groundplane_sessions SET name = 'bob' || char(10) || 'intact: session'");
+  const auto v = gp::verify_ledger(t.file.path(), "carol");
+  CHECK_FALSE(v.ok);
+  INFO(v.problem);
+  CHECK(v.problem.find('\n') == std::string::npos);
+  CHECK(v.problem.find("bob\\nintact: session") != std::string::npos);
+}
+
 TEST_CASE("groundplane-ledger export prints one JSON object per row with its hash, oldest first", "[store][tool]") {
   TenRows t;
   const auto h = hashes(t.file.path());

@@ -61,8 +61,9 @@ export const seedMessage = [
 // port the kernel hands out again would meet a pooled socket of the previous server.
 export async function startHttpServer(extraArgs = []) {
   const { spawn } = await import('node:child_process');
-  const port = 20000 + Math.floor(Math.random() * 40000);
-  const proc = spawn(serverPath(), ['--http', `127.0.0.1:${port}`, ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Port 0: the server binds a free port and prints it (a port picked at random here can
+  // be one an earlier test's connections still hold).
+  const proc = spawn(serverPath(), ['--http', '127.0.0.1:0', ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`no URL from groundplane-mcp --http: ${seen}`)), 20_000);
@@ -74,7 +75,10 @@ export async function startHttpServer(extraArgs = []) {
         resolve(m[1]);
       }
     });
-    proc.on('exit', (code) => reject(new Error(`groundplane-mcp --http exited (${code}): ${seen}`)));
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`groundplane-mcp --http exited (${code}): ${seen}`));
+    });
   });
   const stop = () =>
     new Promise((resolve) => {

@@ -118,7 +118,10 @@ test('inline facts: one call carries everything and leaves nothing behind', { ti
 test('a wrong or missing bearer token is refused 401 and the right one is served', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-token-'));
   const tokenFile = join(dir, 'token');
-  writeFileSync(tokenFile, 'correct-horse-battery\n');
+  writeFileSync(tokenFile, 'correct-horse-battery \t\r\n'); // an editor's trailing blanks are not the token's
+  const inner = join(dir, 'spaced');
+  writeFileSync(inner, 'correct horse\n'); // no header could carry it: refused at start, not 401 forever
+  await assert.rejects(startHttpServer(['--token-file', inner]), /exited \(2\).*a bearer token cannot hold/s);
   const server = await startHttpServer(['--token-file', tokenFile]);
   try {
     await assert.rejects(connect(server.url), /401|Unauthorized/);

@@ -129,6 +129,10 @@ int show(const Args& a) {
 int export_rows(const Args& a) {
   const auto store = open_for_reading(a);
   if (!store) return exit_unusable;
+  if (store->head().rows == 0) {  // a session name mistyped is said, not an empty export
+    std::cerr << "groundplane-ledger: " << a.file << " holds no rows of session \"" << a.session << "\"\n";
+    return exit_unusable;
+  }
   store->read(1, [](const gp::StoredRow& r) {
     nlohmann::ordered_json line{{"seq", r.seq}, {"version", r.version}, {"kind", r.kind}};
     // A body that no longer parses (the file was edited) is exported as the text it is.

@@ -241,7 +241,16 @@ int main(int argc, char** argv) {
       if (!read_file(token_file, token))
         return fail("--token-file " + gp::detail::escape(token_file) + ": cannot be read");
       token = token.substr(0, token.find_first_of("\r\n"));
+      // The blanks an editor leaves around the line are not the token's: HTTP drops them
+      // from a header value, so no client could ever send them.
+      const auto blank = token.find_first_not_of(" \t");
+      token =
+          blank == std::string::npos ? std::string() : token.substr(blank, token.find_last_not_of(" \t") - blank + 1);
       if (token.empty()) return fail("--token-file " + gp::detail::escape(token_file) + ": the first line is empty");
+      for (const char c : token)
+        if (c < '!' || c > '~')
+          return fail("--token-file " + gp::detail::escape(token_file) +
+                      ": a bearer token cannot hold a space, a control character or non-ASCII bytes");
       http.token = token;
     }
     if (max_body) http.max_body_bytes = static_cast<std::size_t>(*max_body);

@@ -26,7 +26,8 @@
 //   400 no session id on a request other than initialize; a batch; text that is not JSON;
 //       an MCP-Protocol-Version this server does not speak
 //   404 an unknown or expired session id (the client starts a new session)
-//   413 a body over max_body_bytes
+//   413 a body over max_body_bytes (read no further than the limit, chunked or not)
+//   411 a POST with neither Content-Length nor chunked encoding
 //   415 a Content-Type other than application/json
 //   503 max_sessions sessions open (Retry-After says when to try again)
 //   405 any other method on the endpoint; 404 any other path
@@ -37,6 +38,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +50,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -132,8 +135,99 @@ inline std::string origin_host(std::string_view origin) {
   if (scheme == std::string_view::npos) return {};
   std::string_view rest = origin.substr(scheme + 3);
   rest = rest.substr(0, rest.find('/'));
-  if (!rest.empty() && rest.front() == '[') return std::string(rest.substr(0, rest.find(']') + 1));
+  if (!rest.empty() && rest.front() == '[') {  // an IPv6 literal: only a port may follow it
+    const auto close = rest.find(']');
+    if (close == std::string_view::npos || (close + 1 < rest.size() && rest[close + 1] != ':')) return {};
+    return std::string(rest.substr(0, close + 1));
+  }
   return std::string(rest.substr(0, rest.find(':')));
+}
+
+// Whether a Content-Type names application/json: its type and subtype in any case
+// (RFC 9110 8.3.1), parameters (charset) allowed.
+inline bool json_media_type(std::string_view type) {
+  type = type.substr(0, type.find(';'));
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  while (!type.empty() && blank(type.front())) type.remove_prefix(1);
+  while (!type.empty() && blank(type.back())) type.remove_suffix(1);
+  return HttpRequest::equal_ignoring_case(type, "application/json");
+}
+
+// What the server needs of a message before any session has it: whether it is an
+// object, its top-level method and id.
+struct Envelope {
+  bool object = false;
+  std::optional<std::string> method;
+  bool has_id = false;
+  nlohmann::ordered_json id;  // a string or integer id; null for any other
+};
+
+// Reads an Envelope from the parser's events, so a message that nests deeply costs time
+// and memory linear in its length (a tree of 8M nested arrays took seconds and 600 MB);
+// the session's Protocol reads the message properly afterwards.
+class EnvelopeReader {
+ public:
+  using json = nlohmann::json;
+  explicit EnvelopeReader(Envelope& out) : out_(out) {}
+
+  bool null() { return scalar(nullptr); }
+  bool boolean(bool b) { return scalar(b); }
+  bool number_integer(json::number_integer_t v) { return scalar(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return scalar(v); }
+  bool string(json::string_t& v) {
+    if (at_top_member("method")) out_.method = v;
+    return scalar(std::move(v));
+  }
+  bool binary(json::binary_t&) { return true; }
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool key(json::string_t& k) {
+    if (depth_ == 1) key_ = std::move(k);
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  template <class Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception&) {
+    return false;
+  }
+
+ private:
+  bool at_top_member(std::string_view name) const { return depth_ == 1 && out_.object && key_ == name; }
+  template <class V>
+  bool scalar(V&& v) {
+    if (at_top_member("id")) {
+      out_.has_id = true;
+      nlohmann::ordered_json j(std::forward<V>(v));
+      out_.id = j.is_string() || j.is_number_integer() ? std::move(j) : nlohmann::ordered_json();
+    }
+    return true;
+  }
+  bool open(bool is_object) {
+    if (at_top_member("id")) {
+      out_.has_id = true;
+      out_.id = nullptr;
+    }
+    if (depth_ == 0) out_.object = is_object;
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  Envelope& out_;
+  std::size_t depth_ = 0;
+  std::string key_;
+};
+
+inline Envelope read_envelope(std::string_view text) {
+  Envelope e;
+  EnvelopeReader reader(e);
+  if (!nlohmann::json::sax_parse(text, &reader)) e.object = false;
+  return e;
 }
 
 // Equal or not, in time that does not depend on where the first difference is.
@@ -207,12 +301,20 @@ class HttpServer {
   // listening socket failed.
   bool serve() {
     if (bound_port_ < 0) bind();
-    return http_.listen_after_bind();
+    serving_ = true;
+    const bool ok = stop_asked_ || http_.listen_after_bind();
+    serving_ = false;
+    return ok;
   }
 
-  // Stops accepting and returns from serve() once the requests in flight are answered.
-  // Safe from any thread (not from a signal handler: see groundplane-mcp's main).
+  // Stops accepting and returns from serve() once the requests in flight are answered,
+  // or makes a serve() not yet listening return at once. Safe from any thread (not from a
+  // signal handler: see groundplane-mcp's main).
   void stop() {
+    stop_asked_ = true;
+    // A serve() that has not seen the request is starting httplib's loop, which stops
+    // only once it runs: wait for it.
+    while (serving_ && !http_.is_running()) std::this_thread::yield();
     if (http_.is_running()) http_.stop();
   }
 
@@ -277,16 +379,46 @@ class HttpServer {
     // Clients pool connections and do not all honour "max": closing one after a few
     // requests breaks the next request they send on it.
     http_.set_keep_alive_max_count(100000);
-    const auto adapt = [this](const httplib::Request& req, httplib::Response& res) {
-      HttpRequest in{req.method, req.path, {}, req.body};
-      for (const auto& [k, v] : req.headers) in.headers.emplace_back(k, v);
-      const HttpResponse out = handle(in);
+    // A body left unread is not the next request: the connection is closed after it.
+    const auto send = [](const HttpResponse& out, httplib::Response& res, bool close) {
       res.status = out.status;
       for (const auto& [k, v] : out.headers) res.set_header(k, v);
+      if (close) res.set_header("Connection", "close");
       if (!out.body.empty()) res.set_content(out.body, "application/json");
     };
-    // Every path and method reaches handle(), which answers what is not the endpoint.
-    http_.Post(".*", adapt);
+    const auto adapt = [this, send](const httplib::Request& req, httplib::Response& res) {
+      HttpRequest in = request_of(req);
+      in.body = req.body;
+      send(handle(in), res, false);
+    };
+    // A POST's headers are judged before its body is read, and the body is read only up to
+    // the limit: httplib itself holds a chunked body, or one sent with no length, whole
+    // before it checks its size.
+    http_.Post(".*", [this, send](const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& read_body) {
+      HttpRequest in = request_of(req);
+      if (auto refused = refuse_before_body(in)) return send(*refused, res, true);
+      const bool chunked = HttpRequest::equal_ignoring_case(req.get_header_value("Transfer-Encoding"), "chunked");
+      if (!chunked && !req.has_header("Content-Length"))
+        return send(refuse(411, nullptr, error_code::invalid_request,
+                           "Length Required: send the message with a Content-Length (or chunked)"),
+                    res, true);
+      bool over = false;
+      const bool read = read_body([&](const char* data, std::size_t n) {
+        if (n > options_.max_body_bytes - in.body.size()) {
+          over = true;
+          return false;
+        }
+        in.body.append(data, n);
+        return true;
+      });
+      if (over || res.status == 413) return send(body_too_long(std::nullopt), res, true);
+      if (!read)
+        return send(refuse(400, nullptr, error_code::invalid_request, "Bad Request: the body could not be read"), res,
+                    true);
+      send(handle(in), res, false);
+    });
+    // Every other method and path reaches handle(), which answers what is not the endpoint.
     http_.Get(".*", adapt);
     http_.Delete(".*", adapt);
     http_.Put(".*", adapt);
@@ -301,6 +433,12 @@ class HttpServer {
           detail::dump(Protocol::error_response(nullptr, error_code::invalid_request, "Invalid Request: " + why)),
           "application/json");
     });
+  }
+
+  static HttpRequest request_of(const httplib::Request& req) {
+    HttpRequest in{req.method, req.path, {}, {}};
+    for (const auto& [k, v] : req.headers) in.headers.emplace_back(k, v);
+    return in;
   }
 
   static HttpResponse refuse(int status, const nlohmann::ordered_json& id, int code, std::string message) {
@@ -320,7 +458,10 @@ class HttpServer {
     return detail::loopback_host(options_.host) && detail::loopback_host(host);
   }
 
-  HttpResponse handle_checked(const HttpRequest& request) {
+  // What refuses a request from its headers alone, before any body is read: another
+  // path, a foreign Origin, a missing or wrong token, a protocol version this server does
+  // not speak, and for a POST a media type other than JSON.
+  std::optional<HttpResponse> refuse_before_body(const HttpRequest& request) const {
     if (request.path != options_.path)
       return refuse(404, nullptr, error_code::invalid_request,
                     "Not found: the MCP endpoint is " + detail::quote(options_.path));
@@ -341,7 +482,23 @@ class HttpServer {
         return r;
       }
     }
-    if (request.method == "POST") return post(request);
+    if (const auto v = request.header("MCP-Protocol-Version"); v) {
+      bool known = false;
+      for (auto supported : protocol_versions) known = known || *v == supported;
+      if (!known)
+        return refuse(400, nullptr, error_code::invalid_request,
+                      "Bad Request: MCP-Protocol-Version " + detail::quote(*v, 40) + " is not one this server speaks");
+    }
+    if (request.method == "POST") return refuse_post_headers(request);
+    return std::nullopt;
+  }
+
+  HttpResponse handle_checked(const HttpRequest& request) {
+    if (auto refused = refuse_before_body(request)) return std::move(*refused);
+    if (request.method == "POST") {
+      if (request.body.size() > options_.max_body_bytes) return body_too_long(request.body.size());
+      return post(request);
+    }
     if (request.method == "DELETE") return end_session(request);
     auto r = refuse(
         405, nullptr, error_code::invalid_request,
@@ -353,24 +510,24 @@ class HttpServer {
     return r;
   }
 
+  // What refuses a POST from its headers alone, before its body is read.
+  static std::optional<HttpResponse> refuse_post_headers(const HttpRequest& request) {
+    if (const auto type = request.header("Content-Type"); type && !detail::json_media_type(*type))
+      return refuse(415, nullptr, error_code::invalid_request,
+                    "Unsupported media type " + detail::quote(*type, 80) + ": send application/json");
+    return std::nullopt;
+  }
+
+  // 413; `bytes` when the body's length is known (it was not read past the limit otherwise).
+  HttpResponse body_too_long(std::optional<std::size_t> bytes) const {
+    const std::string length = bytes ? std::to_string(*bytes) : "more than " + std::to_string(options_.max_body_bytes);
+    return refuse(413, nullptr, error_code::invalid_request,
+                  "Invalid Request: the body is " + length + " bytes, over this server's limit of " +
+                      std::to_string(options_.max_body_bytes));
+  }
+
+  // A POST whose headers passed: its body, then its session.
   HttpResponse post(const HttpRequest& request) {
-    if (request.body.size() > options_.max_body_bytes)
-      return refuse(413, nullptr, error_code::invalid_request,
-                    "Invalid Request: the body is " + std::to_string(request.body.size()) +
-                        " bytes, over this server's limit of " + std::to_string(options_.max_body_bytes));
-    if (const auto type = request.header("Content-Type"); type) {
-      const std::string_view t(*type);
-      if (t.substr(0, t.find(';')).find("application/json") == std::string_view::npos)
-        return refuse(415, nullptr, error_code::invalid_request,
-                      "Unsupported media type " + detail::quote(*type, 80) + ": send application/json");
-    }
-    if (const auto v = request.header("MCP-Protocol-Version"); v) {
-      bool known = false;
-      for (auto supported : protocol_versions) known = known || *v == supported;
-      if (!known)
-        return refuse(400, nullptr, error_code::invalid_request,
-                      "Bad Request: MCP-Protocol-Version " + detail::quote(*v, 40) + " is not one this server speaks");
-    }
     const auto id = request.header("Mcp-Session-Id");
     if (!id) return open_session(request);
 
@@ -404,33 +561,18 @@ class HttpServer {
   HttpResponse open_session(const HttpRequest& request) {
     // Only initialize opens a session; anything else without an id is refused unread
     // by any registry (a record made in no session would be lost at once).
-    const auto peek = nlohmann::json::parse(request.body, nullptr, false);
-    const bool initialize = peek.is_object() && peek.contains("method") && peek["method"] == "initialize";
-    if (!initialize) {
-      if (peek.is_discarded() || !peek.is_object()) {
-        return answer(Protocol(factory_options()).handle_line(request.body));
-      }
-      const auto rid = peek.find("id");
-      const nlohmann::ordered_json id =
-          rid != peek.end() && (rid->is_string() || rid->is_number_integer()) ? nlohmann::ordered_json(*rid) : nullptr;
-      if (rid == peek.end()) return answer(std::nullopt);  // a notification before any session: nothing to say
-      return refuse(400, id, error_code::invalid_request,
+    const detail::Envelope peek = detail::read_envelope(request.body);
+    if (!peek.object) return answer(Protocol(factory_options()).handle_line(request.body));  // it says why
+    if (peek.method != "initialize") {
+      if (!peek.has_id) return answer(std::nullopt);  // a notification before any session: nothing to say
+      return refuse(400, peek.id, error_code::invalid_request,
                     "Bad Request: no Mcp-Session-Id; send initialize first and then its Mcp-Session-Id header");
     }
     std::shared_ptr<Entry> entry = std::make_shared<Entry>();
     {
       const std::lock_guard lock(sessions_mutex_);
       expire_idle();
-      if (sessions_.size() >= options_.max_sessions) {
-        auto r = refuse(
-            503, peek.contains("id") && !peek["id"].is_structured() ? nlohmann::ordered_json(peek["id"]) : nullptr,
-            error_code::internal_error,
-            "Service unavailable: " + std::to_string(options_.max_sessions) +
-                " sessions are open, this server's limit; end one with DELETE or try again later");
-        r.headers.emplace_back("Retry-After",
-                               std::to_string(std::max<long long>(1, options_.idle_timeout.count() / 10)));
-        return r;
-      }
+      if (sessions_.size() >= options_.max_sessions) return sessions_full(peek.id);
     }
     entry->protocol = factory_();
     auto reply = entry->protocol->handle_line(request.body);
@@ -440,12 +582,18 @@ class HttpServer {
     std::string id = detail::new_session_id();
     {
       const std::lock_guard lock(sessions_mutex_);
-      if (sessions_.size() >= options_.max_sessions)
-        return refuse(503, nullptr, error_code::internal_error,
-                      "Service unavailable: " + std::to_string(options_.max_sessions) + " sessions are open");
+      if (sessions_.size() >= options_.max_sessions) return sessions_full(peek.id);  // taken meanwhile
       sessions_.emplace(id, std::move(entry));
     }
     r.headers.emplace_back("Mcp-Session-Id", std::move(id));
+    return r;
+  }
+
+  HttpResponse sessions_full(const nlohmann::ordered_json& id) const {
+    auto r = refuse(503, id, error_code::internal_error,
+                    "Service unavailable: " + std::to_string(options_.max_sessions) +
+                        " sessions are open, this server's limit; end one with DELETE or try again later");
+    r.headers.emplace_back("Retry-After", std::to_string(std::max<long long>(1, options_.idle_timeout.count() / 10)));
     return r;
   }
 
@@ -491,6 +639,7 @@ class HttpServer {
   socket_t listening_socket_ = INVALID_SOCKET;  // httplib's, once bind() made it
   bool set_up_ = false;
   int bound_port_ = -1;
+  std::atomic<bool> serving_{false}, stop_asked_{false};
   std::mutex sessions_mutex_;
   std::map<std::string, std::shared_ptr<Entry>, std::less<>> sessions_;
   std::chrono::steady_clock::time_point last_sweep_{};

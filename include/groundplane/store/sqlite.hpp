@@ -29,6 +29,7 @@
 
 #include <sqlite3.h>
 
+#include "groundplane/detail/escape.hpp"
 #include "groundplane/store/chain.hpp"
 #include "groundplane/store/ledger_store.hpp"
 
@@ -440,10 +441,17 @@ inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::
                         std::to_string(version) + ")");
     const std::int64_t id = detail::sqlite_session_id(db.get(), session, false);
     if (id == 0) {
-      std::string names;
-      for (const auto& n : detail::sqlite_session_names(db.get())) names += (names.empty() ? "" : ", ") + n;
-      return unreadable(file.string() + " holds no session \"" + std::string(session) + "\"" +
-                        (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")"));
+      std::string names;  // as the file has them: escaped, so none can pass for a line of ours
+      for (const auto& n : detail::sqlite_session_names(db.get()))
+        names += (names.empty() ? "" : ", ") + detail::escape(n, 120);
+      std::string problem = file.string() + " holds no session \"" + detail::escape(session, 120) + "\"" +
+                            (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")");
+      // A published head vouches that the session's rows existed: their absence is
+      // tampering (deleted or renamed), not a file that cannot be judged.
+      if (!published_head.empty())
+        return LedgerVerification{false, 0, "", 1,
+                                  problem + "; a head was published for it, so its rows were deleted or renamed"};
+      return unreadable(std::move(problem));
     }
     return detail::walk_chain(
         session, published_head.empty() ? nullptr : &published,
