@@ -162,9 +162,10 @@ struct Envelope {
   nlohmann::ordered_json id;  // a string or integer id; null for any other
 };
 
-// Reads an Envelope from the parser's events, so a message that nests deeply costs time
-// and memory linear in its length (a tree of 8M nested arrays took seconds and 600 MB);
-// the session's Protocol reads the message properly afterwards.
+// Reads an Envelope from the parser's events, with no tree, and stops where the nesting
+// passes a Protocol's default depth limit (a tree of 8M nested arrays took seconds and
+// 600 MB): such a message is answered by a Protocol, which refuses it. A session's
+// Protocol reads an accepted message properly afterwards.
 class EnvelopeReader {
  public:
   using json = nlohmann::json;
@@ -210,8 +211,8 @@ class EnvelopeReader {
       out_.id = nullptr;
     }
     if (depth_ == 0) out_.object = is_object;
-    ++depth_;
-    return true;
+    // Deeper than a Protocol reads at all: stop here, and let the Protocol say so.
+    return ++depth_ <= ServerOptions{}.max_depth;
   }
   bool close() {
     --depth_;
