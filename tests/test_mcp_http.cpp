@@ -129,16 +129,17 @@ struct RawConnection {
   void send(const std::string& s) const {
     REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()));
   }
-  // What the server wrote until it closed, or until the receive timeout.
-  std::string receive() const {
+  // What the server wrote until it closed or the receive timeout passed, or (unless
+  // until_closed) until it had written a response with a JSON body.
+  std::string receive(bool until_closed = false) const {
     std::string answer;
     char buf[4096];
     for (;;) {
       const auto n = ::recv(fd, buf, sizeof buf, 0);
       if (n <= 0) break;
       answer.append(buf, static_cast<std::size_t>(n));
-      if (answer.find("\r\n\r\n") != std::string::npos && answer.find("\"jsonrpc\"") != std::string::npos &&
-          answer.back() == '}')
+      if (!until_closed && answer.find("\r\n\r\n") != std::string::npos &&
+          answer.find("\"jsonrpc\"") != std::string::npos && answer.back() == '}')
         break;
     }
     return answer;
@@ -317,18 +318,11 @@ TEST_CASE("over sockets: a 20 MiB body is answered 413 and the server still serv
 TEST_CASE("over sockets: a slow-loris client is cut off by the read timeout while others are served") {
   Running r({.read_timeout = std::chrono::seconds(1), .threads = 4});
   const RawConnection slow(r.port, 10);
-  const int fd = slow.fd;
   slow.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
   CHECK(r.still_serving());  // while the slow client holds its connection
   // then it goes quiet: within the deadline the server answers (an HTTP error) and closes
   const auto t0 = std::chrono::steady_clock::now();
-  std::string answer;
-  char buf[256];
-  for (;;) {
-    const auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    answer.append(buf, static_cast<std::size_t>(n));
-  }
+  const std::string answer = slow.receive(true);
   const auto waited = std::chrono::steady_clock::now() - t0;
   CHECK(waited < std::chrono::seconds(4));
   INFO(answer);

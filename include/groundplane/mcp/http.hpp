@@ -328,13 +328,7 @@ class HttpServer {
 
   // One request through the handler the sockets use.
   HttpResponse handle(const HttpRequest& request) {
-    try {
-      return handle_checked(request);
-    } catch (const std::bad_alloc&) {
-      return refuse(500, nullptr, error_code::internal_error, "Internal error: out of memory");
-    } catch (const std::exception& e) {  // nothing a client sends should get here
-      return refuse(500, nullptr, error_code::internal_error, "Internal error: " + detail::escape(e.what(), 300));
-    }
+    return guarded([&] { return handle_checked(request); });
   }
 
  private:
@@ -343,6 +337,18 @@ class HttpServer {
     std::mutex mutex;  // one message at a time per session, as Protocol requires
     std::chrono::steady_clock::time_point last_used;
   };
+
+  // `respond()`, or a 500 saying what escaped it (nothing a client sends should).
+  template <class Respond>
+  static HttpResponse guarded(Respond&& respond) {
+    try {
+      return respond();
+    } catch (const std::bad_alloc&) {
+      return refuse(500, nullptr, error_code::internal_error, "Internal error: out of memory");
+    } catch (const std::exception& e) {
+      return refuse(500, nullptr, error_code::internal_error, "Internal error: " + detail::escape(e.what(), 300));
+    }
+  }
 
   void validate() const {
     if (!factory_) throw ConfigurationError("HttpServer needs a factory for its sessions' protocols");
@@ -397,27 +403,9 @@ class HttpServer {
     // before it checks its size.
     http_.Post(".*", [this, send](const httplib::Request& req, httplib::Response& res,
                                   const httplib::ContentReader& read_body) {
-      HttpRequest in = request_of(req);
-      if (auto refused = refuse_before_body(in)) return send(*refused, res, true);
-      const bool chunked = HttpRequest::equal_ignoring_case(req.get_header_value("Transfer-Encoding"), "chunked");
-      if (!chunked && !req.has_header("Content-Length"))
-        return send(refuse(411, nullptr, error_code::invalid_request,
-                           "Length Required: send the message with a Content-Length (or chunked)"),
-                    res, true);
-      bool over = false;
-      const bool read = read_body([&](const char* data, std::size_t n) {
-        if (n > options_.max_body_bytes - in.body.size()) {
-          over = true;
-          return false;
-        }
-        in.body.append(data, n);
-        return true;
-      });
-      if (over || res.status == 413) return send(body_too_long(std::nullopt), res, true);
-      if (!read)
-        return send(refuse(400, nullptr, error_code::invalid_request, "Bad Request: the body could not be read"), res,
-                    true);
-      send(handle(in), res, false);
+      bool body_read = false;
+      const HttpResponse out = guarded([&] { return post_from_socket(req, res, read_body, body_read); });
+      send(out, res, !body_read);
     });
     // Every other method and path reaches handle(), which answers what is not the endpoint.
     http_.Get(".*", adapt);
@@ -434,6 +422,32 @@ class HttpServer {
           detail::dump(Protocol::error_response(nullptr, error_code::invalid_request, "Invalid Request: " + why)),
           "application/json");
     });
+  }
+
+  // A POST off a socket: its headers judged as handle() judges them, then its body read
+  // no further than the limit, then post(). body_read: whether the connection can carry
+  // another request (no body bytes were left unread).
+  HttpResponse post_from_socket(const httplib::Request& req, const httplib::Response& res,
+                                const httplib::ContentReader& read_body, bool& body_read) {
+    HttpRequest in = request_of(req);
+    if (auto refused = refuse_before_body(in)) return std::move(*refused);
+    const bool chunked = HttpRequest::equal_ignoring_case(req.get_header_value("Transfer-Encoding"), "chunked");
+    if (!chunked && !req.has_header("Content-Length"))
+      return refuse(411, nullptr, error_code::invalid_request,
+                    "Length Required: send the message with a Content-Length (or chunked)");
+    bool over = false;
+    const bool read = read_body([&](const char* data, std::size_t n) {
+      if (n > options_.max_body_bytes - in.body.size()) {
+        over = true;
+        return false;
+      }
+      in.body.append(data, n);
+      return true;
+    });
+    if (over || res.status == 413) return body_too_long(std::nullopt);  // 413: httplib saw Content-Length
+    if (!read) return refuse(400, nullptr, error_code::invalid_request, "Bad Request: the body could not be read");
+    body_read = true;
+    return post(in);
   }
 
   static HttpRequest request_of(const httplib::Request& req) {
