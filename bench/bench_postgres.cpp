@@ -31,8 +31,8 @@ namespace {
 std::string run_tag() { return "bench-" + std::to_string(::getpid()) + "-"; }
 
 // Agent fires of an action whose handler returns: two rows each (the fire, stored
-// before its handler runs, and its grade, which joins the next commit), so one commit
-// (one round trip) a fire.
+// before its handler runs, and its grade, stored before fire returns), so two commits
+// (two round trips) a fire.
 void fire_loop(const std::shared_ptr<gp::LedgerStore>& store, int fires) {
   gp::Session s({.node = "shop", .store = store});
   s.declare("cart.add",
@@ -100,7 +100,7 @@ double takeover_after_release_ms(const std::string& uri, const std::string& sess
 }
 
 // The baseline in the same run: libpq alone committing one small row per round trip,
-// prepared, no groundplane. A fire commits once (its grade joins the next commit), so
+// prepared, no groundplane. A fire commits twice (its row, then its grade), so half of
 // this is its ceiling on this server.
 double raw_commits_per_second(const std::string& uri, bool sync, int n) {
   const auto conn = gp::detail::pg_connect(uri);

@@ -102,8 +102,7 @@ std::size_t resident_bytes() {
   return got == 2 ? resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 0;
 }
 
-// The fastest of 50 renders: the render's cost without the other processes' noise (and
-// without the one commit of a deferred grade the first render makes).
+// The fastest of 50 renders: the render's cost without the other processes' noise.
 double render_seconds(const gp::Session& s) {
   double best = 1e9;
   for (int i = 0; i < 50; ++i) {

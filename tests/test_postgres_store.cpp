@@ -372,6 +372,8 @@ TEST_CASE("Two replicas, one session: only the owner writes, and SIGSTOPped past
   // unreported and graded it stopped. What A wrote after SIGCONT (that fire's result) is
   // not there, and no row of A comes after one of B.
   for (const long n : a_returned) CHECK(a_stored.contains(n));
+  // A fire A was told had returned is graded in the ledger, not left for B to find stopped.
+  for (const long n : a_returned) CHECK(a_outcome[n] == gp::Outcome::unobservable);
   for (const long n : a_stored) CHECK((a_returned.contains(n) || n == caught));
   if (a_stored.contains(caught)) CHECK(a_outcome[caught] == gp::Outcome::stopped);
   CHECK(b_stored == b_returned);

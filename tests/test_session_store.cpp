@@ -48,6 +48,21 @@ void declare_shop(gp::Session& s) {
 
 std::uint64_t stored_rows(const TempLedger& f) { return gp::verify_ledger(f.path()).rows; }
 
+// The file as a process killed at this moment would leave it: the database and its WAL,
+// copied while the session holds them open. Returns the copy's path.
+std::filesystem::path copy_as_killed(const TempLedger& f, const std::string& suffix) {
+  const std::filesystem::path copy = f.str() + suffix;
+  std::filesystem::copy_file(f.path(), copy, std::filesystem::copy_options::overwrite_existing);
+  if (std::filesystem::exists(f.str() + "-wal"))
+    std::filesystem::copy_file(f.str() + "-wal", copy.string() + "-wal",
+                               std::filesystem::copy_options::overwrite_existing);
+  return copy;
+}
+
+void remove_copy(const std::filesystem::path& copy) {
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(copy.string() + suffix);
+}
+
 }  // namespace
 
 TEST_CASE("With a store, every row is committed before the call that made it returns", "[session][store]") {
@@ -84,6 +99,46 @@ TEST_CASE("With a store, every row is committed before the call that made it ret
   });
   step("the stale flag", [&] { s.mark_actions_may_be_stale(); });
   CHECK(gp::verify_ledger(f.path()).ok);
+}
+
+TEST_CASE(
+    "A fire whose handler returned is graded in the file when fire returns: an app killed right after restores it "
+    "as it was",
+    "[session][store]") {
+  TempLedger f;
+  gp::Session s({.store = store_on(f)});
+  s.declare("card.charge", {.does = "Charge the card.", .handler = ok_handler, .concurrency = gp::Concurrency::once});
+  s.declare("cart.add", {.does = "Add the item to the cart.", .writes = {"cart"}, .handler = ok_handler});
+  s.declare("stock.check",
+            {.does = "Check the stock.", .handler = ok_handler, .verify = [](const json&) { return false; }});
+  struct Case {
+    const char* action;
+    gp::Outcome graded;  // in memory, once fire returned
+  };
+  // cart.add declares writes, so it awaits a report: the one fire a kill leaves ungraded.
+  const Case cases[] = {{"card.charge", gp::Outcome::unobservable},
+                        {"stock.check", gp::Outcome::verify_failed},
+                        {"cart.add", gp::Outcome::pending}};
+  for (const Case& c : cases) {
+    INFO(c.action);
+    const std::string tid = s.fire(c.action).transition_id;
+    REQUIRE(s.view().transition(tid)->outcome == c.graded);
+    const auto copy = copy_as_killed(f, ".killed");  // no call in between: nothing else commits it
+    {
+      gp::Session r({.store = gp::open_sqlite_store(copy, {.read_only = true})});
+      const gp::Outcome restored = c.graded == gp::Outcome::pending ? gp::Outcome::stopped : c.graded;
+      CHECK(r.view().transition(tid)->outcome == restored);
+    }
+    remove_copy(copy);
+  }
+  // The once receipt was in the file too: the restored session refuses a second charge.
+  const auto copy = copy_as_killed(f, ".killed");
+  {
+    gp::Session r({.store = gp::open_sqlite_store(copy)});
+    r.declare("card.charge", {.does = "Charge the card.", .handler = ok_handler, .concurrency = gp::Concurrency::once});
+    CHECK(r.fire("card.charge").reason == "DUPLICATE_EXECUTION");
+  }
+  remove_copy(copy);
 }
 
 TEST_CASE("Every block carries the head hash, which is the stored chain's head", "[session][store]") {
@@ -194,11 +249,7 @@ TEST_CASE("A once action whose handler was running when the app stopped counts a
     s.declare("card.charge", {.does = "Charge the card.",
                               .handler =
                                   [&](const json&) {
-                                    std::filesystem::copy_file(f.path(), f.str() + ".mid",
-                                                               std::filesystem::copy_options::overwrite_existing);
-                                    if (std::filesystem::exists(f.str() + "-wal"))
-                                      std::filesystem::copy_file(f.str() + "-wal", f.str() + ".mid-wal",
-                                                                 std::filesystem::copy_options::overwrite_existing);
+                                    copy_as_killed(f, ".mid");
                                     return gp::HandlerResult{};
                                   },
                               .concurrency = gp::Concurrency::once});
@@ -213,7 +264,7 @@ TEST_CASE("A once action whose handler was running when the app stopped counts a
     CHECK(again.reason == "DUPLICATE_EXECUTION");
     CHECK(again.prior_transition_id == "t-1");
   }
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(mid.string() + suffix);
+  remove_copy(mid);
 }
 
 TEST_CASE(
@@ -413,40 +464,71 @@ TEST_CASE("A store that fails inside report_state leaves the state and the pendi
   CHECK(gp::verify_ledger(f.path()).ok);
 }
 
+namespace {
+// A store over another that fails the append it is armed for, as a full disk or a lost
+// lease would, and passes every other call through.
+class FailingStore final : public gp::LedgerStore {
+ public:
+  explicit FailingStore(std::shared_ptr<gp::LedgerStore> inner) : inner_(std::move(inner)) {}
+  void fail_append_after(int n) { fail_in_ = n + 1; }
+  const std::string& session() const noexcept override { return inner_->session(); }
+  gp::LedgerHead append(std::span<const gp::LedgerRow> rows) override {
+    if (fail_in_ > 0 && --fail_in_ == 0) throw gp::LedgerStoreError("the disk is full");
+    return inner_->append(rows);
+  }
+  void read(std::uint64_t from, const std::function<bool(const gp::StoredRow&)>& visit) const override {
+    inner_->read(from, visit);
+  }
+  gp::LedgerHead head() const override { return inner_->head(); }
+  gp::LedgerVerification verify() const noexcept override { return inner_->verify(); }
+
+ private:
+  std::shared_ptr<gp::LedgerStore> inner_;
+  int fail_in_ = 0;
+};
+}  // namespace
+
 TEST_CASE(
-    "A fire's grade is committed with the next call, so a file copied when the fire returned holds the fire, "
-    "graded as the app stopped and counted as performed",
+    "A store that fails at a fire's grade throws from fire after its handler ran, and the grade goes first in the "
+    "next commit",
     "[session][store]") {
-  TempLedger f, copy("copy");
-  gp::Session s({.store = store_on(f)});
-  declare_shop(s);
+  TempLedger f;
+  const auto store = std::make_shared<FailingStore>(store_on(f));
+  gp::Session s({.store = store});
+  int ran = 0;
+  s.declare("card.charge", {.does = "Charge the card.",
+                            .handler =
+                                [&](const json&) {
+                                  ++ran;
+                                  return gp::HandlerResult{};
+                                },
+                            .concurrency = gp::Concurrency::once});
   const std::uint64_t before = stored_rows(f);
-  const auto fired = s.fire("card.charge");
-  REQUIRE(fired.ok);
-  CHECK(stored_rows(f) == before + 1);  // the fire's row, committed before its handler ran
-  // What a crash right now would leave on disk: the file and its log as they are.
-  for (const char* suffix : {"", "-wal"})
-    std::filesystem::copy_file(f.str() + suffix, copy.str() + suffix,
-                               std::filesystem::copy_options::overwrite_existing);
-  s.fire("nope");
-  CHECK(stored_rows(f) == before + 3);  // the grade joined the refusal's commit
+  store->fail_append_after(1);  // the fire's own row commits; its grade does not
+  CHECK_THROWS_AS(s.fire("card.charge"), gp::LedgerStoreError);
+  CHECK(ran == 1);
+  CHECK(stored_rows(f) == before + 1);
+  CHECK(s.transitions().at(0).outcome == gp::Outcome::unobservable);  // memory knows it ran
+  // Killed now, the file holds the fire without its grade: restored as a fire the app
+  // stopped in, and, plausible but wrong otherwise, `once` counts it as performed.
+  const auto copy = copy_as_killed(f, ".killed");
   {
-    gp::Session r({.store = store_on(copy)});
-    declare_shop(r);
+    gp::Session r({.store = gp::open_sqlite_store(copy)});
+    r.declare("card.charge", {.does = "Charge the card.", .handler = ok_handler, .concurrency = gp::Concurrency::once});
     CHECK_THAT(r.ground_truth().text,
                Catch::Contains("not yet known — agent fired card.charge (the app stopped before reporting back)"));
-    // Plausible but wrong: an ungraded fire treated as never run, so `once` runs it again.
     CHECK(r.fire("card.charge").reason == "DUPLICATE_EXECUTION");
   }
+  remove_copy(copy);
+  // The next call that writes commits the waiting grade first, then its own row.
+  s.fire("nope");
+  CHECK(stored_rows(f) == before + 3);
   {
     gp::Session r({.store = gp::open_sqlite_store(f.path(), {.read_only = true})});
     CHECK_THAT(r.ground_truth().text,
                Catch::Contains("ran, but the effect was unobservable — agent fired card.charge"));
   }
-  // A block, and the head it carries, cover every grade the block shows.
-  s.fire("card.charge");
-  const auto g = s.ground_truth();
-  CHECK(g.head == gp::verify_ledger(f.path()).head);
+  CHECK(s.ground_truth().head == gp::verify_ledger(f.path()).head);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL
@@ -575,6 +657,13 @@ TEST_CASE(
   std::size_t missing = 0;
   for (const auto& tid : returned) missing += in_ledger.count(tid) == 0;
   CHECK(missing == 0);
+  // A returned fire of an action with nothing to report is graded in the file: none of
+  // them reads as a fire the app stopped in (only `note` and `sync` await a report).
+  std::size_t returned_ungraded = 0;
+  for (const auto& t : view.transitions())
+    returned_ungraded += returned.contains(t.id) && t.outcome == gp::Outcome::stopped &&
+                         (t.cause.action == "ship" || t.cause.action.rfind("pay-", 0) == 0);
+  CHECK(returned_ungraded == 0);
   CHECK(returned.size() > static_cast<std::size_t>(kills));  // it did fire between the kills
   for (const auto& [ask, n] : spent_by_ask) {
     INFO(ask);

@@ -465,9 +465,14 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   if (const auto held = L.receipts.find(receipt.key()); held != L.receipts.end())
     held->second = std::move(receipt.mapped());
   else L.receipts.insert(std::move(receipt));
-  const auto returned = [&] {  // the handler's return, as a row: its grade so far and the receipt
+  // The handler's return, as a row (its grade so far and the receipt), committed before
+  // fire returns: a second commit, after the one before the handler. If the store fails,
+  // the row waits to go first in the next commit and the LedgerStoreError propagates: the
+  // handler did run, and its grade is not yet in the file.
+  const auto returned = [&] {
     if (!c.store) return;
     c.defer("u", {{"t", idx}, {"o", static_cast<int>(L.transitions[idx].outcome)}, {"rc", 1}});
+    c.flush();
   };
   if (has_writes) {
     const auto u = c.unsettled.find(idx);
@@ -487,8 +492,12 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
       held = verify(c.state);
     } catch (...) {
       L.transitions[idx].outcome = Outcome::verify_failed;
-      returned();
-      throw;
+      const std::exception_ptr verify_threw = std::current_exception();
+      try {
+        returned();
+      } catch (const LedgerStoreError&) {  // the grade waits for the next commit; the app's
+      }                                    // own exception is what the caller must see
+      std::rethrow_exception(verify_threw);
     }
     if (!held) L.transitions[idx].outcome = Outcome::verify_failed;
   }

@@ -104,9 +104,9 @@ struct SessionOptions {
   bool allow_unmaterialized_fires = false;
   std::chrono::milliseconds approval_ttl{0};     // 0: approvals never expire; else older ones are APPROVAL_STALE
   std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only; else every row is committed to it before
-                                                 // the call that made it returns (a returned fire's grade: with
-                                                 // the next commit; see docs/ledger-store.md), and a store holding
-                                                 // this session restores it (node and state then come from it)
+                                                 // the call that made it returns (docs/ledger-store.md), and a
+                                                 // store holding this session restores it (node and state then
+                                                 // come from it)
   std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory; else hold at most this many
                                                  // attempts (transitions + gap rows), the newest; older ones
                                                  // stay in the store, or without one are dropped and counted
@@ -214,11 +214,9 @@ struct SessionCore {
   std::map<std::string, std::optional<std::string>, std::less<>> does_written;
 
   void emit(const char* kind, nlohmann::json body);
-  // The grade of a fire whose handler returned: committed with the next call's rows (or
-  // by the next block, head() or the session's end), so a fire is one commit, not two.
-  // Should the process die first, the restored session grades that fire "the app
-  // stopped before reporting back" and, for `once`, counts it as performed: the fire's
-  // own row was committed before its handler ran.
+  // Grades of fires whose handler returned but whose commit failed: the handler ran, so
+  // the row is kept and goes first in the next commit (a call that writes, a block,
+  // head(), the session's end) rather than being dropped like a failed call's own rows.
   std::vector<LedgerRow> deferred;
   void defer(const char* kind, nlohmann::json body);
   void put_does(nlohmann::json& body, const std::string& action, const std::optional<std::string>& does);
@@ -576,8 +574,8 @@ class Session {
   // since, or the action (spec, when declared) reads a key the yes was not given under.
   bool approval_stale(const AskStatus& a, const ActionSpec* spec) const;
 
-  // Caller holds the lock. A read commits the grades still deferred; a store failing here
-  // leaves them deferred (the next write retries) rather than failing the read.
+  // Caller holds the lock. A read retries the grades a failed commit left waiting; a store
+  // failing here leaves them waiting (the next write retries) rather than failing the read.
   void flush_deferred() const;
 
   // Caller holds the lock. With a store, the attempts since a version are counted in the
