@@ -221,6 +221,18 @@ TEST_CASE("Opening a store on an SQLite file that is not a ledger is refused and
   TempLedger file;
   raw_sql(file.path(), "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
   CHECK_THROWS_WITH(gp::open_sqlite_store(file.path()), Catch::Contains("not a groundplane ledger"));
+  // Plausible but wrong: refused, after switching the other application's file to WAL.
+  {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(file.str().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) == "delete");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  CHECK_FALSE(std::filesystem::exists(file.str() + "-wal"));
   const auto v = gp::verify_ledger(file.path());
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 0);

@@ -170,6 +170,18 @@ inline int sqlite_read_schema_version(sqlite3* db) {
   return st.step() ? static_cast<int>(st.int_at(0)) : 0;
 }
 
+// Another application's database: tables, none of them a ledger's. Refused before the
+// store changes anything in it (WAL mode included).
+inline bool sqlite_is_foreign(sqlite3* db) {
+  if (sqlite_read_schema_version(db) != 0) return false;
+  SqliteStatement any(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
+  return any.step() && any.int_at(0) > 0;
+}
+
+inline LedgerStoreError foreign_file(const std::filesystem::path& file) {
+  return LedgerStoreError(file.string() + " is an SQLite database but not a groundplane ledger");
+}
+
 // Creates the tables in a new file, or checks an existing file's version. The rows
 // table is keyed by (session, seq) without a rowid: one B-tree, rows of one session
 // adjacent, and the key itself refuses a second row at the same position.
@@ -178,9 +190,7 @@ inline void sqlite_prepare_schema(sqlite3* db, const std::filesystem::path& file
   try {
     const int found = sqlite_read_schema_version(db);
     if (found == 0) {
-      SqliteStatement any(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
-      if (any.step() && any.int_at(0) > 0)
-        throw LedgerStoreError(file.string() + " is an SQLite database but not a groundplane ledger");
+      if (sqlite_is_foreign(db)) throw foreign_file(file);
       sqlite_exec(db,
                   "CREATE TABLE groundplane_schema(version INTEGER NOT NULL);"
                   "CREATE TABLE groundplane_sessions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
@@ -256,6 +266,7 @@ class SqliteStore final : public LedgerStore {
         throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
                                std::to_string(v) + ")");
     } else {
+      if (sqlite_is_foreign(db_.get())) throw foreign_file(file);
       // WAL: a commit is one append to the log, readers never block the writer, and a
       // crash mid-commit leaves the previous commit intact.
       {
