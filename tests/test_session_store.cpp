@@ -141,6 +141,52 @@ TEST_CASE(
   remove_copy(copy);
 }
 
+TEST_CASE(
+    "A second live Session on one store object is a ConfigurationError, and once the first ends the store backs "
+    "another",
+    "[session][store]") {
+  TempLedger f;
+  const auto store = store_on(f);
+  {
+    gp::Session a({.store = store});
+    declare_shop(a);
+    a.fire("card.charge");
+    // Plausible but wrong: both append from one head, each numbering its fires from t-1,
+    // and the file still verifies as one chain.
+    CHECK_THROWS_AS(gp::Session({.store = store}), gp::ConfigurationError);
+    CHECK_THROWS_WITH(gp::Session({.store = store}), Catch::Contains("already backs a live Session"));
+    CHECK(a.fire("mail.send").ok);
+  }
+  gp::Session b({.store = store});
+  CHECK(b.transitions().size() == 2);  // the first session, restored
+  CHECK(gp::verify_ledger(f.path()).ok);
+  // Reading is not writing: read-only stores may be shared.
+  const auto reader = gp::open_sqlite_store(f.path(), {.read_only = true});
+  gp::Session r1({.store = reader}), r2({.store = reader});
+  CHECK(r1.transitions().size() == r2.transitions().size());
+}
+
+TEST_CASE("A row of a kind this release does not know is refused on restore with the kind escaped",
+          "[session][store]") {
+  TempLedger f;
+  {
+    // Written through the store, so the chain verifies: only the kind is foreign.
+    const auto store = store_on(f);
+    const gp::LedgerRow rows[] = {{0, "init", json{{"n", ""}, {"st", json::object()}}},
+                                  {0, "zz\nrestored: 0 rows", json::object()}};
+    store->append(rows);
+  }
+  REQUIRE(gp::verify_ledger(f.path()).ok);
+  try {
+    gp::Session s({.store = store_on(f)});
+    FAIL("restored a row of an unknown kind");
+  } catch (const gp::LedgerStoreError& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("row 2 (zz\\nrestored: 0 rows) is of a kind this release does not know"));
+    CHECK(what.find('\n') == std::string::npos);
+  }
+}
+
 TEST_CASE("Every block carries the head hash, which is the stored chain's head", "[session][store]") {
   TempLedger f;
   gp::Session s({.store = store_on(f)});

@@ -170,6 +170,13 @@ GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
       store(std::move(o.store)),
       max_rows_in_memory(o.max_rows_in_memory) {
   ledger.node = std::move(o.node);
+  if (store && store->writable()) {
+    if (store->backs_a_session_.exchange(true))
+      throw ConfigurationError(
+          "gp::SessionOptions::store already backs a live Session: one Session writes through a store (open "
+          "another store for another Session)");
+    claimed_store = true;
+  }
 }
 
 GROUNDPLANE_INLINE void SessionCore::emit(const char* kind, nlohmann::json body) {
@@ -214,6 +221,7 @@ GROUNDPLANE_INLINE SessionCore::~SessionCore() {
     flush();
   } catch (...) {  // a destructor must not throw; those grades read "stopped" after a restore
   }
+  if (claimed_store) store->backs_a_session_ = false;
 }
 
 GROUNDPLANE_INLINE void SessionCore::trim() {
@@ -945,8 +953,9 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
   auto& c = *core_;
   auto& L = c.ledger;
   const auto bad = [&](const std::string& why) {
-    return LedgerStoreError("cannot restore session \"" + c.store->session() + "\": row " + std::to_string(row.seq) +
-                            " (" + row.kind + ") " + why);
+    // The kind is the file's, so escaped like any value read from outside.
+    return LedgerStoreError("cannot restore session \"" + detail::escape(c.store->session()) + "\": row " +
+                            std::to_string(row.seq) + " (" + detail::escape(row.kind) + ") " + why);
   };
   detail::RowBody& b = row.body;
   if (!row.parsed) throw bad("is not a JSON object (run verify_ledger)");

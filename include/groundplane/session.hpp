@@ -207,6 +207,7 @@ struct SessionCore {
   Ledger ledger;
 
   // The durable ledger (store set): rows a call made, committed together before it returns.
+  bool claimed_store = false;     // this session holds the store (LedgerStore::backs_a_session_)
   std::string head;               // hex hash of the newest stored row
   std::vector<LedgerRow> outbox;  // rows made by the call in progress
   // The `does` each action's latest stored row carried: a row repeats it only when it

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -73,6 +74,10 @@ struct LedgerVerification {
   std::string problem;              // "" when ok: what is wrong, in a sentence
 };
 
+namespace detail {
+struct SessionCore;
+}
+
 class LedgerStore {
  public:
   LedgerStore() = default;
@@ -101,6 +106,12 @@ class LedgerStore {
 
   // Re-derives the whole chain of this session; never throws.
   virtual LedgerVerification verify() const noexcept = 0;
+
+ private:
+  friend struct detail::SessionCore;
+  // Set while a Session writes through this store: a second one would append from the
+  // same head into the same chain, each unaware of the other's rows.
+  std::atomic<bool> backs_a_session_{false};
 };
 
 namespace detail {
