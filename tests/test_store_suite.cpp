@@ -311,6 +311,22 @@ void tamper_tail_cut(const B& b) {
 }
 
 template <class B>
+void tamper_session_deleted(const B& b) {
+  const std::string head = ten_rows(b);
+  b.sql("DELETE FROM groundplane_rows WHERE session = " + b.key("default"));
+  b.sql("DELETE FROM groundplane_sessions WHERE name = " + gp_test::sql_literal(b.name("default")));
+  const auto alone = b.verify();
+  CHECK_FALSE(alone.ok);
+  CHECK(alone.first_bad_row == 0);  // nothing says the session ever existed: not judged
+  CHECK_THAT(alone.problem, Catch::Contains("holds no session"));
+  // Plausible but wrong: "unreadable" again, when the head vouches that its rows existed.
+  const auto with_head = b.verify("default", head);
+  CHECK_FALSE(with_head.ok);
+  CHECK(with_head.first_bad_row == 1);
+  CHECK_THAT(with_head.problem, Catch::Contains("a head was published for it"));
+}
+
+template <class B>
 void session_restores(const B& b) {
   std::string block, head;
   {
@@ -635,6 +651,8 @@ GP_STORE_CASE("an altered body, version, kind or hash is named as the first bad 
 GP_STORE_CASE("a deleted row is named by its number", tamper_deleted)
 GP_STORE_CASE("a row appended after the head without the chain is named", tamper_appended)
 GP_STORE_CASE("a tail cut verifies as a shorter chain, and is caught with a head published earlier", tamper_tail_cut)
+GP_STORE_CASE("a session deleted whole is not judged alone, and is tampering when a head was published for it",
+              tamper_session_deleted)
 GP_STORE_CASE("a Session restored from the store renders the same block and the same head", session_restores)
 GP_STORE_CASE("a capped session counts every attempt exactly: its block is the uncapped block at every cursor",
               capped_counts_exactly)

@@ -157,6 +157,16 @@ class ChainVerifier {
   bool seen_published_ = false;
 };
 
+// The verdict on a session the store does not hold, `problem` saying so. A published head
+// vouches that the session's rows existed, so then their absence is tampering (deleted
+// or renamed: first bad row 1); without one nothing says it ever existed, and the store
+// cannot be judged (first bad row 0).
+inline LedgerVerification missing_session(std::string problem, bool head_published) {
+  if (head_published)
+    return {false, 0, "", 1, problem + "; a head was published for it, so its rows were deleted or renamed"};
+  return {false, 0, "", 0, std::move(problem)};
+}
+
 // One session's chain walked to its end: `read_rows(visit)` hands over the stored rows in
 // order and stops when visit returns false. A read that throws part way makes the row
 // after the last one read the first bad row, in the words `broke_off(rows_read, what)`.

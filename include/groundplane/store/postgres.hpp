@@ -40,6 +40,7 @@
 #include <libpq-fe.h>
 #include <unistd.h>
 
+#include "groundplane/detail/escape.hpp"
 #include "groundplane/store/chain.hpp"
 #include "groundplane/store/ledger_store.hpp"
 
@@ -617,7 +618,9 @@ inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, st
       const std::string params[] = {name};
       const detail::PgResult s =
           detail::pg_exec(conn.get(), "SELECT 1 FROM groundplane_sessions WHERE name = $1", params);
-      if (PQntuples(s.get()) == 0) return unreadable("the database holds no session \"" + name + "\"");
+      if (PQntuples(s.get()) == 0)
+        return detail::missing_session("the database holds no session \"" + detail::escape(name, 120) + "\"",
+                                       !published_head.empty());
     }
     return detail::walk_chain(
         session, published_head.empty() ? nullptr : &published,

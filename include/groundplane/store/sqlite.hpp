@@ -457,12 +457,7 @@ inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::
         names += (names.empty() ? "" : ", ") + detail::escape(n, 120);
       std::string problem = file.string() + " holds no session \"" + detail::escape(session, 120) + "\"" +
                             (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")");
-      // A published head vouches that the session's rows existed: their absence is
-      // tampering (deleted or renamed), not a file that cannot be judged.
-      if (!published_head.empty())
-        return LedgerVerification{false, 0, "", 1,
-                                  problem + "; a head was published for it, so its rows were deleted or renamed"};
-      return unreadable(std::move(problem));
+      return detail::missing_session(std::move(problem), !published_head.empty());
     }
     return detail::walk_chain(
         session, published_head.empty() ? nullptr : &published,
