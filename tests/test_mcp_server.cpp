@@ -1332,6 +1332,48 @@ TEST_CASE("1e999999 is a tool error where it is data and invalid params where it
   CHECK(h.server.registry().names().empty());
 }
 
+TEST_CASE("a number a double holds but the bound does not (1.5e308, 1e-1001, 101 digits) is refused as 1e999999 is") {
+  // nlohmann reads each of these as a finite double; only the bound (JsonTextOptions) tells
+  // them apart, so a reader that skipped it would serve them.
+  Harness h;
+  const std::vector<std::string> numbers{"1.5e308", "-1.5e308", "1e-1001", "1" + std::string(100, '0'),
+                                         "0." + std::string(101, '1')};
+  for (const auto& n : numbers) {
+    INFO(n);
+    const auto t = h.run(
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":)" + n + "}}\n" +
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":)" +
+        n + R"(,"tool":"t"}}})" + "\n");
+    REQUIRE(t.replies.size() == 2);
+    CHECK(t.reply_to(1)["error"]["code"] == -32602);
+    CHECK(t.reply_to(1)["error"]["message"].get<std::string>().find("the number '" + n.substr(0, 10)) !=
+          std::string::npos);
+    CHECK(t.reply_to(2)["result"]["isError"] == true);
+  }
+  CHECK(h.server.registry().names().empty());
+  // Just inside: 1e308 and 16 digits are served.
+  const auto t = h.run(
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"g","value":1e307,"tool":"t","args":{"n":1234567890123456}}}})"
+      "\n");
+  CHECK(t.reply_to(3)["result"]["isError"] == false);
+}
+
+TEST_CASE("nesting one level inside the depth limit is served and one level past it is refused") {
+  Harness h({.max_depth = 4});
+  // The message object is level 1, params 2, arguments 3, args 4.
+  const auto at = [](int id, const std::string& args) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+           R"(,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f)" + std::to_string(id) +
+           R"(","value":1,"tool":"t","args":)" + args + "}}}\n";
+  };
+  const auto t = h.run(at(1, R"({"k":1})") + at(2, R"({"k":[1]})"));
+  REQUIRE(t.replies.size() == 2);
+  CHECK(t.reply_to(1)["result"]["isError"] == false);
+  CHECK(t.replies[1]["error"]["code"] == -32600);  // refused before its id is read: id null
+  CHECK(t.replies[1]["id"] == nullptr);
+  CHECK(h.server.registry().names() == std::vector<std::string>{"f1"});
+}
+
 TEST_CASE("handle_line answers every byte string without letting an exception escape") {
   gp::mcp::Protocol p({.log = [](std::string_view) {}});
   const std::vector<std::string> lines{"\xff\xfe",

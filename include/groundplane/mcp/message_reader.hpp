@@ -5,10 +5,11 @@
 // the caller's: a ranking's scores break ties in it, a table's columns keep it) straight
 // from nlohmann's SAX parser: each member is appended, never searched for, and a repeated
 // key is caught by a linear scan of a small object or a hash set of a large one. A line
-// is read once. Only a line the one pass cannot take — not JSON, nested too deep, a
-// repeated key, a number no double holds (json_prescan finds those first) — is read
-// again by gp::JsonText (json_text.hpp), whose report (the byte offset, the key's JSON
-// Pointer, the number as written) the protocol's error names.
+// is read once. Only a line the one pass stops on — not JSON, nested too deep, a
+// repeated key, a number past the bound or a double's range (the builder measures each
+// number that could be) — is read again: json_prescan then finds its wide numbers, and
+// gp::JsonText (json_text.hpp) reports what is wrong (the byte offset, the key's JSON
+// Pointer, the number as written) for the protocol's error to name.
 //
 // The builder also notes the bytes of /params/arguments/output, so that `check` reads
 // the model's answer exactly (gp::JsonText over those bytes alone: "0.50" keeps its two
@@ -70,7 +71,10 @@ class MessageBuilder {
  public:
   using json = nlohmann::ordered_json;
 
-  explicit MessageBuilder(std::string_view text) : text_(text) {}
+  // `bounds`: the builder stops at a container nested past max_depth and at a number past
+  // the bound or a double's range (what json_prescan finds), so that a line it reads whole
+  // is one the prescan would have passed, and only the rest pay for a second reading.
+  MessageBuilder(std::string_view text, const JsonTextOptions& bounds) : text_(text), bounds_(bounds) {}
 
   // Reads `text` (the constructor's, or a copy of it with its wide numbers blanked out,
   // of the same length); true when it is one JSON value with every key once in its object.
@@ -91,7 +95,9 @@ class MessageBuilder {
   bool boolean(bool b) { return place(json(b)); }
   bool number_integer(json::number_integer_t v) { return place(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return place(json(v)); }
-  bool number_float(json::number_float_t v, const json::string_t&) { return place(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& written) {
+    return may_be_wide(written) ? stop() : place(json(v));
+  }
   bool string(json::string_t& s) { return place(json(std::move(s))); }
   bool binary(json::binary_t&) { return false; }
   bool start_object(std::size_t) { return open(json::object()); }
@@ -143,6 +149,14 @@ class MessageBuilder {
     return false;
   }
 
+  // Only a number with an exponent or of more than 16 characters can be past the bound or
+  // a double's range (16 digits lead at most at 10^15); those are measured.
+  bool may_be_wide(std::string_view written) const {
+    if (written.size() <= 16 && written.find_first_of("eE") == std::string_view::npos) return false;
+    const auto shape = groundplane::detail::json_number_shape(written, bounds_);
+    return shape.well_formed && (shape.out_of_range || shape.past_double);
+  }
+
   json* place_node(json v) {
     if (frames_.empty()) {
       root_ = std::move(v);
@@ -173,6 +187,7 @@ class MessageBuilder {
     return true;
   }
   bool open(json v) {
+    if (frames_.size() >= bounds_.max_depth) return stop();
     // Whether this container is the next step along /params/arguments/output.
     bool on_path = frames_.empty();
     if (!frames_.empty()) {
@@ -196,7 +211,8 @@ class MessageBuilder {
     return true;
   }
 
-  std::string_view text_;            // output_text() is a view of it
+  std::string_view text_;  // output_text() is a view of it
+  JsonTextOptions bounds_;
   const char* read_from_ = nullptr;  // the text being read: text_, or a copy of the same length
   const char* read_to_ = nullptr;
   json root_;

@@ -630,13 +630,12 @@ class Protocol {
   }
 
   std::optional<detail::Written> read_and_handle(std::string_view line, bool unterminated) {
+    // One pass for a line within bounds; the prescan runs only for a line the builder stopped
+    // on (not JSON, too deep, a repeated key, a wide number).
     const JsonTextOptions reading{.max_depth = options_.max_depth};
-    const groundplane::detail::JsonPrescan scan = groundplane::detail::json_prescan(line, reading);
-    if (!scan.too_deep_at && scan.substitutes.empty()) {
-      detail::MessageBuilder builder(line);
-      if (builder.read(line)) return handle_read(builder);
-    }
-    return read_again(line, unterminated, scan);
+    detail::MessageBuilder builder(line, reading);
+    if (builder.read(line)) return handle_read(builder);
+    return read_again(line, unterminated, groundplane::detail::json_prescan(line, reading));
   }
 
   std::optional<detail::Written> handle_read(detail::MessageBuilder& builder) {
@@ -701,7 +700,7 @@ class Protocol {
     // them blanked out (same length, so the output's bytes stand where they stood), and
     // the check reads them from the line itself.
     const std::string blanked = groundplane::detail::blank_substitutes(line, scan);
-    detail::MessageBuilder builder(line);
+    detail::MessageBuilder builder(line, {.max_depth = options_.max_depth});
     if (!builder.read(blanked))  // JsonText read it: not reachable by design
       return error_response(id_of(plain), error_code::parse_error, "Parse error: the line is not valid JSON");
     return handle_read(builder);
