@@ -259,6 +259,46 @@ TEST_CASE("A session constructed on a store holding it is the same session", "[s
   CHECK(gp::verify_ledger(f.path()).ok);
 }
 
+TEST_CASE("Strings that are not UTF-8 come back from a restore byte for byte, and so does the block",
+          "[session][store]") {
+  // JSON text holds only UTF-8: a store that replaced these bytes (with U+FFFD, say) would
+  // restore a different session, whose block reads \u{fffd} where the live one read \xe9.
+  TempLedger f;
+  const std::string latin1_node = "caf\xe9";
+  const std::string invented = "ghost\xff\xfe.action";
+  const std::string marker = "\xF4\x8F\xBF\xBF";  // U+10FFFF, the stored form's own marker
+  const json state = {
+      {"name", "Jos\xe9"}, {"k\xff", {1, "\x80", marker + "e9", marker + marker, "plain"}}, {"ok", "caf\xC3\xA9"}};
+  std::string block;
+  {
+    gp::Session s({.node = latin1_node, .state = state, .store = store_on(f)});
+    declare_shop(s);
+    s.fire("cart.add", {.payload = {{"note", "\xc0\xaf"}}});
+    s.report_state({{"cart", "\xed\xa0\x80"}});  // a UTF-16 surrogate's bytes: not UTF-8
+    s.fire(invented);
+    s.move_to(latin1_node,
+              "order \xa3"
+              "12");
+    block = s.ground_truth().text;
+    REQUIRE(block.find("\\xe9") != std::string::npos);  // the node, escaped
+  }
+  CHECK(gp::verify_ledger(f.path()).ok);
+  gp::Session r({.store = store_on(f)});
+  declare_shop(r);
+  CHECK(r.ground_truth().text == block);
+  json want = state;
+  want["cart"] = "\xed\xa0\x80";
+  CHECK(r.state() == want);
+  CHECK(r.node() == latin1_node);
+  CHECK(r.focus() ==
+        "order \xa3"
+        "12");
+  const auto v = r.view();
+  REQUIRE(v.gap_rows().size() == 1);
+  CHECK(v.gap_rows()[0].action == invented);
+  CHECK(v.transitions()[0].cause.payload == json{{"note", "\xc0\xaf"}});
+}
+
 TEST_CASE("A fire awaiting its report when the app stopped is graded so, no longer awaited, and not settled later",
           "[session][store]") {
   TempLedger f;

@@ -81,7 +81,33 @@ TEST_CASE("A row's canonical bytes are seq, version, kind and body, length-prefi
 TEST_CASE("A body is stored as its canonical JSON: keys sorted, no whitespace, the same for equal values", "[store]") {
   CHECK(gp::canonical_body(json::parse(R"({ "b": [1, 2], "a": {"y": null, "x": "é"} })")) ==
         R"({"a":{"x":"é","y":null},"b":[1,2]})");
-  CHECK(gp::canonical_body(json{{"s", std::string("\xff")}}) == "{\"s\":\"\xef\xbf\xbd\"}");  // replaced, not refused
+  // Not refused and not replaced: a stray byte is U+10FFFF and its hex digits.
+  CHECK(gp::canonical_body(json{{"s", std::string("\xff")}}) ==
+        "{\"s\":\"\xF4\x8F\xBF\xBF"
+        "ff\"}");
+  CHECK(gp::canonical_body(json{{"k\xe9", 1}}) ==
+        "{\"k\xF4\x8F\xBF\xBF"
+        "e9\":1}");
+}
+
+TEST_CASE("Stored-text form gives back every string byte for byte: each byte value, the marker, and what looks like it",
+          "[store]") {
+  const std::string marker = "\xF4\x8F\xBF\xBF";
+  std::vector<std::string> cases{
+      "",     "plain",         "caf\xC3\xA9", "\xed\xa0\x80", "\xc0\xaf",     "\xF4\x90\x80\x80",
+      marker, marker + marker, marker + "ff", marker + "zz",  "\xF4\x8F\xBF", "a" + marker + "e9b"};
+  for (int b = 0; b < 256; ++b) cases.push_back(std::string(1, static_cast<char>(b)) + "x");
+  for (const auto& s : cases) {
+    INFO(json(s).dump(-1, ' ', true, json::error_handler_t::replace));
+    const std::string stored = gp::detail::needs_stored_text_encoding(s) ? gp::detail::encode_stored_text(s) : s;
+    CHECK_NOTHROW(json(stored).dump());  // valid UTF-8, as JSON text must be
+    std::string back = stored;
+    gp::detail::decode_stored_text(back);
+    CHECK(back == s);
+  }
+  // A string valid as UTF-8 and free of the marker is stored as it is.
+  CHECK_FALSE(gp::detail::needs_stored_text_encoding("caf\xC3\xA9 \xF0\x9F\x98\x80"));
+  CHECK(gp::detail::needs_stored_text_encoding(marker));
 }
 
 TEST_CASE("Each stored hash is SHA-256 of the previous hash and the row's bytes, from a genesis bound to the session",

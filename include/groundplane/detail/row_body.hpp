@@ -6,7 +6,8 @@
 // copy the values out and free the tree: most of a restore's time. This reader takes
 // nlohmann's parse events instead, so a row of scalars costs no allocation once the
 // reader is warm (it is reused from row to row). A member read as the wrong type throws
-// MalformedRow; the caller names the row.
+// MalformedRow; the caller names the row. Strings and keys come back from their
+// stored-text form (detail/stored_text.hpp) as the app wrote them.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "groundplane/detail/stored_text.hpp"
 
 namespace groundplane::detail {
 
@@ -105,11 +108,15 @@ class RowBody {
   bool number_integer(json::number_integer_t v) { return scalar(v); }
   bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
   bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
-  bool string(std::string& v) { return scalar(std::move(v)); }  // the parser clears what it lent
-  bool binary(json::binary_t&) { return false; }                // JSON text has none
+  bool string(std::string& v) {  // the parser clears what it lent
+    decode_stored_text(v);
+    return scalar(std::move(v));
+  }
+  bool binary(json::binary_t&) { return false; }  // JSON text has none
   bool start_object(std::size_t) { return open(json::value_t::object); }
   bool start_array(std::size_t) { return open(json::value_t::array); }
   bool key(std::string& k) {
+    decode_stored_text(k);
     if (depth_ > 1) {
       pending_key_.swap(k);
       return true;

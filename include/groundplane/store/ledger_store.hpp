@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/stored_text.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
@@ -125,11 +126,43 @@ inline void put_u32(std::string& out, std::uint32_t v) {
 
 }  // namespace detail
 
+namespace detail {
+
+// A copy of `v` with every string and key that needs it in stored-text form.
+inline nlohmann::json with_stored_text(const nlohmann::json& v) {
+  if (v.is_string()) {
+    const auto& s = v.get_ref<const std::string&>();
+    return needs_stored_text_encoding(s) ? nlohmann::json(encode_stored_text(s)) : v;
+  }
+  if (v.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : v) out.push_back(with_stored_text(item));
+    return out;
+  }
+  if (v.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = v.begin(); it != v.end(); ++it)
+      out[needs_stored_text_encoding(it.key()) ? encode_stored_text(it.key()) : it.key()] =
+          with_stored_text(it.value());
+    return out;
+  }
+  return v;
+}
+
+}  // namespace detail
+
 // The body as it is stored and hashed: nlohmann's compact dump, keys sorted (its default
-// object type is ordered by key), no whitespace, UTF-8 kept as is. Invalid UTF-8 in a
-// string is replaced by U+FFFD rather than refused: a row must always be writable.
+// object type is ordered by key), no whitespace, UTF-8 kept as is. A string that is not
+// UTF-8, or that holds U+10FFFF, is written in stored-text form (detail/stored_text.hpp),
+// which a restore reads back byte for byte: a row is always writable, and nothing in it
+// is lost.
 inline std::string canonical_body(const nlohmann::json& body) {
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  try {
+    std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+    if (text.find(detail::stored_text_marker) == std::string::npos) return text;
+  } catch (const nlohmann::json::type_error&) {  // a string that is not UTF-8
+  }
+  return detail::with_stored_text(body).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
 }
 
 // The bytes a row's hash covers, after the previous hash:
