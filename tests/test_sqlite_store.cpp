@@ -2,9 +2,15 @@
 // many sessions, atomic batches, one writer per session — and tampering with the file
 // through SQLite itself (alter, insert, delete, reorder, cut the tail, tear the file),
 // each time with verify_ledger naming the first bad row.
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -450,6 +456,75 @@ TEST_CASE("Tamper: a ledger file cut short on disk is reported corrupt or torn, 
   CHECK(v.first_bad_row == v.rows + 1);  // torn: a row is named, unlike an unreadable file
   INFO(v.problem);
   CHECK(v.problem.find("corrupt") != std::string::npos);
+}
+
+namespace {
+
+// Runs `read` where `dir` cannot be written: in a child that becomes user nobody when the
+// test runs as root (root writes anywhere), else in this process with the directory made
+// read-only. Returns what `read` returned.
+int in_unwritable_directory(const std::filesystem::path& dir, const std::function<int()>& read) {
+  namespace fs = std::filesystem;
+  fs::permissions(dir, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  int code = 0;
+  if (::geteuid() != 0) {
+    code = read();
+  } else {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(90);
+      ::_exit(read());
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+  }
+  fs::permissions(dir, fs::perms::owner_write, fs::perm_options::add);
+  return code;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A closed ledger in a directory its reader cannot write is verified and read, and nothing is created beside it",
+    "[store]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gp-readonly-dir-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directory(dir);
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  const fs::path file = dir / "ledger.db";
+  std::string head;
+  {
+    const auto store = gp::open_sqlite_store(file);
+    head = fill(*store, 10).hex;
+  }  // closed: checkpointed, its -wal and -shm removed
+  REQUIRE_FALSE(fs::exists(file.string() + "-wal"));
+  fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const int code = in_unwritable_directory(dir, [&] {
+    const auto v = gp::verify_ledger(file, "default", head);
+    if (!v.ok || v.rows != 10 || v.head != head) {
+      std::fprintf(stderr, "verify_ledger: %s\n", v.problem.c_str());
+      return 1;
+    }
+    try {
+      const auto store = gp::open_sqlite_store(file, {.read_only = true});
+      std::size_t rows = 0;
+      store->read(1, [&](const gp::StoredRow&) { return ++rows > 0; });
+      return store->head().hex == head && rows == 10 ? 0 : 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "read-only store: %s\n", e.what());
+      return 3;
+    }
+  });
+  CHECK(code == 0);
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  CHECK(names == std::vector<std::string>{"ledger.db"});
+  fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
+  fs::remove_all(dir);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL

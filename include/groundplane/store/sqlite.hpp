@@ -142,11 +142,31 @@ inline void sqlite_exec(sqlite3* db, const char* sql) {
   }
 }
 
-inline SqliteHandle sqlite_open(const std::filesystem::path& file, bool read_only) {
+// `file` as an SQLite URI (https://sqlite.org/uri.html) with `query` after it: every byte
+// but the unreserved ones percent-encoded, so no name can read as a query or a fragment.
+inline std::string sqlite_uri(const std::filesystem::path& file, std::string_view query) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const char ch : std::filesystem::absolute(file).string()) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '-' ||
+        c == '.' || c == '_' || c == '~') {
+      uri.push_back(ch);
+    } else {
+      uri.push_back('%');
+      uri.push_back(hex[c >> 4]);
+      uri.push_back(hex[c & 0xF]);
+    }
+  }
+  uri.push_back('?');
+  uri.append(query);
+  return uri;
+}
+
+inline SqliteHandle sqlite_open_as(const std::string& name, const std::filesystem::path& file, int flags) {
   sqlite3* raw = nullptr;
-  const int flags = (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-                    SQLITE_OPEN_NOMUTEX;  // the store's own mutex serializes its use
-  const int rc = sqlite3_open_v2(file.string().c_str(), &raw, flags, nullptr);
+  // NOMUTEX: the store's own mutex serializes its use.
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   SqliteHandle db(raw);
   if (rc != SQLITE_OK)
     throw LedgerStoreError("cannot open " + file.string() + ": " +
@@ -154,6 +174,24 @@ inline SqliteHandle sqlite_open(const std::filesystem::path& file, bool read_onl
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), 10'000);
   return db;
+}
+
+// Opened to read only, a WAL file needs its -shm index, which SQLite creates beside the
+// file: in a directory the reader cannot write (an auditor's copy, read-only media) that
+// fails. When no -wal is there either, every committed row is in the file itself (the
+// last writer checkpointed and closed), so it is read as immutable: no index, no lock, no
+// file created. A writer that opened the file meanwhile and checkpointed into it could
+// make that one reading see a torn file; another run would not.
+inline SqliteHandle sqlite_open(const std::filesystem::path& file, bool read_only) {
+  if (!read_only) return sqlite_open_as(file.string(), file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  SqliteHandle db = sqlite_open_as(file.string(), file, SQLITE_OPEN_READONLY);
+  const int rc = sqlite3_exec(db.get(), "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
+  const int base = sqlite3_extended_errcode(db.get()) & 0xff;
+  std::error_code ec;
+  if (rc == SQLITE_OK || (base != SQLITE_READONLY && base != SQLITE_CANTOPEN) ||
+      std::filesystem::exists(file.string() + "-wal", ec))
+    return db;  // readable, or not for want of an index: the first statement reports it
+  return sqlite_open_as(sqlite_uri(file, "immutable=1"), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
 inline bool sqlite_has_table(sqlite3* db, std::string_view name) {
