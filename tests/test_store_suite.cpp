@@ -357,6 +357,26 @@ void session_restores(const B& b) {
   CHECK(v.head == head);
 }
 
+template <class B>
+void bytes_restore_as_written(const B& b) {
+  const std::string marker = "\xF4\x8F\xBF\xBF";  // U+10FFFF: the stored form's marker
+  const json state = {{"who", "Jos\xe9"}, {"k\xff", {"\x80", marker + "e9", marker}}};
+  std::string block;
+  {
+    gp::Session s({.node = "caf\xe9", .state = state, .store = b.open_unflushed()});
+    s.declare("note", {.does = "Save a note.", .handler = [](const json&) { return gp::HandlerResult{}; }});
+    s.fire("note", {.payload = {{"text", "\xc0\xaf"}}});
+    block = s.ground_truth().text;
+  }
+  gp::Session r({.store = b.open()});
+  r.declare("note", {.does = "Save a note.", .handler = [](const json&) { return gp::HandlerResult{}; }});
+  CHECK(r.ground_truth().text == block);
+  CHECK(r.state() == state);
+  CHECK(r.node() == "caf\xe9");
+  CHECK(r.view().transitions()[0].cause.payload == json{{"text", "\xc0\xaf"}});
+  CHECK(b.verify().ok);
+}
+
 // ---- bounded memory: SessionOptions::max_rows_in_memory on a store -------------------
 
 gp::HandlerResult ok_handler(const json&) { return {}; }
@@ -654,6 +674,7 @@ GP_STORE_CASE("a tail cut verifies as a shorter chain, and is caught with a head
 GP_STORE_CASE("a session deleted whole is not judged alone, and is tampering when a head was published for it",
               tamper_session_deleted)
 GP_STORE_CASE("a Session restored from the store renders the same block and the same head", session_restores)
+GP_STORE_CASE("strings that are not UTF-8 come back from a restore byte for byte", bytes_restore_as_written)
 GP_STORE_CASE("a capped session counts every attempt exactly: its block is the uncapped block at every cursor",
               capped_counts_exactly)
 GP_STORE_CASE("a cursor into attempts the capped session dropped is counted from the store, this session's rows alone",
