@@ -1351,11 +1351,27 @@ TEST_CASE("a number a double holds but the bound does not (1.5e308, 1e-1001, 101
     CHECK(t.reply_to(2)["result"]["isError"] == true);
   }
   CHECK(h.server.registry().names().empty());
-  // Just inside: 1e308 and 16 digits are served.
+  // Just inside: 1e307, and a number of 17 characters without an exponent (measured, and
+  // well inside the bound).
   const auto t = h.run(
-      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"g","value":1e307,"tool":"t","args":{"n":1234567890123456}}}})"
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"g","value":1e307,"tool":"t","args":{"n":0.000000000000001}}}})"
       "\n");
   CHECK(t.reply_to(3)["result"]["isError"] == false);
+}
+
+TEST_CASE("the message builder measures a number as written whatever decimal point the C locale lends nlohmann") {
+  // nlohmann's token holds the C locale's decimal point in place of '.': "1,5e308" under
+  // de_DE. Measured as it comes, that is no JSON number at all, and so not a wide one.
+  const gp::JsonTextOptions bounds;
+  gp::mcp::detail::MessageBuilder past_double("", bounds);
+  CHECK_FALSE(past_double.number_float(1.5e308, "1,5e308"));
+  gp::mcp::detail::MessageBuilder past_digits("", bounds);
+  CHECK_FALSE(past_digits.number_float(0.1, "0," + std::string(101, '1')));
+  gp::mcp::detail::MessageBuilder past_exponent("", bounds);
+  CHECK_FALSE(past_exponent.number_float(0.0, "1,0e-1001"));
+  gp::mcp::detail::MessageBuilder inside("", bounds);
+  CHECK(inside.number_float(0.5, "0,50000000000000000000"));
+  CHECK(inside.take() == 0.5);
 }
 
 TEST_CASE("nesting one level inside the depth limit is served and one level past it is refused") {

@@ -523,8 +523,56 @@ TEST_CASE(
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
   CHECK(names == std::vector<std::string>{"ledger.db"});
+
+  // An empty -wal beside it (a read-only reader's leftover) holds no rows: the same. And a
+  // path that starts with "//" is still a path, not a host.
+  { std::ofstream(file.string() + "-wal").flush(); }
+  const std::string doubled = "/" + file.string();
+  const auto verifies = [&](const std::string& path) {
+    return in_unwritable_directory(dir, [&] {
+      const auto v = gp::verify_ledger(path, "default", head);
+      if (!v.ok) std::fprintf(stderr, "verify_ledger: %s\n", v.problem.c_str());
+      return v.ok ? 0 : 1;
+    });
+  };
+  CHECK(verifies(file.string()) == 0);
+  CHECK(verifies(doubled) == 0);
+  fs::remove(file.string() + "-wal");
   fs::permissions(file, fs::perms::owner_write, fs::perm_options::add);
   fs::remove_all(dir);
+}
+
+TEST_CASE("A crashed writer's rollback journal beside a ledger makes it unreadable to a reader, never tampered",
+          "[store]") {
+  // The journal holds the pages as they were before the transaction that never committed;
+  // only a writer may roll it back. A reader that ignored it would read half a transaction
+  // and call row 3 altered.
+  TempLedger f;
+  fill(*gp::open_sqlite_store(f.path()), 20);
+  raw_sql(f.path(), "PRAGMA journal_mode = DELETE");
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // a writer that dies mid-transaction, its changes spilled into the file
+    sqlite3* db = nullptr;
+    sqlite3_open(f.str().c_str(), &db);
+    sqlite3_exec(db,
+                 "PRAGMA cache_size = 2; BEGIN; UPDATE groundplane_rows SET body = '{\"torn\":1}' WHERE seq = 3;"
+                 "CREATE TABLE junk(x); WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000)"
+                 " INSERT INTO junk SELECT randomblob(200) FROM c;",
+                 nullptr, nullptr, nullptr);
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(std::filesystem::exists(f.str() + "-journal"));
+  const auto v = gp::verify_ledger(f.path());
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 0);
+  INFO(v.problem);
+  CHECK_THROWS_AS(gp::open_sqlite_store(f.path(), {.read_only = true}), gp::LedgerStoreError);
+  // A writer rolls it back, and the ledger is whole again.
+  gp::open_sqlite_store(f.path());
+  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_ledger(f.path()).rows == 20);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL

@@ -150,10 +150,15 @@ class MessageBuilder {
   }
 
   // Only a number with an exponent or of more than 16 characters can be past the bound or
-  // a double's range (16 digits lead at most at 10^15); those are measured.
+  // a double's range (16 digits lead at most at 10^15); those are measured. nlohmann's
+  // token holds the C locale's decimal point in place of the '.' the text had (',' under
+  // de_DE, say), so the point is put back before the number is measured as JSON.
   bool may_be_wide(std::string_view written) const {
     if (written.size() <= 16 && written.find_first_of("eE") == std::string_view::npos) return false;
-    const auto shape = groundplane::detail::json_number_shape(written, bounds_);
+    std::string number(written);
+    for (char& c : number)
+      if (!groundplane::detail::json_digit(c) && c != '-' && c != '+' && c != 'e' && c != 'E') c = '.';
+    const auto shape = groundplane::detail::json_number_shape(number, bounds_);
     return shape.well_formed && (shape.out_of_range || shape.past_double);
   }
 

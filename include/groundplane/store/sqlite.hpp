@@ -146,8 +146,11 @@ inline void sqlite_exec(sqlite3* db, const char* sql) {
 // but the unreserved ones percent-encoded, so no name can read as a query or a fragment.
 inline std::string sqlite_uri(const std::filesystem::path& file, std::string_view query) {
   static constexpr char hex[] = "0123456789ABCDEF";
-  std::string uri = "file:";
-  for (const char ch : std::filesystem::absolute(file).string()) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(file, ec);
+  if (ec) throw LedgerStoreError("cannot open " + file.string() + ": " + ec.message());
+  std::string uri = "file://";  // an empty authority: a path that starts with "//" is not a host
+  for (const char ch : absolute.string()) {
     const auto c = static_cast<unsigned char>(ch);
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '-' ||
         c == '.' || c == '_' || c == '~') {
@@ -176,21 +179,35 @@ inline SqliteHandle sqlite_open_as(const std::string& name, const std::filesyste
   return db;
 }
 
+// Whether `file` has nothing beside it that holds rows the file itself does not: no WAL
+// with frames in it, and no rollback journal (a writer's crashed transaction, which only
+// a writer may roll back).
+inline bool sqlite_nothing_beside(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::exists(file.string() + "-journal", ec) || ec) return false;
+  const std::filesystem::path wal = file.string() + "-wal";
+  if (!std::filesystem::exists(wal, ec)) return !ec;
+  const auto size = std::filesystem::file_size(wal, ec);
+  return !ec && size == 0;
+}
+
 // Opened to read only, a WAL file needs its -shm index, which SQLite creates beside the
-// file: in a directory the reader cannot write (an auditor's copy, read-only media) that
-// fails. When no -wal is there either, every committed row is in the file itself (the
-// last writer checkpointed and closed), so it is read as immutable: no index, no lock, no
-// file created. A writer that opened the file meanwhile and checkpointed into it could
-// make that one reading see a torn file; another run would not.
+// file: in a directory the reader cannot write (an auditor's copy, read-only media) SQLite
+// says so (SQLITE_READONLY_DIRECTORY, or _CANTINIT; SQLITE_CANTOPEN when an empty -wal is
+// there without its -shm). When nothing beside the file holds rows, every committed row
+// is in the file itself (the last writer checkpointed and closed), so it is read as
+// immutable: no index, no lock, no file created. A writer that opened the file meanwhile
+// and checkpointed into it could make that one reading see a torn file; another run would
+// not. Every other failure is the first statement's to report.
 inline SqliteHandle sqlite_open(const std::filesystem::path& file, bool read_only) {
   if (!read_only) return sqlite_open_as(file.string(), file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   SqliteHandle db = sqlite_open_as(file.string(), file, SQLITE_OPEN_READONLY);
   const int rc = sqlite3_exec(db.get(), "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr);
-  const int base = sqlite3_extended_errcode(db.get()) & 0xff;
-  std::error_code ec;
-  if (rc == SQLITE_OK || (base != SQLITE_READONLY && base != SQLITE_CANTOPEN) ||
-      std::filesystem::exists(file.string() + "-wal", ec))
-    return db;  // readable, or not for want of an index: the first statement reports it
+  const int why = sqlite3_extended_errcode(db.get());
+  if (rc == SQLITE_OK ||
+      (why != SQLITE_READONLY_DIRECTORY && why != SQLITE_READONLY_CANTINIT && why != SQLITE_CANTOPEN) ||
+      !sqlite_nothing_beside(file))
+    return db;
   return sqlite_open_as(sqlite_uri(file, "immutable=1"), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
 }
 
