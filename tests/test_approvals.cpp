@@ -224,3 +224,22 @@ TEST_CASE("every human door refuses an empty or blank decider") {
   CHECK(shop.s.approve_ask(ask.id, " dana smith ").ok);
   CHECK(shop.s.revoke_ask(ask.id, "x").ok);
 }
+
+TEST_CASE("an approval for an input that is not UTF-8 is spent by those bytes alone, never by bytes that differ") {
+  // The approval is bound to the input by a canonical form of it; a form that replaced
+  // stray bytes (with U+FFFD, say) would let "\xff" and "\xfe" pass for each other.
+  Shop shop;
+  const json input = {{"note", "\xff"}, {"k\xe9", 1}};
+  gp::Ask ask;
+  REQUIRE_NOTHROW(ask = shop.approved(input));
+  CHECK(shop.s.fire(order, {.payload = {{"note", "\xfe"}, {"k\xe9", 1}}, .ask_id = ask.id}).reason ==
+        "APPROVAL_MISMATCH");
+  CHECK(shop.s.fire(order, {.payload = {{"note", "\xff"}, {"k\xe8", 1}}, .ask_id = ask.id}).reason ==
+        "APPROVAL_MISMATCH");
+  const std::string marker = "\xF4\x8F\xBF\xBF";  // U+10FFFF: how a stored form marks a stray byte
+  CHECK(shop.s.fire(order, {.payload = {{"note", marker + "ff"}, {"k\xe9", 1}}, .ask_id = ask.id}).reason ==
+        "APPROVAL_MISMATCH");
+  CHECK(shop.placed == 0);
+  CHECK(shop.s.fire(order, {.payload = input, .ask_id = ask.id}).ok);
+  CHECK(shop.placed == 1);
+}

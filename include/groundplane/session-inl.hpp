@@ -3,6 +3,7 @@
 #pragma once
 
 #include "groundplane/detail/row_feed.hpp"
+#include "groundplane/detail/stored_text.hpp"
 #include "groundplane/session.hpp"
 
 namespace groundplane {
@@ -15,8 +16,13 @@ struct Replay {
 };
 
 // A form of a JSON value that is equal exactly when the values are (nlohmann's ==):
-// keys sorted, and 1, 1u and 1.0 written alike.
+// keys sorted, and 1, 1u and 1.0 written alike. A string or key is written in its stored-
+// text form (detail/stored_text.hpp), one to one with its bytes, so bytes that are not
+// UTF-8 are told apart rather than refused or merged.
 GROUNDPLANE_INLINE void canonical_into(std::string& out, const nlohmann::json& v) {
+  const auto text = [&out](const std::string& s) {
+    out += nlohmann::json(needs_stored_text_encoding(s) ? encode_stored_text(s) : s).dump();
+  };
   switch (v.type()) {
     case nlohmann::json::value_t::object: {
       out += '{';
@@ -24,7 +30,7 @@ GROUNDPLANE_INLINE void canonical_into(std::string& out, const nlohmann::json& v
       for (const auto& [k, x] : v.items()) {
         if (!first) out += ',';
         first = false;
-        out += nlohmann::json(k).dump();
+        text(k);
         out += ':';
         canonical_into(out, x);
       }
@@ -49,6 +55,9 @@ GROUNDPLANE_INLINE void canonical_into(std::string& out, const nlohmann::json& v
       out += v.dump();
       return;
     }
+    case nlohmann::json::value_t::string:
+      text(v.get_ref<const std::string&>());
+      return;
     default:
       out += v.dump();
   }
