@@ -140,7 +140,7 @@ TEST_CASE("A fire awaiting its report is still awaited and settles after the row
   CHECK_THAT(s.ground_truth().text, Catch::Contains("Awaiting the app's report: cart.add."));
   {
     const auto v = s.view();
-    REQUIRE(v.transition(fired.transition_id) != nullptr);
+    REQUIRE(v.transition(fired.transition_id).has_value());
     CHECK(v.transition(fired.transition_id)->cause.payload == json{{"sku", "A-1"}});
     REQUIRE(v.pending_fires().size() == 1);
     CHECK(v.pending_fires()[0].transition_id == fired.transition_id);
@@ -148,7 +148,7 @@ TEST_CASE("A fire awaiting its report is still awaited and settles after the row
   s.report_state({{"cart", 1}}, fired.transition_id);
   CHECK(s.ground_truth().text.find("Awaiting the app's report") == std::string::npos);
   alternate(s, 20);  // the graded fire is let go of
-  CHECK(s.view().transition(fired.transition_id) == nullptr);
+  CHECK_FALSE(s.view().transition(fired.transition_id).has_value());
   // Its id is still a transition of this session: a late report changes the state only.
   CHECK_NOTHROW(s.report_state({{"cart", 2}}, fired.transition_id));
   CHECK(s.state()["cart"] == 2);

@@ -317,7 +317,7 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
   for (const auto& list : tids)
     for (const auto& id : list) {
       CHECK(seen.insert(id).second);
-      CHECK(v.transition(id) != nullptr);
+      CHECK(v.transition(id).has_value());
     }
   // One yes, one fire: every recorded order spent exactly one approval, and no approval
   // was spent twice.
@@ -327,8 +327,8 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
     if (ask.state == gp::AskState::spent) {
       ++spent;
       CHECK(spenders.insert(ask.spent_by).second);
-      const gp::Transition* t = v.transition(ask.spent_by);
-      REQUIRE(t != nullptr);
+      const std::optional<gp::Transition> t = v.transition(ask.spent_by);
+      REQUIRE(t.has_value());
       CHECK(t->cause.ask_id == ask.id);
     }
   CHECK(spent == static_cast<std::size_t>(orders_placed.load()));

@@ -509,11 +509,13 @@ void check_consistent(const gp::Session& s) {
   const auto v = s.view();
   REQUIRE(v.version() == v.transitions().size());
   for (std::size_t i = 0; i < v.transitions().size(); ++i) {
-    REQUIRE(v.transition(v.transitions()[i].id) == &v.transitions()[i]);
+    const auto found = v.transition(v.transitions()[i].id);
+    REQUIRE(found.has_value());
+    REQUIRE(found->version == v.transitions()[i].version);
     if (i > 0) REQUIRE(v.transitions()[i - 1].version < v.transitions()[i].version);
   }
   for (const auto& a : v.asks())
-    if (a.state == gp::AskState::spent) REQUIRE(v.transition(a.spent_by) != nullptr);
+    if (a.state == gp::AskState::spent) REQUIRE(v.transition(a.spent_by).has_value());
 }
 }  // namespace
 

@@ -35,6 +35,8 @@ class FixedRows final : public gp::LedgerStore {
       if (fire) ++version;
     }
   }
+  // Rows exactly as given, versions included.
+  explicit FixedRows(std::vector<gp::StoredRow> rows) : rows_(std::move(rows)), fail_after_(0) {}
   const std::string& session() const noexcept override { return name_; }
   gp::LedgerHead append(std::span<const gp::LedgerRow>) override { throw gp::LedgerStoreError("read only"); }
   void read(std::uint64_t from, const std::function<bool(const gp::StoredRow&)>& visit) const override {
@@ -111,6 +113,35 @@ TEST_CASE("A stored row this release did not write stops the restore, naming the
       CHECK_THAT(e.what(), Catch::Contains("cannot restore session \"default\""));
     }
   }
+}
+
+TEST_CASE("A stored fire whose version is not its place in the ledger stops the restore", "[restore]") {
+  // Fire t-k is minted at version k-1, and only a recorded fire moves the version, so a
+  // fire stored at any other version was not written by a session. Read as it says, the
+  // block would count "attempts since version 1" from the wrong place.
+  for (const std::uint64_t version : {std::uint64_t{0}, std::uint64_t{7}}) {
+    CAPTURE(version);
+    const auto store = std::make_shared<FixedRows>(std::vector<gp::StoredRow>{
+        {1, 0, "init", R"({"n":"shop","st":{}})", {}},
+        {2, 0, "t", R"({"a":"cart.add","d":"Add the item.","o":5})", {}},
+        {3, version, "t", R"({"a":"cart.add","o":5})", {}},
+    });
+    try {
+      gp::Session s({.store = store});
+      FAIL("restored a fire stored at the wrong version");
+    } catch (const gp::LedgerStoreError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("row 3 (t) records a fire at version " + std::to_string(version) +
+                                           " where the ledger is at 1"));
+    }
+  }
+  const auto right = std::make_shared<FixedRows>(std::vector<gp::StoredRow>{
+      {1, 0, "init", R"({"n":"shop","st":{}})", {}},
+      {2, 0, "t", R"({"a":"cart.add","d":"Add the item.","o":5})", {}},
+      {3, 1, "t", R"({"a":"cart.add","o":5})", {}},
+  });
+  const gp::Session s({.store = right});
+  CHECK(s.version() == 2);
+  CHECK(s.transitions().size() == 2);
 }
 
 TEST_CASE("A restore reads every row in order, however many batches they take", "[restore]") {

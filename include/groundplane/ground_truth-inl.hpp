@@ -7,16 +7,20 @@
 namespace groundplane {
 
 namespace detail {
-GROUNDPLANE_INLINE std::string rendered_action(const std::string& action, const std::optional<std::string>& does) {
-  return does ? escape(action) : std::string(unknown_action_text);
+// `declared`: the action was declared when the row was minted (its `does` is known).
+GROUNDPLANE_INLINE std::string rendered_action(const std::string& action, bool declared) {
+  return declared ? escape(action) : std::string(unknown_action_text);
 }
-}  // namespace detail
+GROUNDPLANE_INLINE std::string rendered_action(const std::string& action, const std::optional<std::string>& does) {
+  return rendered_action(action, does.has_value());
+}
 
-GROUNDPLANE_INLINE std::string attempt_line(const Transition& t) {
-  const std::string who(to_string(t.cause.principal));
+GROUNDPLANE_INLINE std::string transition_line(Principal principal, const std::string& action, bool declared,
+                                               bool repeat, Outcome outcome) {
+  const std::string who(to_string(principal));
   // A repeat of a single_flight / once action says so: "fired X again".
-  const std::string x = detail::rendered_action(t.cause.action, t.cause.does) + (t.cause.repeat ? " again" : "");
-  switch (t.outcome) {
+  const std::string x = rendered_action(action, declared) + (repeat ? " again" : "");
+  switch (outcome) {
     case Outcome::observed:
       return "DID happen — " + who + " fired " + x + " (committed; declared effect observed)";
     case Outcome::not_observed:
@@ -40,9 +44,26 @@ GROUNDPLANE_INLINE std::string attempt_line(const Transition& t) {
   return "not yet known — " + who + " fired " + x + " (the app has not reported back yet)";
 }
 
+GROUNDPLANE_INLINE std::string gap_line(Principal principal, const std::string& action, bool declared, Refusal reason) {
+  return "did NOT happen — " + std::string(to_string(principal)) + "'s fire of " + rendered_action(action, declared) +
+         " was refused: " + std::string(to_string(reason));
+}
+
+GROUNDPLANE_INLINE std::string attempt_line(const TransitionRecord& t) {
+  return transition_line(t.principal, t.action.str(), static_cast<bool>(t.does), t.repeat, t.outcome);
+}
+GROUNDPLANE_INLINE std::string attempt_line(const GapRecord& g) {
+  return gap_line(g.principal, g.action.str(), static_cast<bool>(g.does), g.reason);
+}
+}  // namespace detail
+
+GROUNDPLANE_INLINE std::string attempt_line(const Transition& t) {
+  return detail::transition_line(t.cause.principal, t.cause.action, t.cause.does.has_value(), t.cause.repeat,
+                                 t.outcome);
+}
+
 GROUNDPLANE_INLINE std::string attempt_line(const GapRow& g) {
-  return "did NOT happen — " + std::string(to_string(g.principal)) + "'s fire of " +
-         detail::rendered_action(g.action, g.does) + " was refused: " + std::string(to_string(g.reason));
+  return detail::gap_line(g.principal, g.action, g.does.has_value(), g.reason);
 }
 
 namespace detail {
@@ -58,15 +79,16 @@ GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const G
   lines.emplace_back(ground_truth_header);
 
   // 2. cursor
-  lines.push_back("You are on: " + (ledger.node.empty() ? std::string("(no page set)") : escape(ledger.node)) + ".");
+  const std::string& node = ledger.node.str();
+  lines.push_back("You are on: " + (node.empty() ? std::string("(no page set)") : escape(node)) + ".");
   if (!ledger.focus.empty()) lines.push_back("Focus: " + escape(ledger.focus) + ".");
 
   // 3. attempts, both ledgers merged by version (refusals before the transition that
   //    closes their window)
   //    Under max_rows_in_memory only the newest attempts are held; the dropped ones are
   //    all older (in this order) than every held one, and are counted, never denied.
-  const std::span<const Transition> ts = ledger.transitions.held();
-  const std::span<const GapRow> gs = ledger.gaps.held();
+  const std::span<const TransitionRecord> ts = ledger.transitions.held();
+  const std::span<const GapRecord> gs = ledger.gaps.held();
   const std::size_t dropped = ledger.transitions.dropped() + ledger.gaps.dropped();
   const std::size_t total = dropped + ts.size() + gs.size();
   const std::uint64_t since = opts.since_version.value_or(0);
@@ -166,7 +188,8 @@ GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const G
   // 5. what the app has not answered: each action once, at most max_attempts of them
   if (!ledger.awaiting_by_action.empty()) {
     const auto name = [&](std::size_t k) {
-      return rendered_action(ledger.transitions[k].cause.action, ledger.transitions[k].cause.does);
+      const TransitionRecord& t = ledger.transitions[k];
+      return rendered_action(t.action.str(), static_cast<bool>(t.does));
     };
     lines.push_back("Awaiting the app's report: " +
                     grouped_names(ledger.awaiting_by_action, opts.max_attempts, "fires", name, probe) + ".");
@@ -185,7 +208,7 @@ GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const G
     if (!text.empty()) text += '\n';
     text += l;
   }
-  return GroundTruth{ledger.node, ledger.version, std::move(text)};
+  return GroundTruth{node, ledger.version, std::move(text)};
 }
 }  // namespace detail
 

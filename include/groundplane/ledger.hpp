@@ -13,11 +13,13 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -27,6 +29,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "groundplane/detail/shared_text.hpp"
 
 namespace groundplane {
 
@@ -206,6 +210,207 @@ struct WorkRow {
 
 namespace detail {
 
+// What a row holds beyond what every row has. Most rows hold none of it (a fire with no
+// payload, no ask id, no error), so a row holds a pointer that is null then.
+struct RowExtras {
+  nlohmann::json payload = nullptr;
+  std::string ask_id;
+  std::string error;                // a transition's: the handler's error text
+  std::string prior_transition_id;  // a gap row's: the earlier fire it was refused for
+  bool empty() const noexcept {
+    return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty();
+  }
+};
+
+// A row's extras, copied with the row (a row kept aside is copied, not moved, so that
+// running out of memory there changes nothing).
+class Extras {
+ public:
+  Extras() noexcept = default;
+  Extras(const Extras& o) : p_(o.p_ ? std::make_unique<RowExtras>(*o.p_) : nullptr) {}
+  Extras(Extras&&) noexcept = default;
+  Extras& operator=(const Extras& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<RowExtras>(*o.p_) : nullptr;
+    return *this;
+  }
+  Extras& operator=(Extras&&) noexcept = default;
+  ~Extras() = default;
+
+  // The values: one shared empty set when the row holds none.
+  const RowExtras& get() const noexcept { return p_ ? *p_ : none(); }
+  RowExtras& edit() {
+    if (!p_) p_ = std::make_unique<RowExtras>();
+    return *p_;
+  }
+  void drop_payload() noexcept {
+    if (p_) {
+      p_->payload = nullptr;
+      prune();
+    }
+  }
+  // Lets go of the box once nothing is left in it.
+  void prune() noexcept {
+    if (p_ && p_->empty()) p_.reset();
+  }
+
+ private:
+  static const RowExtras& none() noexcept {
+    static const RowExtras empty;
+    return empty;
+  }
+  std::unique_ptr<RowExtras> p_;
+};
+
+// A Transition as the session holds it: its id follows from its index (t-1 is index 0),
+// the strings many rows repeat are shared, and what few rows carry sits in `extras`.
+struct TransitionRecord {
+  std::uint64_t version = 0;
+  SharedText action;
+  SharedText does;  // absent: not declared at minting
+  SharedText node;
+  Extras extras;
+  Principal principal = Principal::agent;
+  Outcome outcome = Outcome::pending;
+  bool standing_grant = false;
+  bool repeat = false;
+};
+
+// A GapRow as the session holds it.
+struct GapRecord {
+  std::uint64_t version = 0;
+  SharedText action;  // the declared action's text, or one of its own for an invented id
+  SharedText does;
+  SharedText node;
+  Extras extras;
+  Principal principal = Principal::agent;
+  Refusal reason = Refusal::unknown_affordance;
+};
+
+// "t-" + (index + 1), formatted in place (one per fire: no temporaries).
+inline std::string transition_id_of(std::size_t index) {
+  char text[2 + 20] = {'t', '-'};
+  const char* const end = std::to_chars(text + 2, text + sizeof text, index + 1).ptr;
+  return std::string(text, static_cast<std::size_t>(end - text));
+}
+
+inline Transition materialize(const TransitionRecord& r, std::size_t index) {
+  const RowExtras& x = r.extras.get();
+  return Transition{
+      transition_id_of(index),
+      r.version,
+      Cause{r.action.str(), r.does.optional(), r.principal, x.payload, x.ask_id, r.standing_grant, r.repeat},
+      r.node.str(),
+      r.outcome,
+      x.error};
+}
+
+inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
+  const RowExtras& x = r.extras.get();
+  return GapRow{r.version, r.action.str(), r.does.optional(), r.principal,          r.reason,
+                x.payload, x.ask_id,       r.node.str(),      x.prior_transition_id};
+}
+
+template <class Row>
+struct record_of;
+template <>
+struct record_of<Transition> {
+  using type = TransitionRecord;
+};
+template <>
+struct record_of<GapRow> {
+  using type = GapRecord;
+};
+
+}  // namespace detail
+
+// The rows of one ledger a Session::View reads, oldest first: random access, and each row
+// read is a Transition or GapRow made from what the session holds (the session keeps its
+// rows compact, so a row is put together when it is read, not stored whole).
+//   for (const gp::Transition& t : view.transitions()) ...
+template <class Row>
+class LedgerRows {
+  using Record = typename detail::record_of<Row>::type;
+
+ public:
+  class iterator {
+   public:
+    using iterator_concept = std::random_access_iterator_tag;
+    // Yields values, not references (as vector<bool>'s does); std::prev and std::advance
+    // move it as the random-access iterator it is.
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Row;
+    using difference_type = std::ptrdiff_t;
+    using reference = Row;
+    iterator() = default;
+    Row operator*() const { return detail::materialize(held_[i_], first_ + i_); }
+    // it->field: the row made for this one expression.
+    struct Arrow {
+      Row row;
+      const Row* operator->() const noexcept { return &row; }
+    };
+    Arrow operator->() const { return {**this}; }
+    Row operator[](difference_type n) const { return *(*this + n); }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator was = *this;
+      ++i_;
+      return was;
+    }
+    iterator& operator--() {
+      --i_;
+      return *this;
+    }
+    iterator operator--(int) {
+      iterator was = *this;
+      --i_;
+      return was;
+    }
+    iterator& operator+=(difference_type n) {
+      i_ += static_cast<std::size_t>(n);
+      return *this;
+    }
+    iterator& operator-=(difference_type n) {
+      i_ -= static_cast<std::size_t>(n);
+      return *this;
+    }
+    friend iterator operator+(iterator it, difference_type n) { return it += n; }
+    friend iterator operator+(difference_type n, iterator it) { return it += n; }
+    friend iterator operator-(iterator it, difference_type n) { return it -= n; }
+    friend difference_type operator-(const iterator& a, const iterator& b) {
+      return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+    }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.i_ == b.i_; }
+    friend auto operator<=>(const iterator& a, const iterator& b) noexcept { return a.i_ <=> b.i_; }
+
+   private:
+    friend class LedgerRows;
+    // What it reads is copied: an iterator may outlive the range object it came from.
+    iterator(std::span<const Record> held, std::size_t first, std::size_t i) : held_(held), first_(first), i_(i) {}
+    std::span<const Record> held_;
+    std::size_t first_ = 0;
+    std::size_t i_ = 0;
+  };
+
+  LedgerRows(std::span<const Record> held, std::size_t first_index) noexcept : held_(held), first_(first_index) {}
+  std::size_t size() const noexcept { return held_.size(); }
+  bool empty() const noexcept { return held_.empty(); }
+  // i < size()
+  Row operator[](std::size_t i) const { return detail::materialize(held_[i], first_ + i); }
+  Row front() const { return (*this)[0]; }
+  Row back() const { return (*this)[size() - 1]; }
+  iterator begin() const noexcept { return iterator(held_, first_, 0); }
+  iterator end() const noexcept { return iterator(held_, first_, size()); }
+
+ private:
+  std::span<const Record> held_;
+  std::size_t first_;
+};
+
+namespace detail {
+
 // Row indices grouped by action, ordered by each action's oldest member: what the
 // awaiting-report and still-working lines read, so each names an action once and a
 // render reads O(shown) groups however many rows are open.
@@ -291,12 +496,12 @@ class RowWindow {
 // apart so that rendering never walks the whole history.
 struct Ledger {
   std::uint64_t version = 0;
-  std::string node;
+  SharedText node;  // rows minted on it share it
   std::string focus;
   bool actions_may_be_stale = false;
 
-  RowWindow<Transition> transitions;                         // version strictly increasing (t-k has version k-1)
-  RowWindow<GapRow> gaps;                                    // version non-decreasing
+  RowWindow<TransitionRecord> transitions;                   // version strictly increasing (t-k has version k-1)
+  RowWindow<GapRecord> gaps;                                 // version non-decreasing
   std::vector<AskStatus> asks;                               // creation order
   std::vector<WorkRow> work;                                 // creation order
   std::vector<StandingGrant> standing;                       // first-grant order, one per action

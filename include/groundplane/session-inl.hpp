@@ -13,6 +13,16 @@ namespace detail {
 struct Replay {
   std::map<std::string, std::optional<std::string>, std::less<>> does;  // each action's latest stored `does`
   std::set<std::size_t> returned;  // fires whose handler returned (their once receipt is stored)
+  // The texts restored rows hold, one copy of each, as a live session shares them.
+  std::unordered_map<std::string, SharedText> texts;
+  SharedText text(std::string s) {
+    const auto it = texts.find(s);
+    if (it != texts.end()) return it->second;
+    SharedText t(s);
+    texts.emplace(std::move(s), t);
+    return t;
+  }
+  SharedText text(const std::optional<std::string>& s) { return s ? text(*s) : SharedText(); }
 };
 
 // A form of a JSON value that is equal exactly when the values are (nlohmann's ==):
@@ -178,7 +188,7 @@ GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
       approval_ttl(o.approval_ttl),
       store(std::move(o.store)),
       max_rows_in_memory(o.max_rows_in_memory) {
-  ledger.node = std::move(o.node);
+  ledger.node = SharedText(std::move(o.node));
   if (store && store->writable()) {
     if (store->backs_a_session_.exchange(true))
       throw ConfigurationError(
@@ -249,10 +259,10 @@ GROUNDPLANE_INLINE void SessionCore::trim() {
       ledger.dropped_through = t[nt++].version;
     }
   }
-  const auto pending = [](const Transition& row) { return row.outcome == Outcome::pending; };
+  const auto pending = [](const TransitionRecord& row) { return row.outcome == Outcome::pending; };
   try {
     ts.drop_front(nt, pending);
-    gs.drop_front(ng, [](const GapRow&) { return false; });
+    gs.drop_front(ng, [](const GapRecord&) { return false; });
   } catch (const std::bad_alloc&) {  // nothing was dropped: the next row tries again
     return;
   }
@@ -288,7 +298,9 @@ GROUNDPLANE_INLINE ActionHandle Session::declare(std::string id, ActionSpec spec
   auto& c = *core_;
   const std::uint64_t gen = c.next_generation++;
   c.ever_declared[id] = true;
-  c.actions.insert_or_assign(id, detail::Mounted{std::move(spec), gen, c.next_order++});
+  detail::SharedText does(spec.does);
+  c.actions.insert_or_assign(
+      id, detail::Mounted{std::move(spec), detail::SharedText(id), std::move(does), gen, c.next_order++});
   return ActionHandle(core_, std::move(id), gen);
 }
 
@@ -304,7 +316,7 @@ GROUNDPLANE_INLINE void Session::move_to(std::string node, std::string focus) {
     core_->emit("m", {{"n", node}, {"f", focus}});
     core_->flush();
   }
-  core_->ledger.node = std::move(node);
+  core_->ledger.node = detail::SharedText(std::move(node));
   core_->ledger.focus = std::move(focus);
 }
 
@@ -313,11 +325,25 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   auto& c = *core_;
   auto& L = c.ledger;
   std::string prior;
-  const auto refuse = [&](Refusal r, std::optional<std::string> does) {
+  // `declared` is the action's declaration, or null for an id nobody declared.
+  const auto refuse = [&](Refusal r, const detail::Mounted* declared) {
     FireResult out{false, std::string(to_string(r)), "", prior};  // before the row: nothing can fail after it
+    detail::GapRecord row{L.version,
+                          declared ? declared->id : detail::share(id, c.last_refused),
+                          declared ? declared->does : detail::SharedText(),
+                          L.node,
+                          {},
+                          options.source,
+                          r};
+    if (!options.ask_id.empty() || !prior.empty() || (c.holds_payloads() && !options.payload.is_null())) {
+      detail::RowExtras& x = row.extras.edit();
+      x.ask_id = options.ask_id;
+      x.prior_transition_id = prior;
+      if (c.holds_payloads()) x.payload = options.payload;
+    }
     if (c.store) {  // stored first: a store that fails leaves no row anywhere
       nlohmann::json b{{"a", id}, {"r", static_cast<int>(r)}};
-      c.put_does(b, std::string(id), does);
+      c.put_does(b, std::string(id), declared ? std::optional<std::string>(declared->spec.does) : std::nullopt);
       if (options.source != Principal::agent) b["p"] = static_cast<int>(options.source);
       if (!options.payload.is_null()) b["pl"] = options.payload;
       if (!options.ask_id.empty()) b["k"] = options.ask_id;
@@ -325,36 +351,38 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
       c.emit("g", std::move(b));
       c.flush();
     }
-    L.gaps.push_back(GapRow{L.version, std::string(id), std::move(does), options.source, r,
-                            c.holds_payloads() ? std::move(options.payload) : nlohmann::json(),
-                            std::move(options.ask_id), L.node, std::move(prior)});
+    L.gaps.push_back(std::move(row));
     c.trim();
     return out;
   };
 
   const auto it = c.actions.find(id);
-  if (it == c.actions.end()) return refuse(Refusal::unknown_affordance, std::nullopt);
-  const ActionSpec& spec = it->second.spec;
-  if (!spec.handler && !c.allow_unmaterialized_fires) return refuse(Refusal::not_materialized, spec.does);
-  if (spec.enabled_when && !spec.enabled_when(c.state)) return refuse(Refusal::tool_disabled, spec.does);
-  if (spec.guard && !spec.guard(c.state)) return refuse(Refusal::guard_failed, spec.does);
+  if (it == c.actions.end()) return refuse(Refusal::unknown_affordance, nullptr);
+  detail::Mounted& mounted = it->second;
+  const ActionSpec& spec = mounted.spec;
+  if (!mounted.flying) mounted.flying = &c.in_flight.of(mounted.id.str());
+  if (!mounted.receipt)
+    if (const auto r = L.receipts.find(id); r != L.receipts.end()) mounted.receipt = &r->second;
+  if (!spec.handler && !c.allow_unmaterialized_fires) return refuse(Refusal::not_materialized, &mounted);
+  if (spec.enabled_when && !spec.enabled_when(c.state)) return refuse(Refusal::tool_disabled, &mounted);
+  if (spec.guard && !spec.guard(c.state)) return refuse(Refusal::guard_failed, &mounted);
 
   // Repeats, before any approval reason: a person is never sent to approve a fire about
   // to be turned away. A user's fire is a person acting on the screen: recorded.
   bool repeat = false;
   if (spec.concurrency != Concurrency::parallel) {
-    const auto flying = c.in_flight.find(id);
-    const auto receipt = L.receipts.find(id);
+    const bool flying = !mounted.flying->empty();
+    const OnceReceipt* receipt = mounted.receipt;
     // single_flight repeats while in flight; once, ever after it happened
-    repeat = flying != c.in_flight.end() || (spec.concurrency == Concurrency::once && receipt != L.receipts.end());
+    repeat = flying || (spec.concurrency == Concurrency::once && receipt);
     if (options.source != Principal::user) {
-      if (flying != c.in_flight.end()) {
-        prior = L.transitions[*flying->second.rbegin()].id;
-        return refuse(Refusal::prior_fire_pending, spec.does);
+      if (flying) {
+        prior = detail::transition_id_of(mounted.flying->back());
+        return refuse(Refusal::prior_fire_pending, &mounted);
       }
-      if (spec.concurrency == Concurrency::once && receipt != L.receipts.end() && !receipt->second.reopened) {
-        prior = receipt->second.transition_id;
-        return refuse(Refusal::duplicate_execution, spec.does);
+      if (spec.concurrency == Concurrency::once && receipt && !receipt->reopened) {
+        prior = receipt->transition_id;
+        return refuse(Refusal::duplicate_execution, &mounted);
       }
     }
   }
@@ -366,22 +394,22 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
     standing = grant != c.standing_index.end() && L.standing[grant->second].active;
     if (!standing) {
       const auto k = detail::row_index(options.ask_id, "ask-", L.asks);
-      if (!k) return refuse(Refusal::approval_required, spec.does);
+      if (!k) return refuse(Refusal::approval_required, &mounted);
       const AskStatus& a = L.asks[*k];
       switch (a.state) {
         case AskState::awaiting:
-          return refuse(Refusal::approval_required, spec.does);
+          return refuse(Refusal::approval_required, &mounted);
         case AskState::declined:
-          return refuse(Refusal::approval_declined, spec.does);
+          return refuse(Refusal::approval_declined, &mounted);
         case AskState::spent:
-          return refuse(Refusal::approval_spent, spec.does);
+          return refuse(Refusal::approval_spent, &mounted);
         case AskState::revoked:
-          return refuse(Refusal::approval_revoked, spec.does);
+          return refuse(Refusal::approval_revoked, &mounted);
         case AskState::approved:
           break;
       }
-      if (a.action != id || a.input != options.payload) return refuse(Refusal::approval_mismatch, spec.does);
-      if (approval_stale(a, &spec)) return refuse(Refusal::approval_stale, spec.does);
+      if (a.action != id || a.input != options.payload) return refuse(Refusal::approval_mismatch, &mounted);
+      if (approval_stale(a, &spec)) return refuse(Refusal::approval_stale, &mounted);
       spend = *k;
     }
   }
@@ -390,7 +418,7 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   // recorded whole or not at all: what can fail (allocation) happens before the ledger
   // changes, or is undone, so running out of memory leaves no half-recorded row.
   const std::size_t idx = L.transitions.size();
-  std::string tid = "t-" + std::to_string(idx + 1);
+  std::string tid = detail::transition_id_of(idx);
   auto handler = spec.handler;  // copies: the action may be unmounted while it runs
   auto verify = spec.verify;
   const bool has_writes = !spec.writes.empty();
@@ -398,9 +426,14 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   std::string spent_by = spend ? tid : std::string();
   // What the fire needs once its handler returns is allocated now, before the ledger
   // changes: running out of memory there could otherwise leave a recorded row ungraded.
-  auto receipt =
-      handler ? detail::map_node(L.receipts, std::string(id), OnceReceipt{tid, options.source == Principal::user})
-              : decltype(L.receipts)::node_type{};
+  // (Receipts are never erased: one there now is there when the handler returns, and is
+  // assigned without allocating; a node is made only for an action's first receipt.)
+  OnceReceipt receipt{handler ? tid : std::string(), options.source == Principal::user};
+  OnceReceipt* const receipt_slot = mounted.receipt;  // the declaration may be gone when the handler returns
+  std::vector<std::size_t>* const flying = mounted.flying;
+  auto receipt_node = handler && !receipt_slot
+                          ? detail::map_node(L.receipts, std::string(id), OnceReceipt{tid, receipt.reopened})
+                          : decltype(L.receipts)::node_type{};
   if (handler) detail::running_fires().reserve(detail::running_fires().size() + 1);
   if (c.store) {  // the fire is stored before its handler runs: if the app dies inside it, the
                   // restored session knows it may have happened
@@ -417,15 +450,24 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
     if (spend) c.emit("qd", {{"q", *spend}, {"s", static_cast<int>(AskState::spent)}, {"sb", tid}});
     c.flush();
   }
-  L.transitions.push_back(
-      Transition{tid, L.version,
-                 Cause{std::string(id), spec.does, options.source,
-                       c.holds_payloads() || handler ? std::move(options.payload) : nlohmann::json(),
-                       std::move(options.ask_id), standing, repeat},
-                 L.node, handler ? Outcome::pending : Outcome::not_materialized, ""});
-  const std::string& action = L.transitions[idx].cause.action;
+  detail::TransitionRecord row{L.version,
+                               mounted.id,
+                               mounted.does,
+                               L.node,
+                               {},
+                               options.source,
+                               handler ? Outcome::pending : Outcome::not_materialized,
+                               standing,
+                               repeat};
+  if (!options.ask_id.empty() || ((c.holds_payloads() || handler) && !options.payload.is_null())) {
+    detail::RowExtras& x = row.extras.edit();
+    x.ask_id = std::move(options.ask_id);
+    if (c.holds_payloads() || handler) x.payload = std::move(options.payload);
+  }
+  L.transitions.push_back(std::move(row));
+  const std::string& action = mounted.id.str();
   try {
-    if (handler) c.in_flight[action].insert(idx);
+    if (handler) detail::InFlight::add(*flying, idx);
     if (handler && has_writes) {
       c.unsettled.emplace(idx, detail::Unsettled{spec.writes, verify});
       L.awaiting_report.insert(idx);
@@ -447,7 +489,7 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
     closed_ask(*spend);
   }
   c.trim();
-  if (!handler) return FireResult{true, "", tid};
+  if (!handler) return FireResult{true, {}, std::move(tid), {}};
 
   lock.release();  // the handler may call report_state, begin_work, fire ...
   HandlerResult result;
@@ -460,15 +502,17 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   }
   lock.acquire();
 
-  Transition& row = L.transitions[idx];
+  detail::TransitionRecord& done = L.transitions[idx];
   if (thrown || !result.ok) {
-    row.outcome = Outcome::handler_failed;
-    row.error = thrown ? detail::exception_text(thrown) : result.error;
+    done.outcome = Outcome::handler_failed;
+    std::string& error = done.extras.edit().error;
+    error = thrown ? detail::exception_text(thrown) : result.error;
+    done.extras.prune();
     c.unsettled.erase(idx);
     stop_awaiting(idx);
-    graded(idx);
+    graded(idx, flying);
     if (c.store) {
-      c.emit("u", {{"t", idx}, {"o", static_cast<int>(Outcome::handler_failed)}, {"e", row.error}});
+      c.emit("u", {{"t", idx}, {"o", static_cast<int>(Outcome::handler_failed)}, {"e", done.extras.get().error}});
       c.flush();
     }
     if (thrown) {
@@ -479,9 +523,11 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   }
   // Ran without failing: it happened, observed or not (unprovable non-execution is not
   // non-execution). An agent or system fire holds the once receipt; a user's reopens.
-  if (const auto held = L.receipts.find(receipt.key()); held != L.receipts.end())
-    held->second = std::move(receipt.mapped());
-  else L.receipts.insert(std::move(receipt));
+  if (receipt_slot) {
+    *receipt_slot = std::move(receipt);
+  } else if (const auto put = L.receipts.insert(std::move(receipt_node)); !put.inserted) {
+    put.position->second = std::move(receipt);  // another fire's receipt went in first: this one is newer
+  }
   // The handler's return, as a row (its grade so far and the receipt), committed before
   // fire returns: a second commit, after the one before the handler. If the store fails,
   // the row waits to go first in the next commit and the LedgerStoreError propagates: the
@@ -498,11 +544,11 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
       if (u->second.reported) finalize(u, false);  // the returned row below carries the grade
     }
     returned();
-    return FireResult{true, "", tid};
+    return FireResult{true, {}, std::move(tid), {}};
   }
   // Nothing declared to observe: settles now.
-  row.outcome = Outcome::unobservable;
-  graded(idx);
+  done.outcome = Outcome::unobservable;
+  graded(idx, flying);
   if (verify) {
     bool held = false;
     try {
@@ -519,7 +565,7 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
     if (!held) L.transitions[idx].outcome = Outcome::verify_failed;
   }
   returned();
-  return FireResult{true, "", tid};
+  return FireResult{true, {}, std::move(tid), {}};
 }
 
 // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
@@ -749,10 +795,10 @@ GROUNDPLANE_INLINE WorkHandle Session::begin_work(std::string label, std::string
     if (!L.transitions.holds(*f))
       throw ConfigurationError("gp::Session::begin_work: transition " + detail::quote(transition_id) +
                                " is no longer held in memory (max_rows_in_memory); bind work to a recent fire");
-    const Transition& t = L.transitions[*f];
+    const detail::TransitionRecord& t = L.transitions[*f];
     row.transition_id = std::move(transition_id);
-    row.action = t.cause.action;
-    row.does = t.cause.does;
+    row.action = t.action.str();
+    row.does = t.does.optional();
   }
   const std::size_t k = L.work.size();
   std::string id = row.id;
@@ -775,7 +821,7 @@ GROUNDPLANE_INLINE std::uint64_t Session::version() const {
 
 GROUNDPLANE_INLINE std::string Session::node() const {
   detail::SessionLock lock(*core_);
-  return core_->ledger.node;
+  return core_->ledger.node.str();
 }
 
 GROUNDPLANE_INLINE std::string Session::focus() const {
@@ -790,14 +836,14 @@ GROUNDPLANE_INLINE nlohmann::json Session::state() const {
 
 GROUNDPLANE_INLINE std::vector<Transition> Session::transitions() const {
   detail::SessionLock lock(*core_);
-  const auto held = core_->ledger.transitions.held();
-  return {held.begin(), held.end()};
+  const LedgerRows<Transition> rows{core_->ledger.transitions.held(), core_->ledger.transitions.dropped()};
+  return {rows.begin(), rows.end()};
 }
 
 GROUNDPLANE_INLINE std::vector<GapRow> Session::gap_rows() const {
   detail::SessionLock lock(*core_);
-  const auto held = core_->ledger.gaps.held();
-  return {held.begin(), held.end()};
+  const LedgerRows<GapRow> rows{core_->ledger.gaps.held(), core_->ledger.gaps.dropped()};
+  return {rows.begin(), rows.end()};
 }
 
 GROUNDPLANE_INLINE std::vector<AskStatus> Session::asks() const {
@@ -842,7 +888,8 @@ GROUNDPLANE_INLINE std::string Session::head() const {
 GROUNDPLANE_INLINE Brief Session::context_brief(std::optional<std::uint64_t> since_version) const {
   detail::SessionLock lock(*core_);
   const auto& L = core_->ledger;
-  std::string text = "Where you are: " + (L.node.empty() ? std::string("(no page set)") : detail::escape(L.node));
+  const std::string& node = L.node.str();
+  std::string text = "Where you are: " + (node.empty() ? std::string("(no page set)") : detail::escape(node));
   if (!L.focus.empty()) text += ", looking at " + detail::escape(L.focus);
   text += ".\n";
 
@@ -859,7 +906,7 @@ GROUNDPLANE_INLINE Brief Session::context_brief(std::optional<std::uint64_t> sin
 
   // Transition t-k carries version k-1, so the steps since a version are counted
   // exactly whether or not the oldest are still held.
-  const std::span<const Transition> ts = L.transitions.held();
+  const std::span<const detail::TransitionRecord> ts = L.transitions.held();
   const std::size_t total = L.transitions.size();
   const std::size_t from =
       since_version ? static_cast<std::size_t>(std::min<std::uint64_t>(*since_version, total)) : std::size_t{0};
@@ -872,9 +919,9 @@ GROUNDPLANE_INLINE Brief Session::context_brief(std::optional<std::uint64_t> sin
     const std::size_t shown = std::min({n, brief_steps, ts.size()});
     if (n > shown) text += "\n  - (" + std::to_string(n - shown) + " earlier step(s) not listed)";
     for (std::size_t k = ts.size() - shown; k < ts.size(); ++k)
-      text += "\n  - " + detail::escape(ts[k].cause.does.value_or(std::string(unknown_action_text)), does_cap);
+      text += "\n  - " + detail::escape(ts[k].does ? ts[k].does.str() : std::string(unknown_action_text), does_cap);
   }
-  return Brief{L.node, L.focus, L.version, std::move(text)};
+  return Brief{node, L.focus, L.version, std::move(text)};
 }
 
 GROUNDPLANE_INLINE std::shared_ptr<detail::SessionCore> Session::make_core(SessionOptions o) {
@@ -898,13 +945,13 @@ GROUNDPLANE_INLINE void Session::set_actions_stale(bool on) {
 GROUNDPLANE_INLINE void Session::open_store() {
   auto& c = *core_;
   if (c.store->head().rows == 0) {
-    nlohmann::json b{{"n", c.ledger.node}, {"st", c.state}};
+    nlohmann::json b{{"n", c.ledger.node.str()}, {"st", c.state}};
     c.emit("init", std::move(b));
     c.flush();
     return;
   }
   c.state = nlohmann::json::object();
-  c.ledger.node.clear();
+  c.ledger.node = detail::SharedText();
   detail::Replay r;
   RowHash last{};
   detail::read_rows(*c.store, 1, [&](detail::ParsedRow& row) {
@@ -914,14 +961,12 @@ GROUNDPLANE_INLINE void Session::open_store() {
   c.head = to_hex(last);
   c.does_written = std::move(r.does);
   // The app stopped: what it was doing is no longer awaited.
-  nlohmann::json fires = nlohmann::json::array(), work = nlohmann::json::array();
-  for (const auto& [action, rows] : c.in_flight)
-    for (const std::size_t k : rows) fires.push_back(k);
+  std::vector<std::size_t> flying = c.in_flight.all();
+  std::sort(flying.begin(), flying.end());
+  const nlohmann::json fires = flying;
+  nlohmann::json work = nlohmann::json::array();
   for (const std::size_t k : c.ledger.open_work) work.push_back(k);
   if (fires.empty() && work.empty()) return;
-  std::vector<std::size_t> sorted = fires.get<std::vector<std::size_t>>();
-  std::sort(sorted.begin(), sorted.end());
-  fires = sorted;
   if (c.store->writable()) {
     c.emit("rs", {{"t", fires}, {"w", work}});
     c.flush();
@@ -934,7 +979,7 @@ GROUNDPLANE_INLINE void Session::stop_all(const nlohmann::json& fires, const nlo
   for (const auto& f : fires) {
     const auto k = f.get<std::size_t>();
     if (k >= L.transitions.size() || !L.transitions.holds(k)) continue;
-    Transition& t = L.transitions[k];
+    detail::TransitionRecord& t = L.transitions[k];
     if (t.outcome != Outcome::pending) continue;
     t.outcome = Outcome::stopped;
     stop_awaiting(k);
@@ -942,11 +987,12 @@ GROUNDPLANE_INLINE void Session::stop_all(const nlohmann::json& fires, const nlo
     graded(k);
     // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
     if (!r.returned.contains(k)) {
-      const auto held = L.receipts.find(t.cause.action);
+      const auto held = L.receipts.find(t.action.str());
       const auto held_k =
           held == L.receipts.end() ? std::nullopt : detail::row_index(held->second.transition_id, "t-", L.transitions);
       if (held == L.receipts.end() || (held_k && *held_k < k))
-        L.receipts.insert_or_assign(t.cause.action, OnceReceipt{t.id, t.cause.principal == Principal::user});
+        L.receipts.insert_or_assign(t.action.str(),
+                                    OnceReceipt{detail::transition_id_of(k), t.principal == Principal::user});
     }
   }
   for (const auto& w : work) {
@@ -985,10 +1031,10 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
   try {
     const std::string& k = row.kind;
     if (k == "init") {
-      L.node = str("n");
+      L.node = r.text(str("n"));
       c.state = b.take_tree("st", nlohmann::json::object());
     } else if (k == "m") {
-      L.node = str("n");
+      L.node = r.text(str("n"));
       L.focus = str("f");
     } else if (k == "ms") {
       L.actions_may_be_stale = b.flag("on", false);
@@ -996,31 +1042,41 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
       c.state.merge_patch(b.require("dl").take("dl"));
     } else if (k == "g") {
       const std::string a = str("a");
-      auto d = does(a);
-      L.gaps.push_back(GapRow{row.version, a, std::move(d), principal(),
-                              static_cast<Refusal>(b.require("r").integer("r")),
-                              c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), L.node, str("pr")});
+      detail::GapRecord g{row.version,
+                          r.text(a),
+                          r.text(does(a)),
+                          L.node,
+                          {},
+                          principal(),
+                          static_cast<Refusal>(b.require("r").integer("r"))};
+      detail::RowExtras x{c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), "", str("pr")};
+      if (!x.empty()) g.extras.edit() = std::move(x);
+      L.gaps.push_back(std::move(g));
       c.trim();
     } else if (k == "t") {
       const std::size_t idx = L.transitions.size();
+      // Transition t-k has version k-1: every recorded fire bumps the version, and only they do.
+      if (row.version != idx)
+        throw bad("records a fire at version " + std::to_string(row.version) + " where the ledger is at " +
+                  std::to_string(idx));
       const std::string a = str("a");
-      auto d = does(a);
       const auto outcome = static_cast<Outcome>(b.integer("o", static_cast<int>(Outcome::pending)));
-      L.transitions.push_back(
-          Transition{"t-" + std::to_string(idx + 1), row.version,
-                     Cause{a, std::move(d), principal(),
-                           c.holds_payloads() || outcome == Outcome::pending ? payload("pl") : nlohmann::json(),
-                           str("k"), b.integer("sg") != 0, b.integer("rp") != 0},
-                     L.node, outcome, ""});
+      detail::TransitionRecord t{
+          row.version,          r.text(a),           r.text(does(a)), L.node, {}, principal(), outcome,
+          b.integer("sg") != 0, b.integer("rp") != 0};
+      detail::RowExtras x{c.holds_payloads() || outcome == Outcome::pending ? payload("pl") : nlohmann::json(),
+                          str("k"), "", ""};
+      if (!x.empty()) t.extras.edit() = std::move(x);
+      L.transitions.push_back(std::move(t));
       L.version = row.version + 1;
       if (outcome == Outcome::pending) {
-        c.in_flight[a].insert(idx);
+        c.in_flight.add(a, idx);
         if (b.integer("w") != 0) {
           L.awaiting_report.insert(idx);
           L.awaiting_by_action.insert(a, idx);
         }
       } else if (outcome == Outcome::inferred) {
-        L.receipts.insert_or_assign(a, OnceReceipt{L.transitions[idx].id, true});
+        L.receipts.insert_or_assign(a, OnceReceipt{detail::transition_id_of(idx), true});
       }
       c.trim();
     } else if (k == "u") {
@@ -1028,13 +1084,17 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
       if (idx >= L.transitions.size()) throw bad("names a fire that is not in the ledger");
       // Only a fire not graded yet is graded, and such a fire is always held.
       if (!L.transitions.holds(idx)) throw bad("grades a fire that was graded long before");
-      Transition& t = L.transitions[idx];
+      detail::TransitionRecord& t = L.transitions[idx];
       t.outcome = static_cast<Outcome>(b.require("o").integer("o"));
-      if (b.has("e")) t.error = str("e");
+      if (b.has("e")) {
+        t.extras.edit().error = str("e");
+        t.extras.prune();
+      }
       if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
       if (b.integer("rc") != 0) {
         if (t.outcome == Outcome::pending) r.returned.insert(idx);
-        L.receipts.insert_or_assign(t.cause.action, OnceReceipt{t.id, t.cause.principal == Principal::user});
+        L.receipts.insert_or_assign(t.action.str(),
+                                    OnceReceipt{detail::transition_id_of(idx), t.principal == Principal::user});
       }
       if (t.outcome != Outcome::pending) {
         stop_awaiting(idx);
@@ -1108,8 +1168,8 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
         const auto t = detail::row_index(w.transition_id, "t-", L.transitions);
         if (!t) throw bad("binds work to a fire that is not in the ledger");
         if (L.transitions.holds(*t)) {  // else unbound: work open when the app stopped is closed anyway
-          w.action = L.transitions[*t].cause.action;
-          w.does = L.transitions[*t].cause.does;
+          w.action = L.transitions[*t].action.str();
+          w.does = L.transitions[*t].does.optional();
         }
       }
       L.work.push_back(std::move(w));
@@ -1165,7 +1225,7 @@ GROUNDPLANE_INLINE std::vector<ActionInfo> Session::list_actions() const {
 }
 
 GROUNDPLANE_INLINE bool Session::would_be_duplicate(std::string_view id, const ActionSpec& s) const {
-  if (s.concurrency != Concurrency::once || core_->in_flight.contains(id)) return false;
+  if (s.concurrency != Concurrency::once || core_->in_flight.any(id)) return false;
   const auto r = core_->ledger.receipts.find(id);
   return r != core_->ledger.receipts.end() && !r->second.reopened;
 }
@@ -1230,23 +1290,20 @@ GROUNDPLANE_INLINE void Session::closed_ask(std::size_t k) {
   a.input = nullptr;
 }
 
-GROUNDPLANE_INLINE void Session::graded(std::size_t idx) {
-  auto& flying = core_->in_flight;
-  Transition& row = core_->ledger.transitions[idx];
-  if (!core_->holds_payloads()) row.cause.payload = nullptr;
-  const auto it = flying.find(row.cause.action);
-  if (it == flying.end()) return;
-  it->second.erase(idx);
-  if (it->second.empty()) flying.erase(it);
+GROUNDPLANE_INLINE void Session::graded(std::size_t idx, std::vector<std::size_t>* flying) {
+  detail::TransitionRecord& row = core_->ledger.transitions[idx];
+  if (!core_->holds_payloads()) row.extras.drop_payload();
+  if (flying) detail::InFlight::remove(*flying, idx);
+  else core_->in_flight.remove(row.action.str(), idx);
 }
 
 GROUNDPLANE_INLINE void Session::stop_awaiting(std::size_t idx) {
   auto& L = core_->ledger;
-  if (L.awaiting_report.erase(idx) != 0) L.awaiting_by_action.erase(L.transitions[idx].cause.action, idx);
+  if (L.awaiting_report.erase(idx) != 0) L.awaiting_by_action.erase(L.transitions[idx].action.str(), idx);
 }
 
 GROUNDPLANE_INLINE void Session::finalize(std::map<std::size_t, detail::Unsettled>::iterator u, bool store_row) {
-  Transition& row = core_->ledger.transitions[u->first];
+  detail::TransitionRecord& row = core_->ledger.transitions[u->first];
   row.outcome = u->second.verify_failed ? Outcome::verify_failed
                 : u->second.observed    ? Outcome::observed
                                         : Outcome::not_observed;
@@ -1290,7 +1347,7 @@ GROUNDPLANE_INLINE Session::InferredMatch Session::inferred_match(const nlohmann
   }
   if (n != 1) return {};
   const auto con = m.action->spec.concurrency;
-  m.repeat = (con != Concurrency::parallel && core_->in_flight.contains(*m.id)) ||
+  m.repeat = (con != Concurrency::parallel && core_->in_flight.any(*m.id)) ||
              (con == Concurrency::once && core_->ledger.receipts.contains(*m.id));
   return m;
 }
@@ -1305,10 +1362,9 @@ GROUNDPLANE_INLINE void Session::emit_inferred(const InferredMatch& m) {
 GROUNDPLANE_INLINE void Session::infer(const InferredMatch& m) {
   auto& L = core_->ledger;
   const std::size_t idx = L.transitions.size();
-  std::string tid = "t-" + std::to_string(idx + 1);
-  L.transitions.push_back(Transition{tid, L.version,
-                                     Cause{*m.id, m.action->spec.does, Principal::user, nullptr, "", false, m.repeat},
-                                     L.node, Outcome::inferred, ""});
+  std::string tid = detail::transition_id_of(idx);
+  L.transitions.push_back(detail::TransitionRecord{
+      L.version, m.action->id, m.action->does, L.node, {}, Principal::user, Outcome::inferred, false, m.repeat});
   ++L.version;
   // A person did it on the screen: the action is reopened for the next agent fire.
   L.receipts.insert_or_assign(*m.id, OnceReceipt{std::move(tid), true});

@@ -185,8 +185,48 @@ struct Unsettled {
 
 struct Mounted {
   ActionSpec spec;
+  SharedText id;  // the rows this declaration mints share these
+  SharedText does;
   std::uint64_t generation = 0;  // which declare() this is; handles only unmount their own
   std::uint64_t order = 0;       // declaration order, for listings
+  // Found on the first fire and kept, so a fire looks neither up: the session's in-flight
+  // lists and once receipts are never erased, so these stay valid while the session lives.
+  std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (InFlight::of)
+  OnceReceipt* receipt = nullptr;              // its once receipt, once it has one
+};
+
+// Recorded fires not graded yet (handler running, or awaiting the report), by action:
+// what single_flight and once ask about. An action's list stays once made and empties
+// and refills, so a steady run of fires allocates nothing here.
+class InFlight {
+ public:
+  bool any(std::string_view action) const {
+    const auto it = by_action_.find(action);
+    return it != by_action_.end() && !it->second.empty();
+  }
+  // `action`'s fires in flight, oldest first: a list that lives as long as the session.
+  std::vector<std::size_t>& of(const std::string& action) { return by_action_[action]; }
+  static void add(std::vector<std::size_t>& ks, std::size_t k) {
+    ks.insert(std::upper_bound(ks.begin(), ks.end(), k), k);
+  }
+  void add(const std::string& action, std::size_t k) { add(of(action), k); }
+  static void remove(std::vector<std::size_t>& ks, std::size_t k) {
+    const auto at = std::lower_bound(ks.begin(), ks.end(), k);
+    if (at != ks.end() && *at == k) ks.erase(at);
+  }
+  void remove(std::string_view action, std::size_t k) {
+    const auto it = by_action_.find(action);
+    if (it != by_action_.end()) remove(it->second, k);
+  }
+  // Every fire in flight, each action's oldest first.
+  std::vector<std::size_t> all() const {
+    std::vector<std::size_t> out;
+    for (const auto& [action, ks] : by_action_) out.insert(out.end(), ks.begin(), ks.end());
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::size_t>, std::less<>> by_action_;
 };
 
 // Everything the session decides from lives in `ledger` (rows and the plain records of
@@ -245,9 +285,8 @@ struct SessionCore {
   std::uint64_t next_order = 0;
 
   std::map<std::size_t, Unsettled> unsettled;  // by transition index
-  // Recorded fires not graded yet (handler running, or awaiting the report), by action:
-  // what single_flight and once ask about.
-  std::map<std::string, std::set<std::size_t>, std::less<>> in_flight;
+  InFlight in_flight;
+  SharedText last_refused;  // the id of the latest refusal of an undeclared action: repeats share it
   // The open ask for an action and an input: (action, canonical input) -> index in asks,
   // so asking again and firing never scan the asks.
   std::unordered_map<std::string, std::size_t> ask_by_key;
@@ -272,10 +311,8 @@ std::optional<std::size_t> row_index(std::string_view id, std::string_view prefi
   if (n == 0 || n > rows.size()) return std::nullopt;
   // A row no longer held (max_rows_in_memory) is still a row of this session: its id is
   // valid, and the caller asks rows.holds() before reading it.
-  if constexpr (requires { rows.holds(n - 1); }) {
-    if (rows.holds(n - 1) && rows[n - 1].id != id) return std::nullopt;
-  } else if (rows[n - 1].id != id) {
-    return std::nullopt;
+  if constexpr (requires { rows[n - 1].id; }) {
+    if (rows[n - 1].id != id) return std::nullopt;
   }
   return n - 1;
 }
@@ -378,8 +415,8 @@ class [[nodiscard]] WorkHandle {
 
 class Session {
  public:
-  // Read access to the ledgers. Holds the session's mutex while alive, so the spans are
-  // stable and consistent with each other; keep it short-lived, and do not call the
+  // Read access to the ledgers. Holds the session's mutex while alive, so what it reads is
+  // stable and consistent; keep it short-lived, and do not call the
   // session on the same thread while it lives (that throws ConfigurationError).
   //   auto v = session.view();
   //   v.transitions()[0].cause.does;
@@ -390,8 +427,10 @@ class Session {
 
     // The rows held in memory, oldest first: every row, unless max_rows_in_memory dropped
     // the oldest (attempts() - held_attempts() of them).
-    std::span<const Transition> transitions() const noexcept { return core_->ledger.transitions.held(); }
-    std::span<const GapRow> gap_rows() const noexcept { return core_->ledger.gaps.held(); }
+    LedgerRows<Transition> transitions() const noexcept {
+      return {core_->ledger.transitions.held(), core_->ledger.transitions.dropped()};
+    }
+    LedgerRows<GapRow> gap_rows() const noexcept { return {core_->ledger.gaps.held(), core_->ledger.gaps.dropped()}; }
     // Every attempt of the session (transitions and gap rows), held or not.
     std::size_t attempts() const noexcept { return core_->ledger.transitions.size() + core_->ledger.gaps.size(); }
     std::size_t held_attempts() const noexcept {
@@ -403,14 +442,17 @@ class Session {
     std::vector<PendingInfo> pending_fires() const {
       std::vector<PendingInfo> out;
       for (const std::size_t k : core_->ledger.awaiting_report) {
-        const Transition& t = core_->ledger.transitions[k];
-        out.push_back(PendingInfo{t.id, t.cause.action, t.cause.does, t.version, t.cause.principal});
+        const detail::TransitionRecord& t = core_->ledger.transitions[k];
+        out.push_back(
+            PendingInfo{detail::transition_id_of(k), t.action.str(), t.does.optional(), t.version, t.principal});
       }
       return out;
     }
-    const Transition* transition(std::string_view id) const {
+    // The transition with this id, when the session has it and holds it in memory.
+    std::optional<Transition> transition(std::string_view id) const {
       const auto k = detail::row_index(id, "t-", core_->ledger.transitions);
-      return k && core_->ledger.transitions.holds(*k) ? &core_->ledger.transitions[*k] : nullptr;
+      if (!k || !core_->ledger.transitions.holds(*k)) return std::nullopt;
+      return detail::materialize(core_->ledger.transitions[*k], *k);
     }
     const AskStatus* ask(std::string_view id) const {
       const auto k = detail::row_index(id, "ask-", core_->ledger.asks);
@@ -419,7 +461,7 @@ class Session {
     std::span<const StandingGrant> standing_grants() const noexcept { return core_->ledger.standing; }
     const nlohmann::json& state() const noexcept { return core_->state; }
     std::uint64_t version() const noexcept { return core_->ledger.version; }
-    const std::string& node() const noexcept { return core_->ledger.node; }
+    const std::string& node() const noexcept { return core_->ledger.node.str(); }
     const std::string& focus() const noexcept { return core_->ledger.focus; }
     bool actions_may_be_stale() const noexcept { return core_->ledger.actions_may_be_stale; }
 
@@ -592,7 +634,8 @@ class Session {
   void closed_ask(std::size_t k);
 
   // Caller holds the lock. The fire is graded: no longer in flight.
-  void graded(std::size_t idx);
+  // `flying`: the fire's in-flight list, when the caller has it at hand.
+  void graded(std::size_t idx, std::vector<std::size_t>* flying = nullptr);
 
   // Caller holds the lock. The fire no longer awaits the app's report.
   void stop_awaiting(std::size_t idx);
