@@ -144,7 +144,7 @@ TEST_CASE("eight threads recording reading and running boundaries on one registr
   // The winner of each shared name is the thread its value names.
   for (int i = 0; i < rounds; ++i) {
     const auto& f = reg.get<gp::Fact>(shared_fact(i));
-    CHECK(f.provenance().args["thread"].get<int>() == f.value().get<int>());
+    CHECK(f.provenance().args.find("thread")->get<int>() == f.value().get<int>());
   }
 }
 

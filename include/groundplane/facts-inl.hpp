@@ -52,9 +52,16 @@ namespace detail {
 GROUNDPLANE_INLINE void validate_header(std::string_view name, const Provenance& p) {
   if (name.empty()) throw InvalidFact("cannot record a fact with an empty name");
   if (p.tool.empty()) refuse(name, "provenance needs the tool that produced it; tool is empty");
-  if (!p.args.is_object())
-    refuse(name,
-           "provenance args must be a JSON object of the call's arguments, got " + std::string(type_name(p.args)));
+  if (!p.args.not_an_object().empty())
+    refuse(name, "provenance args must be a JSON object of the call's arguments, got " + p.args.not_an_object());
+  // A key given twice: which value the call had is unknown, so the provenance is refused
+  // rather than one of them kept.
+  std::vector<std::string_view> keys;
+  keys.reserve(p.args.size());
+  for (const auto& kv : p.args) keys.emplace_back(kv.first);
+  std::sort(keys.begin(), keys.end());
+  if (const auto twice = std::adjacent_find(keys.begin(), keys.end()); twice != keys.end())
+    refuse(name, "provenance args name the argument " + quote(*twice) + " twice");
 }
 }  // namespace detail
 
@@ -68,7 +75,7 @@ GROUNDPLANE_INLINE std::vector<std::string> tie_block_names(const Ranking& r, st
 
 namespace detail {
 GROUNDPLANE_INLINE nlohmann::json provenance_view(const Provenance& p) {
-  return {{"tool", p.tool}, {"args", nlohmann::json(p.args)}};
+  return {{"tool", p.tool}, {"args", p.args.to_json()}};
 }
 }  // namespace detail
 
@@ -148,17 +155,13 @@ GROUNDPLANE_INLINE nlohmann::json fact_view(const Domain& d) {
 GROUNDPLANE_INLINE std::string Provenance::render() const {
   std::string out = detail::escape(tool);
   out += '(';
-  if (args.is_object()) {
-    bool first = true;
-    for (auto it = args.begin(); it != args.end(); ++it) {
-      if (!first) out += ", ";
-      first = false;
-      out += detail::escape(it.key());
-      out += '=';
-      out += detail::render(it.value());
-    }
-  } else if (!args.is_null()) {
-    out += detail::render(args);
+  bool first = true;
+  for (const auto& [key, value] : args) {
+    if (!first) out += ", ";
+    first = false;
+    out += detail::escape(key);
+    out += '=';
+    out += detail::render(value);
   }
   out += ')';
   return out;

@@ -32,13 +32,14 @@
 #include "groundplane/detail/string_index.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
+#include "groundplane/tool_args.hpp"
 
 namespace groundplane {
 
 // The tool call that produced a fact.
 struct Provenance {
   std::string tool;
-  nlohmann::ordered_json args;  // an object, caller's key order kept
+  ToolArgs args = {};  // the call's arguments, in the caller's order
 
   // warehouse.query(table='campaign_daily', window='7d') — tool and keys escaped,
   // values rendered (strings quoted, numbers in Decimal form), each value capped.

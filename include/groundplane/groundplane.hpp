@@ -27,5 +27,6 @@
 #include "groundplane/schema.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/tolerance.hpp"
+#include "groundplane/tool_args.hpp"
 #include "groundplane/verdict.hpp"
 #include "groundplane/version.hpp"

@@ -29,23 +29,23 @@ namespace groundplane {
 
 struct FactOptions {
   std::string tool;
-  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+  ToolArgs args = {};
 };
 struct RankingOptions {
   std::string key;
   Direction direction = Direction::higher_is_better;
   std::string tool;
-  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+  ToolArgs args = {};
 };
 struct TableOptions {
   std::optional<std::string> key_column = std::nullopt;
   std::optional<std::size_t> total_rows = std::nullopt;
   std::string tool;
-  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+  ToolArgs args = {};
 };
 struct DomainOptions {
   std::string tool;
-  nlohmann::ordered_json args = nlohmann::ordered_json::object();
+  ToolArgs args = {};
 };
 
 class FactRegistry {

@@ -37,9 +37,8 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
       }
     }
   }
-  return registry.record_table(
-      std::move(name), rows,
-      {.total_rows = total, .tool = "session.ledger", .args = nlohmann::ordered_json{{"version", version}}});
+  return registry.record_table(std::move(name), rows,
+                               {.total_rows = total, .tool = "session.ledger", .args = {{"version", version}}});
 }
 
 GROUNDPLANE_INLINE void actions_performed::validate(const FactRegistry& registry) const {
