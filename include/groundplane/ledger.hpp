@@ -184,8 +184,8 @@ struct StandingGrant {
 // every recorded agent or system fire whose handler did not fail; a user transition
 // (fired or inferred) reopens it, so the next agent fire proceeds and mints anew.
 struct OnceReceipt {
-  std::string transition_id;  // the fire holding the receipt, or the user transition that reopened it
-  bool reopened = false;
+  std::size_t transition = 0;  // the index of the fire holding the receipt, or of the user transition
+  bool reopened = false;       // that reopened it (its id: detail::transition_id_of)
 };
 
 // A recorded fire whose declared writes the app has not reported yet.

@@ -381,7 +381,7 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
         return refuse(Refusal::prior_fire_pending, &mounted);
       }
       if (spec.concurrency == Concurrency::once && receipt && !receipt->reopened) {
-        prior = receipt->transition_id;
+        prior = detail::transition_id_of(receipt->transition);
         return refuse(Refusal::duplicate_execution, &mounted);
       }
     }
@@ -428,11 +428,11 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   // changes: running out of memory there could otherwise leave a recorded row ungraded.
   // (Receipts are never erased: one there now is there when the handler returns, and is
   // assigned without allocating; a node is made only for an action's first receipt.)
-  OnceReceipt receipt{handler ? tid : std::string(), options.source == Principal::user};
+  const OnceReceipt receipt{idx, options.source == Principal::user};
   OnceReceipt* const receipt_slot = mounted.receipt;  // the declaration may be gone when the handler returns
   std::vector<std::size_t>* const flying = mounted.flying;
   auto receipt_node = handler && !receipt_slot
-                          ? detail::map_node(L.receipts, std::string(id), OnceReceipt{tid, receipt.reopened})
+                          ? detail::map_node(L.receipts, std::string(id), receipt)
                           : decltype(L.receipts)::node_type{};
   if (handler) detail::running_fires().reserve(detail::running_fires().size() + 1);
   if (c.store) {  // the fire is stored before its handler runs: if the app dies inside it, the
@@ -524,9 +524,9 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   // Ran without failing: it happened, observed or not (unprovable non-execution is not
   // non-execution). An agent or system fire holds the once receipt; a user's reopens.
   if (receipt_slot) {
-    *receipt_slot = std::move(receipt);
+    *receipt_slot = receipt;
   } else if (const auto put = L.receipts.insert(std::move(receipt_node)); !put.inserted) {
-    put.position->second = std::move(receipt);  // another fire's receipt went in first: this one is newer
+    put.position->second = receipt;  // another fire's receipt went in first: this one is newer
   }
   // The handler's return, as a row (its grade so far and the receipt), committed before
   // fire returns: a second commit, after the one before the handler. If the store fails,
@@ -988,11 +988,8 @@ GROUNDPLANE_INLINE void Session::stop_all(const nlohmann::json& fires, const nlo
     // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
     if (!r.returned.contains(k)) {
       const auto held = L.receipts.find(t.action.str());
-      const auto held_k =
-          held == L.receipts.end() ? std::nullopt : detail::row_index(held->second.transition_id, "t-", L.transitions);
-      if (held == L.receipts.end() || (held_k && *held_k < k))
-        L.receipts.insert_or_assign(t.action.str(),
-                                    OnceReceipt{detail::transition_id_of(k), t.principal == Principal::user});
+      if (held == L.receipts.end() || held->second.transition < k)
+        L.receipts.insert_or_assign(t.action.str(), OnceReceipt{k, t.principal == Principal::user});
     }
   }
   for (const auto& w : work) {
@@ -1076,7 +1073,7 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
           L.awaiting_by_action.insert(a, idx);
         }
       } else if (outcome == Outcome::inferred) {
-        L.receipts.insert_or_assign(a, OnceReceipt{detail::transition_id_of(idx), true});
+        L.receipts.insert_or_assign(a, OnceReceipt{idx, true});
       }
       c.trim();
     } else if (k == "u") {
@@ -1093,8 +1090,7 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
       if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
       if (b.integer("rc") != 0) {
         if (t.outcome == Outcome::pending) r.returned.insert(idx);
-        L.receipts.insert_or_assign(t.action.str(),
-                                    OnceReceipt{detail::transition_id_of(idx), t.principal == Principal::user});
+        L.receipts.insert_or_assign(t.action.str(), OnceReceipt{idx, t.principal == Principal::user});
       }
       if (t.outcome != Outcome::pending) {
         stop_awaiting(idx);
@@ -1362,12 +1358,11 @@ GROUNDPLANE_INLINE void Session::emit_inferred(const InferredMatch& m) {
 GROUNDPLANE_INLINE void Session::infer(const InferredMatch& m) {
   auto& L = core_->ledger;
   const std::size_t idx = L.transitions.size();
-  std::string tid = detail::transition_id_of(idx);
   L.transitions.push_back(detail::TransitionRecord{
       L.version, m.action->id, m.action->does, L.node, {}, Principal::user, Outcome::inferred, false, m.repeat});
   ++L.version;
   // A person did it on the screen: the action is reopened for the next agent fire.
-  L.receipts.insert_or_assign(*m.id, OnceReceipt{std::move(tid), true});
+  L.receipts.insert_or_assign(*m.id, OnceReceipt{idx, true});
   core_->trim();
 }
 
