@@ -117,12 +117,15 @@ class LedgerStore {
 
 namespace detail {
 
-inline void put_u64(std::string& out, std::uint64_t v) {
-  for (int shift = 56; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xffu));
+// Big-endian, appended in one piece (these run for every row written and verified).
+template <std::size_t Bytes>
+void put_be(std::string& out, std::uint64_t v) {
+  char b[Bytes];
+  for (std::size_t i = 0; i < Bytes; ++i) b[i] = static_cast<char>((v >> (8 * (Bytes - 1 - i))) & 0xffu);
+  out.append(b, Bytes);
 }
-inline void put_u32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xffu));
-}
+inline void put_u64(std::string& out, std::uint64_t v) { put_be<8>(out, v); }
+inline void put_u32(std::string& out, std::uint32_t v) { put_be<4>(out, v); }
 
 }  // namespace detail
 
@@ -196,13 +199,14 @@ inline std::string chain_genesis_bytes(std::string_view session) {
   return out;
 }
 
+// Every append returns the head in hex: written into a string sized once, not appended to.
 inline std::string to_hex(std::span<const unsigned char> bytes) {
   static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
+  std::string out(bytes.size() * 2, '\0');
+  char* o = out.data();
   for (const unsigned char b : bytes) {
-    out.push_back(digits[b >> 4]);
-    out.push_back(digits[b & 0x0f]);
+    *o++ = digits[b >> 4];
+    *o++ = digits[b & 0x0f];
   }
   return out;
 }

@@ -356,7 +356,10 @@ class SqliteStore final : public LedgerStore {
     if (rows.empty()) return head_locked();
     const std::uint64_t start_rows = rows_;
     const RowHash start_hash = prev_;
-    {
+    // One row is one statement, which SQLite commits as a unit by itself: BEGIN and COMMIT
+    // would be two more statements run on every such call (most fires write one row).
+    const bool one_statement = rows.size() == 1;
+    if (!one_statement) {
       const StatementUse use(begin_);
       begin_.step();
     }
@@ -383,10 +386,13 @@ class SqliteStore final : public LedgerStore {
         prev_ = h;
         rows_ = seq;
       }
-      const StatementUse use(commit_);
-      commit_.step();
+      if (!one_statement) {
+        const StatementUse use(commit_);
+        commit_.step();
+      }
     } catch (...) {
-      sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      if (!one_statement || !sqlite3_get_autocommit(db_.get()))
+        sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
       rows_ = start_rows;
       prev_ = start_hash;
       throw;
