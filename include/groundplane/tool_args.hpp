@@ -38,7 +38,7 @@ class ToolArgs {
   // InvalidFact naming the JSON type (not_an_object()).
   template <class BasicJson>
   requires nlohmann::detail::is_basic_json<BasicJson>::value ToolArgs(
-      const BasicJson& object) {  // NOLINT(google-explicit-constructor): `.args = j` as before
+      const BasicJson& object) {  // implicit on purpose: `.args = j` reads as it did
     if (object.is_object()) {
       items_.reserve(object.size());
       for (auto it = object.begin(); it != object.end(); ++it)
