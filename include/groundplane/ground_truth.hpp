@@ -64,6 +64,10 @@ namespace detail {
 // The name a row shows: its id when the action was declared at minting, else the constant.
 std::string rendered_action(const std::string& action, const std::optional<std::string>& does);
 
+// The graded lines below, from the rows as a session holds them.
+std::string attempt_line(const TransitionRecord& t);
+std::string attempt_line(const GapRecord& g);
+
 }  // namespace detail
 
 // The graded line for one transition (without the bullet).

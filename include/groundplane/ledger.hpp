@@ -227,6 +227,8 @@ struct RowExtras {
 class Extras {
  public:
   Extras() noexcept = default;
+  // Boxed only when one of them is set: most rows carry none.
+  explicit Extras(RowExtras values) : p_(values.empty() ? nullptr : std::make_unique<RowExtras>(std::move(values))) {}
   Extras(const Extras& o) : p_(o.p_ ? std::make_unique<RowExtras>(*o.p_) : nullptr) {}
   Extras(Extras&&) noexcept = default;
   Extras& operator=(const Extras& o) {
@@ -397,6 +399,9 @@ class LedgerRows {
   LedgerRows(std::span<const Record> held, std::size_t first_index) noexcept : held_(held), first_(first_index) {}
   std::size_t size() const noexcept { return held_.size(); }
   bool empty() const noexcept { return held_.empty(); }
+  // The rows as the session holds them (detail::TransitionRecord / GapRecord), for the
+  // library's own readers that need a few fields of every row, not whole values.
+  std::span<const Record> records() const noexcept { return held_; }
   // i < size()
   Row operator[](std::size_t i) const { return detail::materialize(held_[i], first_ + i); }
   Row front() const { return (*this)[0]; }

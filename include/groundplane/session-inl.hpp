@@ -354,12 +354,8 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
                           {},
                           options.source,
                           r};
-    if (!options.ask_id.empty() || !prior.empty() || (c.holds_payloads() && !options.payload.is_null())) {
-      detail::RowExtras& x = row.extras.edit();
-      x.ask_id = options.ask_id;
-      x.prior_transition_id = prior;
-      if (c.holds_payloads()) x.payload = options.payload;
-    }
+    row.extras =
+        detail::Extras({c.holds_payloads() ? options.payload : nlohmann::json(), options.ask_id, /*error=*/"", prior});
     if (c.store) {  // stored first: a store that fails leaves no row anywhere
       nlohmann::json b = detail::row_body("a", id, "r", static_cast<int>(r));
       c.put_does(b, std::string(id), declared ? std::optional<std::string>(declared->spec.does) : std::nullopt);
@@ -477,11 +473,8 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
                                handler ? Outcome::pending : Outcome::not_materialized,
                                standing,
                                repeat};
-  if (!options.ask_id.empty() || ((c.holds_payloads() || handler) && !options.payload.is_null())) {
-    detail::RowExtras& x = row.extras.edit();
-    x.ask_id = std::move(options.ask_id);
-    if (c.holds_payloads() || handler) x.payload = std::move(options.payload);
-  }
+  row.extras = detail::Extras({c.holds_payloads() || handler ? std::move(options.payload) : nlohmann::json(),
+                               std::move(options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
   L.transitions.push_back(std::move(row));
   const std::string& action = mounted.id.str();
   try {
@@ -1065,8 +1058,7 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
                           {},
                           principal(),
                           static_cast<Refusal>(b.require("r").integer("r"))};
-      detail::RowExtras x{c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), "", str("pr")};
-      if (!x.empty()) g.extras.edit() = std::move(x);
+      g.extras = detail::Extras({c.holds_payloads() ? payload("pl") : nlohmann::json(), str("k"), "", str("pr")});
       L.gaps.push_back(std::move(g));
       c.trim();
     } else if (k == "t") {
@@ -1080,9 +1072,9 @@ GROUNDPLANE_INLINE void Session::replay(detail::ParsedRow& row, detail::Replay& 
       detail::TransitionRecord t{
           row.version,          r.text(a),           r.text(does(a)), L.node, {}, principal(), outcome,
           b.integer("sg") != 0, b.integer("rp") != 0};
-      detail::RowExtras x{c.holds_payloads() || outcome == Outcome::pending ? payload("pl") : nlohmann::json(),
-                          str("k"), "", ""};
-      if (!x.empty()) t.extras.edit() = std::move(x);
+      t.extras = detail::Extras({c.holds_payloads() || outcome == Outcome::pending ? payload("pl") : nlohmann::json(),
+                                 str("k"),
+                                 /*error=*/"", /*prior_transition_id=*/""});
       L.transitions.push_back(std::move(t));
       L.version = row.version + 1;
       if (outcome == Outcome::pending) {

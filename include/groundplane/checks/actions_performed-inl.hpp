@@ -16,11 +16,11 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
     // Under max_rows_in_memory the oldest attempts are not held: the table says how many
     // the session had, so a check never reads the newest rows as the whole ledger.
     if (view.attempts() > view.held_attempts()) total = view.attempts();
-    const auto ts = view.transitions();
-    const auto gs = view.gap_rows();
-    const auto row = [](std::string_view action, const std::optional<std::string>& does, Principal p, std::string line,
-                        std::uint64_t v) {
-      return nlohmann::ordered_json{{"action", does ? std::string(action) : std::string(unknown_action_text)},
+    // The compact rows, read directly: a whole Transition would copy its payload and texts.
+    const auto ts = view.transitions().records();
+    const auto gs = view.gap_rows().records();
+    const auto row = [](const std::string& action, bool declared, Principal p, std::string line, std::uint64_t v) {
+      return nlohmann::ordered_json{{"action", declared ? action : std::string(unknown_action_text)},
                                     {"principal", std::string(to_string(p))},
                                     {"outcome", std::move(line)},
                                     {"version", v}};
@@ -29,11 +29,11 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
     while (i < ts.size() || j < gs.size()) {
       // within a version window the refusals come before the transition that closes it
       if (j < gs.size() && (i == ts.size() || gs[j].version <= ts[i].version)) {
-        const GapRow& g = gs[j++];
-        rows.push_back(row(g.action, g.does, g.principal, attempt_line(g), g.version));
+        const detail::GapRecord& g = gs[j++];
+        rows.push_back(row(g.action.str(), static_cast<bool>(g.does), g.principal, detail::attempt_line(g), g.version));
       } else {
-        const Transition& t = ts[i++];
-        rows.push_back(row(t.cause.action, t.cause.does, t.cause.principal, attempt_line(t), t.version));
+        const detail::TransitionRecord& t = ts[i++];
+        rows.push_back(row(t.action.str(), static_cast<bool>(t.does), t.principal, detail::attempt_line(t), t.version));
       }
     }
   }
