@@ -46,9 +46,7 @@ struct Replay {
 // text form (detail/stored_text.hpp), one to one with its bytes, so bytes that are not
 // UTF-8 are told apart rather than refused or merged.
 GROUNDPLANE_INLINE void canonical_into(std::string& out, const nlohmann::json& v) {
-  const auto text = [&out](const std::string& s) {
-    out += nlohmann::json(needs_stored_text_encoding(s) ? encode_stored_text(s) : s).dump();
-  };
+  const auto text = [&out](const std::string& s) { out += nlohmann::json(stored_text(s)).dump(); };
   switch (v.type()) {
     case nlohmann::json::value_t::object: {
       out += '{';

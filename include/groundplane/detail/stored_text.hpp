@@ -55,6 +55,11 @@ inline std::string encode_stored_text(std::string_view s) {
   return out;
 }
 
+// s as the store writes it: itself, or its stored-text form when it needs one.
+inline std::string stored_text(std::string_view s) {
+  return needs_stored_text_encoding(s) ? encode_stored_text(s) : std::string(s);
+}
+
 // Undoes encode_stored_text in place. Cheap for the strings it did not touch: they hold no
 // byte 0xF4 (U+10FFFF's first), which one scan finds. A marker followed by neither itself
 // nor two hex digits is not this encoding's and is kept as it is.

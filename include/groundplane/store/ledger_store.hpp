@@ -127,15 +127,11 @@ void put_be(std::string& out, std::uint64_t v) {
 inline void put_u64(std::string& out, std::uint64_t v) { put_be<8>(out, v); }
 inline void put_u32(std::string& out, std::uint32_t v) { put_be<4>(out, v); }
 
-}  // namespace detail
-
-namespace detail {
-
 // A copy of `v` with every string and key that needs it in stored-text form.
 inline nlohmann::json with_stored_text(const nlohmann::json& v) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
-    return needs_stored_text_encoding(s) ? nlohmann::json(encode_stored_text(s)) : v;
+    return needs_stored_text_encoding(s) ? nlohmann::json(encode_stored_text(s)) : v;  // no copy of s when plain
   }
   if (v.is_array()) {
     nlohmann::json out = nlohmann::json::array();
@@ -144,9 +140,7 @@ inline nlohmann::json with_stored_text(const nlohmann::json& v) {
   }
   if (v.is_object()) {
     nlohmann::json out = nlohmann::json::object();
-    for (auto it = v.begin(); it != v.end(); ++it)
-      out[needs_stored_text_encoding(it.key()) ? encode_stored_text(it.key()) : it.key()] =
-          with_stored_text(it.value());
+    for (auto it = v.begin(); it != v.end(); ++it) out[stored_text(it.key())] = with_stored_text(it.value());
     return out;
   }
   return v;
