@@ -30,7 +30,6 @@ class ToolArgs {
 
   ToolArgs() = default;
   ToolArgs(std::initializer_list<value_type> args) : items_(args) {}
-  explicit ToolArgs(std::vector<value_type> args) noexcept : items_(std::move(args)) {}
 
   // Any nlohmann::basic_json: an object's members in its own order (ordered_json keeps
   // the caller's; json's are sorted), each value as an nlohmann::json. Null is no
