@@ -32,7 +32,7 @@ TEST_CASE("provenance renders the arguments in the order the caller wrote them, 
   // nlohmann::json would have sorted these: table before window.
   CHECK(f.provenance().render() == "warehouse.query(window='7d', table='campaign_daily')");
   REQUIRE(f.provenance().args.size() == 2);
-  CHECK(f.provenance().args.begin()->first == "window");
+  CHECK(f.provenance().args.begin()->key == "window");
 }
 
 TEST_CASE("an ordered_json object keeps its order and a json object its sorted one") {
@@ -50,18 +50,24 @@ TEST_CASE("an ordered_json object keeps its order and a json object its sorted o
   CHECK(from_json.not_an_object().empty());
 }
 
-TEST_CASE("null is a call without arguments, and any other non-object is refused naming its type") {
-  const gp::ToolArgs none = json(nullptr);
-  CHECK(none.empty());
-  CHECK(none.not_an_object().empty());
-  CHECK(gp::Provenance{"t", none}.render() == "t()");
-
+TEST_CASE("a JSON value that is not an object, null included, is refused naming what it is") {
   gp::FactRegistry reg;
   CHECK(invalid_fact_message([&] { reg.record_fact("f", 1, {.tool = "t", .args = json::array({1})}); }) ==
-        "cannot record fact 'f': provenance args must be a JSON object of the call's arguments, got array");
+        "cannot record fact 'f': provenance args must be a JSON object of the call's arguments, got an array");
   CHECK(invalid_fact_message([&] { reg.record_fact("f", 1, {.tool = "t", .args = json("7d")}); }) ==
-        "cannot record fact 'f': provenance args must be a JSON object of the call's arguments, got string");
+        "cannot record fact 'f': provenance args must be a JSON object of the call's arguments, got a string");
+  CHECK(invalid_fact_message([&] { reg.record_fact("f", 1, {.tool = "t", .args = json(nullptr)}); }) ==
+        "cannot record fact 'f': provenance args must be a JSON object of the call's arguments, got null");
   CHECK_FALSE(reg.contains("f"));
+  // No arguments at all is the default, {}.
+  CHECK(reg.record_fact("g", 1, {.tool = "t"}).provenance().render() == "t()");
+}
+
+TEST_CASE("one JSON object in braces is that object, not a list of one argument") {
+  gp::FactRegistry reg;
+  const nlohmann::ordered_json given{{"z", 1}, {"a", 2}};
+  const auto& f = reg.record_fact("f", 1, {.tool = "t", .args = {given}});
+  CHECK(f.provenance().render() == "t(z=1, a=2)");
 }
 
 TEST_CASE("an argument given twice is refused rather than one of its values kept") {
@@ -78,6 +84,10 @@ TEST_CASE("an argument given twice is refused rather than one of its values kept
 }
 
 TEST_CASE("the arguments read back by name and convert to either JSON type in their order") {
+  // A key held in a std::string or a std::string_view is a key as a literal is.
+  const std::string table = "table";
+  const std::string_view limit = "limit";
+  CHECK(gp::ToolArgs{{table, "orders"}, {limit, 2}} == gp::ToolArgs{{"table", "orders"}, {"limit", 2}});
   const gp::ToolArgs args = {{"table", "orders"}, {"limit", 2}, {"filter", {{"region", "north"}}}};
   REQUIRE(args.find("limit") != nullptr);
   CHECK(*args.find("limit") == json(2));
@@ -95,7 +105,7 @@ TEST_CASE("the arguments read back by name and convert to either JSON type in th
 }
 
 TEST_CASE("a file that records a fact needs only nlohmann::json: ToolArgs holds no ordered_json") {
-  STATIC_REQUIRE(std::is_same_v<gp::ToolArgs::value_type::second_type, json>);
+  STATIC_REQUIRE(std::is_same_v<decltype(gp::ToolArg::value), json>);
   STATIC_REQUIRE(std::is_same_v<decltype(gp::Provenance::args), gp::ToolArgs>);
   STATIC_REQUIRE(std::is_same_v<decltype(gp::FactOptions::args), gp::ToolArgs>);
 }

@@ -53,12 +53,13 @@ GROUNDPLANE_INLINE void validate_header(std::string_view name, const Provenance&
   if (name.empty()) throw InvalidFact("cannot record a fact with an empty name");
   if (p.tool.empty()) refuse(name, "provenance needs the tool that produced it; tool is empty");
   if (!p.args.not_an_object().empty())
-    refuse(name, "provenance args must be a JSON object of the call's arguments, got " + p.args.not_an_object());
+    refuse(name,
+           "provenance args must be a JSON object of the call's arguments, got " + std::string(p.args.not_an_object()));
   // A key given twice: which value the call had is unknown, so the provenance is refused
   // rather than one of them kept.
   std::vector<std::string_view> keys;
   keys.reserve(p.args.size());
-  for (const auto& kv : p.args) keys.emplace_back(kv.first);
+  for (const auto& a : p.args) keys.emplace_back(a.key);
   std::sort(keys.begin(), keys.end());
   if (const auto twice = std::adjacent_find(keys.begin(), keys.end()); twice != keys.end())
     refuse(name, "provenance args name the argument " + quote(*twice) + " twice");

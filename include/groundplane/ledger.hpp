@@ -184,8 +184,10 @@ struct StandingGrant {
 // every recorded agent or system fire whose handler did not fail; a user transition
 // (fired or inferred) reopens it, so the next agent fire proceeds and mints anew.
 struct OnceReceipt {
-  std::size_t transition = 0;  // the index of the fire holding the receipt, or of the user transition
-  bool reopened = false;       // that reopened it (its id: detail::transition_id_of)
+  // The fire holding the receipt, or the user transition that reopened it, by its index in
+  // the ledger (its id is detail::transition_id_of(transition)).
+  std::size_t transition = 0;
+  bool reopened = false;
 };
 
 // A recorded fire whose declared writes the app has not reported yet.

@@ -21,30 +21,42 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/render.hpp"
+
 namespace groundplane {
+
+// One argument of the call: its name and its value. A value that is itself an object is
+// an nlohmann::json, so its own keys are sorted; the order kept is the arguments'.
+struct ToolArg {
+  // A constructor rather than an aggregate: an nlohmann::json cannot become one by
+  // itself, so `.args = {j}` is the object j, not a one-element list.
+  ToolArg(std::string_view name, nlohmann::json v) : key(name), value(std::move(v)) {}
+  std::string key;
+  nlohmann::json value;
+  friend bool operator==(const ToolArg&, const ToolArg&) = default;
+};
 
 class ToolArgs {
  public:
-  using value_type = std::pair<std::string, nlohmann::json>;
-  using const_iterator = std::vector<value_type>::const_iterator;
+  using value_type = ToolArg;
+  using const_iterator = std::vector<ToolArg>::const_iterator;
 
   ToolArgs() = default;
-  ToolArgs(std::initializer_list<value_type> args) : items_(args) {}
+  ToolArgs(std::initializer_list<ToolArg> args) : items_(args) {}
 
-  // Any nlohmann::basic_json: an object's members in its own order (ordered_json keeps
-  // the caller's; json's are sorted), each value as an nlohmann::json. Null is no
-  // arguments. Anything else is not a call's arguments: recording a fact with it throws
-  // InvalidFact naming the JSON type (not_an_object()).
+  // Any nlohmann::basic_json object: its members in its own order (ordered_json keeps the
+  // caller's; json's are sorted), each value as an nlohmann::json. Anything else, null
+  // included, is not a call's arguments: recording a fact with it throws InvalidFact
+  // naming what it is (not_an_object()).
   template <class BasicJson>
   requires nlohmann::detail::is_basic_json<BasicJson>::value ToolArgs(
       const BasicJson& object) {  // implicit on purpose: `.args = j` reads as it did
-    if (object.is_object()) {
-      items_.reserve(object.size());
-      for (auto it = object.begin(); it != object.end(); ++it)
-        items_.emplace_back(it.key(), nlohmann::json(it.value()));
-    } else if (!object.is_null()) {
-      not_an_object_ = object.type_name();
+    if (!object.is_object()) {
+      not_an_object_ = detail::type_name(object);
+      return;
     }
+    items_.reserve(object.size());
+    for (auto it = object.begin(); it != object.end(); ++it) items_.emplace_back(it.key(), nlohmann::json(it.value()));
   }
 
   const_iterator begin() const noexcept { return items_.begin(); }
@@ -54,13 +66,13 @@ class ToolArgs {
 
   // The value given for key, or nullptr.
   const nlohmann::json* find(std::string_view key) const noexcept {
-    const auto it = std::find_if(items_.begin(), items_.end(), [&](const value_type& kv) { return kv.first == key; });
-    return it == items_.end() ? nullptr : &it->second;
+    const auto it = std::find_if(items_.begin(), items_.end(), [&](const ToolArg& a) { return a.key == key; });
+    return it == items_.end() ? nullptr : &it->value;
   }
 
-  // The JSON type given where an object of arguments belongs ("array", say), or "" when
+  // What was given where an object of arguments belongs ("an array", say), or "" when
   // these are arguments: recording a fact refuses them.
-  const std::string& not_an_object() const noexcept { return not_an_object_; }
+  std::string_view not_an_object() const noexcept { return not_an_object_; }
 
   // As a JSON object (nlohmann::json: its keys sorted).
   nlohmann::json to_json() const {
@@ -71,8 +83,8 @@ class ToolArgs {
   friend bool operator==(const ToolArgs&, const ToolArgs&) = default;
 
  private:
-  std::vector<value_type> items_;
-  std::string not_an_object_;  // the JSON type given where an object belongs
+  std::vector<ToolArg> items_;
+  std::string_view not_an_object_;  // static text from detail::type_name
 };
 
 }  // namespace groundplane

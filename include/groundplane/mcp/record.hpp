@@ -73,7 +73,7 @@ struct ToolCall {
   }
 
   // tool = name; args = arguments (a call made without arguments has {}).
-  Provenance provenance() const { return {name, ToolArgs(arguments)}; }
+  Provenance provenance() const { return {name, arguments.is_null() ? ToolArgs() : ToolArgs(arguments)}; }
 };
 
 // record_fact: one scalar (number, string or bool).

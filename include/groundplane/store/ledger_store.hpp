@@ -131,7 +131,7 @@ inline void put_u32(std::string& out, std::uint32_t v) { put_be<4>(out, v); }
 inline nlohmann::json with_stored_text(const nlohmann::json& v) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
-    return needs_stored_text_encoding(s) ? nlohmann::json(encode_stored_text(s)) : v;  // no copy of s when plain
+    return needs_stored_text_encoding(s) ? nlohmann::json(encode_stored_text(s)) : v;
   }
   if (v.is_array()) {
     nlohmann::json out = nlohmann::json::array();

@@ -359,6 +359,11 @@ class SqliteStore final : public LedgerStore {
     // One row is one statement, which SQLite commits as a unit by itself: BEGIN and COMMIT
     // would be two more statements run on every such call (most fires write one row).
     const bool one_statement = rows.size() == 1;
+    // A transaction still open here (an earlier ROLLBACK that failed) would hold a one-row
+    // append uncommitted while this call reported it stored: refuse rather than pretend.
+    if (!sqlite3_get_autocommit(db_.get()))
+      throw LedgerStoreError("a transaction on " + file_.string() +
+                             " is still open after an earlier failure; reopen the store");
     if (!one_statement) {
       const StatementUse use(begin_);
       begin_.step();
