@@ -76,9 +76,15 @@ class ToolArgs {
 
   // As a JSON object (nlohmann::json: its keys sorted).
   nlohmann::json to_json() const {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& [key, value] : items_) out[key] = value;
+    nlohmann::json out;
+    write_to(out);
     return out;
+  }
+  // Into any basic_json object (an ordered_json keeps the order). `j = args` comes here.
+  template <class BasicJson>
+  void write_to(BasicJson& j) const {
+    j = BasicJson::object();
+    for (const auto& [key, value] : items_) j[key] = value;
   }
   friend bool operator==(const ToolArgs&, const ToolArgs&) = default;
 
@@ -96,7 +102,6 @@ template <>
 struct nlohmann::adl_serializer<groundplane::ToolArgs> {
   template <class BasicJson>
   static void to_json(BasicJson& j, const groundplane::ToolArgs& args) {
-    j = BasicJson::object();
-    for (const auto& [key, value] : args) j[key] = value;
+    args.write_to(j);
   }
 };

@@ -396,8 +396,8 @@ class SqliteStore final : public LedgerStore {
         commit_.step();
       }
     } catch (...) {
-      if (!one_statement || !sqlite3_get_autocommit(db_.get()))
-        sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      // Only a transaction is rolled back: a one-row INSERT that failed undid itself.
+      if (!sqlite3_get_autocommit(db_.get())) sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
       rows_ = start_rows;
       prev_ = start_hash;
       throw;
