@@ -218,6 +218,24 @@ class NoPeek : public std::streambuf {
   std::size_t at_ = 0;
 };
 
+// The two line readers: stdio::read_line, which takes nothing past the newline, and
+// stdio::LineReader (what Server::serve uses), which takes blocks and keeps the rest for
+// its next call. Every framing test runs on both: they must read the same lines.
+enum class Reader { byte_at_a_time, block };
+const char* name_of(Reader r) { return r == Reader::block ? "LineReader" : "read_line"; }
+
+struct Lines {
+  Reader kind;
+  gp::mcp::stdio::LineReader block{};
+  template <class BeforeWait = gp::mcp::stdio::NoWait>
+  gp::mcp::stdio::LineRead operator()(std::streambuf& in, std::string& line, std::size_t max,
+                                      BeforeWait&& before_wait = {}) {
+    return kind == Reader::block ? block.next(in, line, max, before_wait)
+                                 : gp::mcp::stdio::read_line(in, line, max, before_wait);
+  }
+};
+constexpr Reader both_readers[] = {Reader::byte_at_a_time, Reader::block};
+
 }  // namespace
 
 TEST_CASE("initialize answers the client's protocol version when it is supported") {
@@ -698,15 +716,19 @@ TEST_CASE("a 10 MB line is answered with an error and skipped and the server car
 }
 
 TEST_CASE("an overlong line is consumed without being held in memory") {
-  Flood flood(64 * 1024 * 1024, "after");
-  std::string line;
-  const auto r = gp::mcp::stdio::read_line(flood, line, 1024);
-  CHECK(r.too_long);
-  CHECK(r.bytes == 64u * 1024 * 1024);
-  CHECK(line.capacity() <= 2048);
-  const auto next = gp::mcp::stdio::read_line(flood, line, 1024);
-  CHECK(line == "after");
-  CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
+  for (const Reader kind : both_readers) {
+    INFO(name_of(kind));
+    Flood flood(64 * 1024 * 1024, "after");
+    Lines read{kind};
+    std::string line;
+    const auto r = read(flood, line, 1024);
+    CHECK(r.too_long);
+    CHECK(r.bytes == 64u * 1024 * 1024);
+    CHECK(line.capacity() <= 2048);
+    const auto next = read(flood, line, 1024);
+    CHECK(line == "after");
+    CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
+  }
 }
 
 TEST_CASE(
@@ -721,11 +743,12 @@ TEST_CASE(
     bool too_long;
     bool operator==(const Line&) const = default;
   };
-  const auto read_all = [](std::streambuf& in, std::size_t max) {
+  const auto read_all = [](std::streambuf& in, std::size_t max, Reader kind = Reader::byte_at_a_time) {
     std::vector<Line> lines;
     std::string line;
+    Lines read{kind};
     for (;;) {
-      const auto r = gp::mcp::stdio::read_line(in, line, max);
+      const auto r = read(in, line, max);
       lines.push_back({line, r.end, r.bytes, r.too_long});
       if (r.end != gp::mcp::stdio::LineEnd::newline) return lines;
     }
@@ -745,13 +768,18 @@ TEST_CASE(
                                       : Line{"", gp::mcp::stdio::LineEnd::newline, 3000, true}));
     CHECK(expected[3] == Line{"{\"a\":1}", gp::mcp::stdio::LineEnd::newline, 8, false});
     CHECK(expected[4] == Line{"tail", gp::mcp::stdio::LineEnd::eof_after_text, 4, false});
-    Chunked one_byte(bytes, none), split(split_crlf, none);
-    Unbuffered unbuffered(input);
-    NoPeek no_peek(input);
-    CHECK(read_all(one_byte, max) == expected);
-    CHECK(read_all(split, max) == expected);
-    CHECK(read_all(unbuffered, max) == expected);
-    CHECK(read_all(no_peek, max) == expected);
+    for (const Reader kind : both_readers) {
+      INFO(name_of(kind));
+      std::stringbuf again(input);
+      Chunked one_byte(bytes, none), split(split_crlf, none);
+      Unbuffered unbuffered(input);
+      NoPeek no_peek(input);
+      CHECK(read_all(again, max, kind) == expected);
+      CHECK(read_all(one_byte, max, kind) == expected);
+      CHECK(read_all(split, max, kind) == expected);
+      CHECK(read_all(unbuffered, max, kind) == expected);
+      CHECK(read_all(no_peek, max, kind) == expected);
+    }
   }
 }
 
@@ -1614,43 +1642,71 @@ TEST_CASE("an inline definition is read as its record tool's arguments: kind cho
 }
 
 TEST_CASE("a line is stored whole or refused whole at every length around the reader's chunk size") {
-  for (const std::size_t length : {255u, 256u, 257u, 511u, 512u, 513u, 1000u}) {
-    const std::string text(length, 'y');
-    for (const std::size_t max : {length, length - 1, std::size_t{256}}) {
-      INFO("length " << length << ", max " << max);
-      const bool fits = length <= max;
-      std::vector<std::string> one_byte;
-      for (const char c : text + "\nnext\n") one_byte.emplace_back(1, c);
-      std::vector<std::string> hundreds;  // 100 bytes a read: runs that end inside the chunk and on it
-      const std::string all = text + "\nnext\n";
-      for (std::size_t at = 0; at < all.size(); at += 100) hundreds.push_back(all.substr(at, 100));
-      std::size_t waits = 0;
-      const auto before_wait = [&] { ++waits; };
-      const std::function<std::size_t()> waits_so_far = [&] { return waits; };
-      Chunked bytes(one_byte, waits_so_far);
-      Chunked runs(hundreds, waits_so_far);
-      std::stringbuf whole(all);
-      for (std::streambuf* in : {static_cast<std::streambuf*>(&whole), static_cast<std::streambuf*>(&bytes),
-                                 static_cast<std::streambuf*>(&runs)}) {
-        std::string line = "left over";
-        const auto r = gp::mcp::stdio::read_line(*in, line, max, before_wait);
-        CHECK(r.end == gp::mcp::stdio::LineEnd::newline);
-        CHECK(r.bytes == length);
-        CHECK(r.too_long == !fits);
-        CHECK(line == (fits ? text : std::string()));
-        const auto next = gp::mcp::stdio::read_line(*in, line, max, before_wait);
-        CHECK(line == "next");
-        CHECK(next.too_long == false);
-      }
-      // before_wait ran before every read that could wait: each chunk's read saw one more.
-      for (const Chunked* c : {&bytes, &runs}) {
-        REQUIRE(c->flushed_at_read.size() >= 2);
-        CHECK(c->flushed_at_read.front() >= 1);
-        for (std::size_t i = 1; i < c->flushed_at_read.size(); ++i)
-          CHECK(c->flushed_at_read[i] > c->flushed_at_read[i - 1]);
+  for (const Reader kind : both_readers)
+    for (const std::size_t length : {255u, 256u, 257u, 511u, 512u, 513u, 1000u, 65535u, 65536u, 65537u}) {
+      const std::string text(length, 'y');
+      for (const std::size_t max : {length, length - 1, std::size_t{256}}) {
+        INFO(name_of(kind) << ", length " << length << ", max " << max);
+        const bool fits = length <= max;
+        std::vector<std::string> one_byte;
+        for (const char c : text + "\nnext\n") one_byte.emplace_back(1, c);
+        std::vector<std::string> hundreds;  // 100 bytes a read: runs that end inside the chunk and on it
+        const std::string all = text + "\nnext\n";
+        for (std::size_t at = 0; at < all.size(); at += 100) hundreds.push_back(all.substr(at, 100));
+        std::size_t waits = 0;
+        const auto before_wait = [&] { ++waits; };
+        const std::function<std::size_t()> waits_so_far = [&] { return waits; };
+        Chunked bytes(one_byte, waits_so_far);
+        Chunked runs(hundreds, waits_so_far);
+        std::stringbuf whole(all);
+        for (std::streambuf* in : {static_cast<std::streambuf*>(&whole), static_cast<std::streambuf*>(&bytes),
+                                   static_cast<std::streambuf*>(&runs)}) {
+          Lines read{kind};
+          std::string line = "left over";
+          const auto r = read(*in, line, max, before_wait);
+          CHECK(r.end == gp::mcp::stdio::LineEnd::newline);
+          CHECK(r.bytes == length);
+          CHECK(r.too_long == !fits);
+          CHECK(line == (fits ? text : std::string()));
+          const auto next = read(*in, line, max, before_wait);
+          CHECK(line == "next");
+          CHECK(next.too_long == false);
+        }
+        // before_wait ran before every read that could wait: each chunk's read saw one more.
+        for (const Chunked* c : {&bytes, &runs}) {
+          REQUIRE(c->flushed_at_read.size() >= 2);
+          CHECK(c->flushed_at_read.front() >= 1);
+          for (std::size_t i = 1; i < c->flushed_at_read.size(); ++i)
+            CHECK(c->flushed_at_read[i] > c->flushed_at_read[i - 1]);
+        }
       }
     }
-  }
+}
+
+TEST_CASE("the block reader hands back the lines it read ahead, in order, and waits only when it holds none") {
+  std::size_t waits = 0;
+  const std::function<std::size_t()> waits_so_far = [&] { return waits; };
+  Chunked in({"one\ntwo\r\nthr", "ee\n\nfour"}, waits_so_far);
+  gp::mcp::stdio::LineReader reader;
+  std::string line;
+  const auto before_wait = [&] { ++waits; };
+  const auto next = [&] { return reader.next(in, line, 100, before_wait); };
+  CHECK(next().end == gp::mcp::stdio::LineEnd::newline);
+  CHECK(line == "one");
+  CHECK(waits == 1);
+  CHECK(next().bytes == 4);  // "two\r": the CR is counted, and dropped from the line
+  CHECK(line == "two");
+  CHECK(waits == 1);  // held since the first read: no wait, so no flush before it is answered
+  CHECK(next().end == gp::mcp::stdio::LineEnd::newline);
+  CHECK(line == "three");  // begun in one read, ended in the next
+  CHECK(waits == 2);
+  CHECK(next().bytes == 0);
+  CHECK(line.empty());
+  const auto last = next();
+  CHECK(last.end == gp::mcp::stdio::LineEnd::eof_after_text);
+  CHECK(line == "four");
+  CHECK(next().end == gp::mcp::stdio::LineEnd::eof);
+  CHECK(in.flushed_at_read == std::vector<std::size_t>{1, 2, 3, 4});  // a wait before every read
 }
 
 TEST_CASE("a string in check's reply is written as nlohmann writes it, for every byte and around every escape") {

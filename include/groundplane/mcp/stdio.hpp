@@ -14,8 +14,10 @@
 // the process is one MCP session, so facts live as long as it does.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <istream>
@@ -110,6 +112,74 @@ LineRead read_line(std::streambuf& in, std::string& line, std::size_t max, Befor
   if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
   return r;
 }
+
+// read_line for a reader that owns the stream: the same lines, limits and waits, but the
+// bytes are taken a block at a time (as many as the buffer holds, up to 64 KiB) and
+// scanned with memchr, so a reader may hold bytes past the newline it returned; the next
+// call returns them first. Server::serve reads this way: taking bytes one at a time
+// through the stream buffer was about 8% of the server's CPU with 16 requests in flight.
+class LineReader {
+ public:
+  template <class BeforeWait = NoWait>
+  LineRead next(std::streambuf& in, std::string& line, std::size_t max, BeforeWait&& before_wait = {}) {
+    using traits = std::streambuf::traits_type;
+    line.clear();
+    LineRead r{LineEnd::eof};
+    const auto take = [&](const char* bytes, std::size_t n) {
+      r.bytes += n;
+      if (r.too_long) return;
+      if (n > max - line.size()) {
+        r.too_long = true;
+        std::string().swap(line);  // give the memory back now
+      } else {
+        line.append(bytes, n);
+      }
+    };
+    for (;;) {
+      if (at_ < held_.size()) {
+        const char* const from = held_.data() + at_;
+        const std::size_t n = held_.size() - at_;
+        if (const void* nl = std::memchr(from, '\n', n)) {
+          const auto k = static_cast<std::size_t>(static_cast<const char*>(nl) - from);
+          take(from, k);
+          at_ += k + 1;
+          r.end = LineEnd::newline;
+          break;
+        }
+        take(from, n);
+      }
+      held_.clear();
+      at_ = 0;
+      std::streamsize ready = in.in_avail();
+      if (ready <= 0) {
+        // Nothing held: take one byte the way every stream buffer can give it (one that
+        // only implements uflow included); that read may wait. Then whatever came with it.
+        before_wait();
+        const auto c = in.sbumpc();
+        if (traits::eq_int_type(c, traits::eof())) {
+          r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
+          break;
+        }
+        held_.push_back(traits::to_char_type(c));
+        ready = in.in_avail();
+      }
+      // Never more than the buffer says it holds, so that sgetn does not wait for more.
+      if (ready > 0) {
+        const std::size_t had = held_.size();
+        held_.resize(had + static_cast<std::size_t>(std::min<std::streamsize>(ready, block_bytes)));
+        const auto got = in.sgetn(held_.data() + had, static_cast<std::streamsize>(held_.size() - had));
+        held_.resize(had + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+      }
+    }
+    if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
+    return r;
+  }
+
+ private:
+  static constexpr std::streamsize block_bytes = std::streamsize{64} * 1024;
+  std::string held_;  // bytes taken from the stream and not yet returned, from at_
+  std::size_t at_ = 0;
+};
 }  // namespace stdio
 
 class Server {
@@ -130,6 +200,7 @@ class Server {
     std::streambuf* buf = in.rdbuf();
     if (!buf) return;
     std::string line;
+    stdio::LineReader reader;
     bool unflushed = false;
     const auto flush = [&] {
       if (!unflushed) return;
@@ -142,7 +213,7 @@ class Server {
       return true;
     };
     for (;;) {
-      const stdio::LineRead r = stdio::read_line(*buf, line, protocol_.options().max_line_bytes, flush);
+      const stdio::LineRead r = reader.next(*buf, line, protocol_.options().max_line_bytes, flush);
       if (closed()) return;
       if (r.end == stdio::LineEnd::eof) break;
       std::optional<std::string> reply;
