@@ -3,6 +3,7 @@
 #include "catch2_compat.hpp"
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -83,6 +84,53 @@ TEST_CASE("a cut never splits an escape sequence or a utf-8 character") {
   const std::string e = gp::detail::quote(euros);
   CHECK(code_points(e) == 80);
   CHECK((e.size() - 1 - 3) % 3 == 0);
+}
+
+TEST_CASE("runs of plain text are cut exactly where escaping one unit at a time would cut them, at every budget") {
+  // The model the cut rule states: each byte of these strings is one unit (itself, or its
+  // two- or four-byte escape), one code point per byte of the unit; the text is the longest
+  // prefix of units whose width fits the budget, or, when not all fit, the longest prefix
+  // that leaves one for "…", then "…".
+  const auto unit_of = [](char c) -> std::string {
+    switch (c) {
+      case '\\':
+        return "\\\\";
+      case '\n':
+        return "\\n";
+      case '\t':
+        return "\\t";
+      case '\x01':
+        return "\\x01";
+      default:
+        return std::string(1, c);
+    }
+  };
+  const auto by_units = [&](const std::string& s, std::size_t budget) {
+    std::vector<std::string> units;
+    std::size_t width = 0;
+    for (const char c : s) width += units.emplace_back(unit_of(c)).size();
+    std::string out;
+    if (width <= budget) {
+      for (const auto& u : units) out += u;
+      return out;
+    }
+    std::size_t used = 0;
+    for (const auto& u : units) {
+      if (used + u.size() > budget - 1) break;
+      out += u;
+      used += u.size();
+    }
+    return out + "\xE2\x80\xA6";
+  };
+  for (const std::string s : {std::string("abcdefghij"), std::string("ab\\cd\nefgh\tij"),
+                              std::string("\n\nabc\x01"
+                                          "defgh"),
+                              std::string(40, 'q') + "\\" + std::string(40, 'r'), std::string("x\\y\\z\\")}) {
+    for (std::size_t budget = 2; budget <= s.size() * 4 + 2; ++budget) {
+      INFO("'" << s << "' in " << budget);
+      CHECK(gp::detail::escape(s, budget) == by_units(s, budget));
+    }
+  }
 }
 
 TEST_CASE("hostile text never leaves a raw control byte in a rendering") {

@@ -128,8 +128,7 @@ struct JsonTextReader {
     const auto it = object.find(k);
     if (it != object.end()) {
       ++doc.duplicate_count_;
-      doc.repeats_.emplace_back();
-      target = &doc.repeats_.back();
+      target = doc.repeats_.emplace_back(std::make_unique<nlohmann::json>()).get();
       if (doc.duplicates_.size() < options.max_listed)
         doc.duplicates_.push_back({pointer(false), k, &it->second, target});
     } else {
@@ -190,6 +189,7 @@ BasicJsonText<Json> BasicJsonText<Json>::read(std::string_view text, const JsonT
     input = rewritten;
   }
   detail::JsonTextReader<Json> reader{doc, options, text, scan.substitutes, {}, nullptr, 0, 0, false};
+  reader.frames.reserve(8);  // one allocation for the usual depths, not one per doubling
   bool ok = false;
   try {
     // nlohmann's parser itself, not Json::sax_parse: that one chooses the input format at

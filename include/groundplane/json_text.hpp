@@ -37,7 +37,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -134,7 +133,9 @@ class BasicJsonText {
   std::unique_ptr<nlohmann::json> value_;
   std::optional<NumberText> root_text_;
   std::unordered_map<const nlohmann::json*, NumberText> texts_;
-  std::deque<nlohmann::json> repeats_;  // duplicates' second values (stable addresses)
+  // Duplicates' second values, each on the heap so that its address is stable (a deque
+  // would allocate even when it is never used, and most texts repeat no key).
+  std::vector<std::unique_ptr<nlohmann::json>> repeats_;
   std::vector<DuplicateKey> duplicates_;
   std::size_t duplicate_count_ = 0;
   std::vector<OutOfRangeNumber> out_of_range_;

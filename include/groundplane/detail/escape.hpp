@@ -4,6 +4,7 @@
 // quotes, terminal escapes or instructions.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,6 +36,17 @@ class BoundedWriter {
     used_ += width;
     if (used_ <= budget_ - 1) safe_size_ = out_.size();
     return true;
+  }
+  // Appends the longest prefix of `run` (one code point a byte: printable ASCII) that
+  // leaves room for the ellipsis, and returns its length; the rest goes unit by unit
+  // through put(), so that where the text is cut is decided in one place.
+  std::size_t put_run(std::string_view run) {
+    if (truncated_ || used_ + 1 >= budget_) return 0;
+    const std::size_t n = std::min(run.size(), budget_ - 1 - used_);
+    out_.append(run.data(), n);
+    used_ += n;
+    safe_size_ = out_.size();
+    return n;
   }
   bool truncated() const noexcept { return truncated_; }
 
@@ -105,8 +117,21 @@ inline bool is_hostile_code_point(std::uint32_t cp) noexcept {
 // kept; whatever could still be raw is escaped as always.
 inline void escape_into(BoundedWriter& w, std::string_view s, char quote, bool rendered = false) {
   static constexpr char hex[] = "0123456789abcdef";
+  const auto plain = [quote](unsigned char c) {
+    return c >= 0x20 && c < 0x7F && c != '\\' && c != static_cast<unsigned char>(quote);
+  };
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (plain(c)) {  // a run of bytes that stand for themselves, copied at once
+      std::size_t end = i + 1;
+      while (end < s.size() && plain(static_cast<unsigned char>(s[end]))) ++end;
+      const std::size_t taken = w.put_run(s.substr(i, end - i));
+      if (taken > 0) {
+        i += taken;
+        continue;
+      }
+      // No room for a run: this byte goes through put(), which decides where to cut.
+    }
     if (c < 0x80) {
       char buf[4] = {'\\', 0, 0, 0};
       std::string_view unit;

@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <initializer_list>
@@ -250,19 +251,30 @@ class Written {
 // '\n') written as the serializer writes them; a string holding anything else (another
 // control character, UTF-8 to validate) is written by the serializer.
 inline void append_json(std::string& out, std::string_view s) {
-  const auto simple = [](char c) { return (c >= ' ' && c <= '~') || c == '\n'; };
-  if (!std::all_of(s.begin(), s.end(), simple)) {
-    out += dump(nlohmann::ordered_json(s));
-    return;
-  }
+  // One table lookup per byte: 0 copied as it is, 1 one of the three escapes, 2 anything
+  // the serializer must write (a control character, a byte of UTF-8).
+  static constexpr auto kind = [] {
+    std::array<std::uint8_t, 256> k{};
+    for (std::size_t c = 0; c < k.size(); ++c) k[c] = c >= ' ' && c <= '~' ? 0 : 2;
+    k['"'] = k['\\'] = k['\n'] = 1;
+    return k;
+  }();
+  const std::size_t start = out.size();
   out += '"';
-  for (;;) {
-    const auto at = std::find_if(s.begin(), s.end(), [](char c) { return c == '"' || c == '\\' || c == '\n'; });
-    out.append(s.begin(), at);
-    if (at == s.end()) break;
-    out += *at == '\n' ? std::string_view("\\n") : *at == '"' ? std::string_view("\\\"") : std::string_view("\\\\");
-    s.remove_prefix(static_cast<std::size_t>(at - s.begin()) + 1);
+  std::size_t run = 0;  // where the run not yet copied begins
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::uint8_t k = kind[static_cast<unsigned char>(s[i])];
+    if (k == 0) continue;
+    if (k == 2) {
+      out.resize(start);
+      out += dump(nlohmann::ordered_json(s));
+      return;
+    }
+    out.append(s.data() + run, i - run);
+    out += s[i] == '\n' ? std::string_view("\\n") : s[i] == '"' ? std::string_view("\\\"") : std::string_view("\\\\");
+    run = i + 1;
   }
+  out.append(s.data() + run, s.size() - run);
   out += '"';
 }
 
