@@ -96,6 +96,33 @@ TEST_CASE("A body is stored as its canonical JSON: keys sorted, no whitespace, t
         "e9\":1}");
 }
 
+TEST_CASE(
+    "One writer reused row after row writes each body as canonical_body does, also after a body it had to re-encode",
+    "[store]") {
+  // The stores keep one serializer for every row; a body that is not UTF-8 throws inside
+  // it half-written, and the next body must not inherit anything from that attempt.
+  const std::vector<json> bodies{json{{"a", 1}, {"p", {{"sku", "A-1001"}, {"qty", 1}}}},
+                                 json{{"s", std::string("ok\xff")}, {"t", "after the bad byte"}},
+                                 json{{"z", 0.5}, {"y", "\xF4\x8F\xBF\xBF"}},
+                                 json{{"a", 1}, {"p", {{"sku", "A-1001"}, {"qty", 1}}}},
+                                 json::object(),
+                                 json{{"long", std::string(1000, 'x')}, {"n", nullptr}}};
+  gp::detail::CanonicalWriter writer;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const json& body = bodies[i];
+    INFO("body " << i);
+    const std::string reused(writer.write(body));
+    CHECK(reused == gp::canonical_body(body));
+    CHECK(reused == gp::canonical_body(body));  // and canonical_body is a fresh writer each time
+  }
+  CHECK(std::string(writer.write(bodies[0])) == R"({"a":1,"p":{"qty":1,"sku":"A-1001"}})");
+  // Its header is canonical_bytes' first bytes: hashing the two pieces is hashing the whole.
+  const gp::detail::CanonicalHeader header(2, 258, "gap", 7);
+  CHECK(std::string(header.view()) + R"({"a":1})" == gp::canonical_bytes(2, 258, "gap", R"({"a":1})"));
+  gp::detail::Sha256 sha;
+  CHECK(sha("prev", header.view(), R"({"a":1})") == sha("prev", gp::canonical_bytes(2, 258, "gap", R"({"a":1})")));
+}
+
 TEST_CASE("Stored-text form gives back every string byte for byte: each byte value, the marker, and what looks like it",
           "[store]") {
   const std::string marker = "\xF4\x8F\xBF\xBF";

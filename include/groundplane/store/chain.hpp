@@ -23,13 +23,14 @@ class Sha256 {
     if (!md_ || !ctx_) throw LedgerStoreError("OpenSSL could not provide SHA-256 (EVP_MD_fetch \"SHA256\")");
   }
 
-  // SHA-256(a || b)
-  RowHash operator()(std::string_view a, std::string_view b = {}) {
+  // SHA-256(a || b || c)
+  RowHash operator()(std::string_view a, std::string_view b = {}, std::string_view c = {}) {
     RowHash out{};
     unsigned int n = 0;
     if (EVP_DigestInit_ex2(ctx_.get(), md_.get(), nullptr) != 1 ||
         EVP_DigestUpdate(ctx_.get(), a.data(), a.size()) != 1 ||
-        EVP_DigestUpdate(ctx_.get(), b.data(), b.size()) != 1 || EVP_DigestFinal_ex(ctx_.get(), out.data(), &n) != 1 ||
+        EVP_DigestUpdate(ctx_.get(), b.data(), b.size()) != 1 ||
+        EVP_DigestUpdate(ctx_.get(), c.data(), c.size()) != 1 || EVP_DigestFinal_ex(ctx_.get(), out.data(), &n) != 1 ||
         n != out.size())
       throw LedgerStoreError("OpenSSL's SHA-256 failed");
     return out;
@@ -55,6 +56,10 @@ inline RowHash chain_genesis(Sha256& sha, std::string_view session) { return sha
 
 inline RowHash chain_next(Sha256& sha, const RowHash& prev, std::string_view canonical) {
   return sha(as_chars(prev), canonical);
+}
+// The same hash, of canonical_bytes given as its header and its body (nothing copied).
+inline RowHash chain_next(Sha256& sha, const RowHash& prev, const CanonicalHeader& header, std::string_view body) {
+  return sha(as_chars(prev), header.view(), body);
 }
 
 // Parses 64 hex digits (either case); false for anything else.

@@ -117,16 +117,6 @@ class LedgerStore {
 
 namespace detail {
 
-// Big-endian, appended in one piece (these run for every row written and verified).
-template <std::size_t Bytes>
-void put_be(std::string& out, std::uint64_t v) {
-  char b[Bytes];
-  for (std::size_t i = 0; i < Bytes; ++i) b[i] = static_cast<char>((v >> (8 * (Bytes - 1 - i))) & 0xffu);
-  out.append(b, Bytes);
-}
-inline void put_u64(std::string& out, std::uint64_t v) { put_be<8>(out, v); }
-inline void put_u32(std::string& out, std::uint32_t v) { put_be<4>(out, v); }
-
 // A copy of `v` with every string and key that needs it in stored-text form.
 inline nlohmann::json with_stored_text(const nlohmann::json& v) {
   if (v.is_string()) {
@@ -146,6 +136,56 @@ inline nlohmann::json with_stored_text(const nlohmann::json& v) {
   return v;
 }
 
+// Writes canonical bodies row after row with one serializer into one buffer: dump()
+// builds a serializer for every call (a shared output adapter, a read of the locale's
+// separators, a 512-byte buffer), which measured a tenth of a store's own work per row.
+class CanonicalWriter {
+ public:
+  CanonicalWriter() = default;
+  CanonicalWriter(const CanonicalWriter&) = delete;
+  CanonicalWriter& operator=(const CanonicalWriter&) = delete;
+
+  // The body's canonical text, valid until the next write.
+  std::string_view write(const nlohmann::json& body) {
+    text_.clear();
+    try {
+      serializer_.dump(body, false, false, 0);
+      if (text_.find(stored_text_marker) == std::string::npos) return text_;
+    } catch (const nlohmann::json::type_error&) {  // a string that is not UTF-8
+    }
+    text_.clear();
+    serializer_.dump(with_stored_text(body), false, false, 0);
+    return text_;
+  }
+
+ private:
+  std::string text_;  // before serializer_, which writes into it
+  nlohmann::detail::serializer<nlohmann::json> serializer_{nlohmann::detail::output_adapter<char>(text_), ' ',
+                                                           nlohmann::json::error_handler_t::strict};
+};
+
+// The bytes of canonical_bytes before the body, in a buffer of their own (no allocation).
+class CanonicalHeader {
+ public:
+  CanonicalHeader(std::uint64_t seq, std::uint64_t version, std::string_view kind, std::size_t body_size) {
+    if (kind.empty() || kind.size() > 255)
+      throw ConfigurationError("a ledger row's kind must be 1 to 255 bytes, got " + std::to_string(kind.size()));
+    if (body_size > 0xffffffffu) throw ConfigurationError("a ledger row's body is over 4 GiB");
+    put(seq, 8);
+    put(version, 8);
+    bytes_[size_++] = static_cast<char>(kind.size());
+    for (const char c : kind) bytes_[size_++] = c;
+    put(body_size, 4);
+  }
+  std::string_view view() const noexcept { return {bytes_.data(), size_}; }
+
+ private:
+  void put(std::uint64_t v, std::size_t n) noexcept {  // big-endian
+    for (std::size_t i = 0; i < n; ++i) bytes_[size_++] = static_cast<char>((v >> (8 * (n - 1 - i))) & 0xffu);
+  }
+  std::array<char, 8 + 8 + 1 + 255 + 4> bytes_{};
+  std::size_t size_ = 0;
+};
 }  // namespace detail
 
 // The body as it is stored and hashed: nlohmann's compact dump, keys sorted (its default
@@ -154,12 +194,8 @@ inline nlohmann::json with_stored_text(const nlohmann::json& v) {
 // which a restore reads back byte for byte: a row is always writable, and nothing in it
 // is lost.
 inline std::string canonical_body(const nlohmann::json& body) {
-  try {
-    std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
-    if (text.find(detail::stored_text_marker) == std::string::npos) return text;
-  } catch (const nlohmann::json::type_error&) {  // a string that is not UTF-8
-  }
-  return detail::with_stored_text(body).dump(-1, ' ', false, nlohmann::json::error_handler_t::strict);
+  detail::CanonicalWriter writer;
+  return std::string(writer.write(body));
 }
 
 // The bytes a row's hash covers, after the previous hash:
@@ -167,16 +203,10 @@ inline std::string canonical_body(const nlohmann::json& body) {
 // Lengths make the encoding unambiguous; seq makes a row's position part of what it says.
 inline std::string canonical_bytes(std::uint64_t seq, std::uint64_t version, std::string_view kind,
                                    std::string_view body) {
-  if (kind.empty() || kind.size() > 255)
-    throw ConfigurationError("a ledger row's kind must be 1 to 255 bytes, got " + std::to_string(kind.size()));
-  if (body.size() > 0xffffffffu) throw ConfigurationError("a ledger row's body is over 4 GiB");
+  const detail::CanonicalHeader header(seq, version, kind, body.size());
   std::string out;
-  out.reserve(8 + 8 + 1 + kind.size() + 4 + body.size());
-  detail::put_u64(out, seq);
-  detail::put_u64(out, version);
-  out.push_back(static_cast<char>(kind.size()));
-  out.append(kind);
-  detail::put_u32(out, static_cast<std::uint32_t>(body.size()));
+  out.reserve(header.view().size() + body.size());
+  out.append(header.view());
   out.append(body);
   return out;
 }

@@ -380,9 +380,9 @@ class PostgresStore final : public LedgerStore {
     for (const LedgerRow& r : rows) {
       if (r.kind.find('\0') != std::string::npos)
         throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
-      std::string body = canonical_body(r.body);
+      std::string body(body_writer_.write(r.body));
       ++seq;
-      prev = chain_next(sha_, prev, canonical_bytes(seq, r.version, r.kind, body));
+      prev = chain_next(sha_, prev, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
       if (as_values) {
         params.push_back(std::to_string(seq));
         params.push_back(std::to_string(r.version));
@@ -572,6 +572,7 @@ class PostgresStore final : public LedgerStore {
   std::uint64_t epoch_ = 0;
   std::chrono::steady_clock::time_point last_renewal_{};
   Sha256 sha_;
+  CanonicalWriter body_writer_;  // one serializer for every row this store writes
   std::uint64_t rows_ = 0;
   RowHash prev_{};
 };

@@ -370,9 +370,9 @@ class SqliteStore final : public LedgerStore {
     }
     try {
       for (const LedgerRow& r : rows) {
-        const std::string body = canonical_body(r.body);
+        const std::string_view body = body_writer_.write(r.body);
         const std::uint64_t seq = rows_ + 1;
-        const RowHash h = chain_next(sha_, prev_, canonical_bytes(seq, r.version, r.kind, body));
+        const RowHash h = chain_next(sha_, prev_, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
         const StatementUse use(insert_);
         insert_.bind(1, session_id_);
         insert_.bind(2, static_cast<std::int64_t>(seq));
@@ -466,6 +466,7 @@ class SqliteStore final : public LedgerStore {
   std::int64_t session_id_ = 0;
   mutable std::mutex mutex_;
   Sha256 sha_;
+  CanonicalWriter body_writer_;  // one serializer for every row this store writes
   std::uint64_t rows_ = 0;
   RowHash prev_{};
   SqliteStatement begin_, commit_, insert_;
