@@ -40,6 +40,12 @@ struct SqliteStoreOptions {
   bool synchronous_full = true;     // false: WAL + synchronous=NORMAL — survives a process
                                     // crash, may lose the last rows on power loss
   bool read_only = false;           // for auditing a file: append() throws, nothing is created
+  // This store's connection alone opens the file until the store is destroyed (SQLite's
+  // locking_mode=EXCLUSIVE, taken when the store opens): a commit makes no lock calls and
+  // uses no -shm index, about 35% more fires/s at NORMAL, but no other store, process or
+  // groundplane-ledger can open the file meanwhile (they wait 10 s, then fail). For a
+  // file one Session writes; ignored with read_only.
+  bool exclusive = false;
 };
 
 namespace detail {
@@ -321,6 +327,8 @@ class SqliteStore final : public LedgerStore {
         throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
                                std::to_string(v) + ")");
     } else {
+      // Before the first access, so that SQLite never maps an -shm index for this file.
+      if (options.exclusive) sqlite_exec(db_.get(), "PRAGMA locking_mode = EXCLUSIVE");
       if (sqlite_is_foreign(db_.get())) throw foreign_file(file);
       // WAL: a commit is one append to the log, readers never block the writer, and a
       // crash mid-commit leaves the previous commit intact.
