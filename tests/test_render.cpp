@@ -122,10 +122,10 @@ TEST_CASE("runs of plain text are cut exactly where escaping one unit at a time 
     }
     return out + "\xE2\x80\xA6";
   };
-  for (const std::string s : {std::string("abcdefghij"), std::string("ab\\cd\nefgh\tij"),
-                              std::string("\n\nabc\x01"
-                                          "defgh"),
-                              std::string(40, 'q') + "\\" + std::string(40, 'r'), std::string("x\\y\\z\\")}) {
+  for (const std::string& s : {std::string("abcdefghij"), std::string("ab\\cd\nefgh\tij"),
+                               std::string("\n\nabc\x01"
+                                           "defgh"),
+                               std::string(40, 'q') + "\\" + std::string(40, 'r'), std::string("x\\y\\z\\")}) {
     for (std::size_t budget = 2; budget <= s.size() * 4 + 2; ++budget) {
       INFO("'" << s << "' in " << budget);
       CHECK(gp::detail::escape(s, budget) == by_units(s, budget));
