@@ -53,6 +53,41 @@ struct NoWait {
   void operator()() const noexcept {}
 };
 
+}  // namespace stdio
+
+namespace detail {
+// Where both line readers put a line's bytes: kept up to `max`, counted past it and never
+// stored past it; a line's end is decided here too (its CR dropped, EOF told apart).
+class LineSink {
+ public:
+  LineSink(std::string& line, std::size_t max) : line_(line), max_(max) { line_.clear(); }
+  void take(const char* bytes, std::size_t n) {
+    read_.bytes += n;
+    if (read_.too_long) return;
+    if (n > max_ - line_.size()) {
+      read_.too_long = true;
+      std::string().swap(line_);  // give the memory back now
+    } else {
+      line_.append(bytes, n);
+    }
+  }
+  // At a newline, or at the end of the input (`newline` false).
+  stdio::LineRead end(bool newline) {
+    read_.end =
+        newline ? stdio::LineEnd::newline : (read_.bytes > 0 ? stdio::LineEnd::eof_after_text : stdio::LineEnd::eof);
+    if (!read_.too_long && !line_.empty() && line_.back() == '\r') line_.pop_back();
+    return read_;
+  }
+
+ private:
+  std::string& line_;
+  std::size_t max_;
+  stdio::LineRead read_{stdio::LineEnd::eof};
+};
+}  // namespace detail
+
+namespace stdio {
+
 // Reads up to '\n' from a stream buffer, keeping at most `max` bytes; the rest of an
 // overlong line is consumed and counted but never stored. `before_wait` is called each
 // time the buffer holds no further byte and the next one may have to be waited for (a
@@ -61,25 +96,17 @@ struct NoWait {
 // stored a chunk at a time.
 template <class BeforeWait = NoWait>
 LineRead read_line(std::streambuf& in, std::string& line, std::size_t max, BeforeWait&& before_wait = {}) {
-  line.clear();
-  LineRead r{LineEnd::eof};
   using traits = std::streambuf::traits_type;
+  detail::LineSink sink(line, max);
   std::array<char, 256> chunk{};
   std::size_t held = 0;
   const auto keep = [&] {
-    if (!r.too_long) {
-      if (held > max - line.size()) {
-        r.too_long = true;
-        std::string().swap(line);  // give the memory back now
-      } else {
-        line.append(chunk.data(), held);
-      }
-    }
+    sink.take(chunk.data(), held);
     held = 0;
   };
   // Each pass takes the bytes the buffer says it holds (one, when it holds none: that read
   // may wait), so in_avail is asked once per pass rather than once per byte.
-  for (bool done = false; !done;) {
+  for (;;) {
     std::streamsize ready = 1;
     if constexpr (!std::is_same_v<std::remove_cvref_t<BeforeWait>, NoWait>) {
       ready = in.in_avail();
@@ -91,59 +118,38 @@ LineRead read_line(std::streambuf& in, std::string& line, std::size_t max, Befor
     }
     for (; ready > 0; --ready) {
       const auto c = in.sbumpc();
-      if (traits::eq_int_type(c, traits::eof())) {
-        r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
-        done = true;
-        break;
+      const bool at_end = traits::eq_int_type(c, traits::eof());
+      if (at_end || traits::to_char_type(c) == '\n') {
+        keep();
+        return sink.end(!at_end);
       }
-      const char ch = traits::to_char_type(c);
-      if (ch == '\n') {
-        r.end = LineEnd::newline;
-        done = true;
-        break;
-      }
-      ++r.bytes;
-      chunk[held++] = ch;
+      chunk[held++] = traits::to_char_type(c);
       if (held == chunk.size()) keep();
     }
   }
-  keep();
-  if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
-  return r;
 }
 
 // read_line for a reader that owns the stream: the same lines, limits and waits, but the
 // bytes are taken a block at a time (as many as the buffer holds, up to 64 KiB) and
-// scanned for the newline at once, so a reader may hold bytes past the newline it returned; the next
-// call returns them first. Server::serve reads this way: taking bytes one at a time
-// through the stream buffer was about 8% of the server's CPU with 16 requests in flight.
+// searched for the newline at once, so a reader may hold bytes past the newline it
+// returned; the next call returns them first. Server::serve reads this way: taking bytes
+// one at a time through the stream buffer was about 8% of the server's CPU with 16
+// requests in flight.
 class LineReader {
  public:
   template <class BeforeWait = NoWait>
   LineRead next(std::streambuf& in, std::string& line, std::size_t max, BeforeWait&& before_wait = {}) {
     using traits = std::streambuf::traits_type;
-    line.clear();
-    LineRead r{LineEnd::eof};
-    const auto take = [&](const char* bytes, std::size_t n) {
-      r.bytes += n;
-      if (r.too_long) return;
-      if (n > max - line.size()) {
-        r.too_long = true;
-        std::string().swap(line);  // give the memory back now
-      } else {
-        line.append(bytes, n);
-      }
-    };
+    detail::LineSink sink(line, max);
     for (;;) {
       if (at_ < held_.size()) {
         const std::string_view rest = std::string_view(held_).substr(at_);
         if (const std::size_t k = rest.find('\n'); k != std::string_view::npos) {  // memchr underneath
-          take(rest.data(), k);
+          sink.take(rest.data(), k);
           at_ += k + 1;
-          r.end = LineEnd::newline;
-          break;
+          return sink.end(true);
         }
-        take(rest.data(), rest.size());
+        sink.take(rest.data(), rest.size());
       }
       held_.clear();
       at_ = 0;
@@ -153,10 +159,7 @@ class LineReader {
         // only implements uflow included); that read may wait. Then whatever came with it.
         before_wait();
         const auto c = in.sbumpc();
-        if (traits::eq_int_type(c, traits::eof())) {
-          r.end = r.bytes > 0 ? LineEnd::eof_after_text : LineEnd::eof;
-          break;
-        }
+        if (traits::eq_int_type(c, traits::eof())) return sink.end(false);
         held_.push_back(traits::to_char_type(c));
         ready = in.in_avail();
       }
@@ -168,8 +171,6 @@ class LineReader {
         held_.resize(had + static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
       }
     }
-    if (!r.too_long && !line.empty() && line.back() == '\r') line.pop_back();
-    return r;
   }
 
  private:

@@ -42,9 +42,9 @@ struct SqliteStoreOptions {
   bool read_only = false;           // for auditing a file: append() throws, nothing is created
   // This store's connection alone opens the file until the store is destroyed (SQLite's
   // locking_mode=EXCLUSIVE, taken when the store opens): a commit makes no lock calls and
-  // uses no -shm index (15-37% more fires/s at NORMAL, measured), but no other store, process or
-  // groundplane-ledger can open the file meanwhile (they wait 10 s, then fail). For a
-  // file one Session writes; ignored with read_only.
+  // uses no -shm index (15-37% more fires/s at NORMAL, measured), but no other store,
+  // process or groundplane-ledger can open the file meanwhile (they wait 10 s, then
+  // fail). For a file one Session writes; ignored with read_only.
   bool exclusive = false;
 };
 
