@@ -12,6 +12,7 @@ option(GROUNDPLANE_COMPILED "Build groundplane::compiled, the static-library mod
 if(GROUNDPLANE_COMPILED)
   add_library(groundplane_compiled STATIC
     "${PROJECT_SOURCE_DIR}/src/agent_port.cpp"
+    "${PROJECT_SOURCE_DIR}/src/boundary.cpp"
     "${PROJECT_SOURCE_DIR}/src/check_from_json.cpp"
     "${PROJECT_SOURCE_DIR}/src/checks.cpp"
     "${PROJECT_SOURCE_DIR}/src/facts.cpp"

@@ -60,7 +60,7 @@
 
 #include "groundplane/detail/bigint.hpp"
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/float_decimal.hpp"
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
@@ -200,9 +200,9 @@ class Decimal {
   Decimal(unsigned long v) { set_unsigned(static_cast<unsigned long long>(v)); }
   Decimal(unsigned long long v) { set_unsigned(v); }
   // The shortest decimal that reads back as v. NaN and ±infinity throw InvalidNumber.
-  Decimal(double v) { assign_floating(v); }
+  Decimal(double v);
   // Likewise at float precision: 0.1f is one tenth, not 0.100000001490116...
-  Decimal(float v) { assign_floating(v); }
+  Decimal(float v);
 
   Decimal(const Decimal& o)
       : coeff_(o.coeff_), big_(o.big_ ? std::make_unique<detail::BigInt>(*o.big_) : nullptr), exp_(o.exp_) {}
@@ -509,29 +509,6 @@ inline bool is_ascii_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 }  // namespace detail
 
-template <class Float>
-void Decimal::assign_floating(Float v) {
-  if (std::isnan(v)) throw InvalidNumber("Decimal: NaN is not a number");
-  if (std::isinf(v))
-    throw InvalidNumber(v > 0 ? "Decimal: infinity is not a number" : "Decimal: -infinity is not a number");
-  if (v == 0) return;  // also -0.0: zero has no sign
-  // An integral value below 2^53 is its own shortest form (up to trailing zeros, which
-  // decimals() does not see); skipping the digit search makes counts cheap.
-  if (v >= Float(-9007199254740992.0) && v <= Float(9007199254740992.0)) {
-    const auto i = static_cast<std::int64_t>(v);
-    if (static_cast<Float>(i) == v) {
-      coeff_ = static_cast<dec_int>(i);
-      return;
-    }
-  }
-  // A double's digits come without text (detail/float_decimal.hpp; tested against to_chars).
-  detail::DecimalParts parts;
-  if constexpr (std::is_same_v<Float, double>) parts = detail::shortest_decimal(v);
-  else parts = detail::shortest_decimal_by_text(v);
-  coeff_ = static_cast<dec_int>(parts.coefficient);
-  exp_ = parts.exponent;
-}
-
 inline Decimal Decimal::parse(std::string_view text) {
   const auto fail = [&](const std::string& why) {
     throw InvalidNumber("Decimal::parse: " + detail::quote(text) + " " + why);
@@ -785,3 +762,7 @@ template <>
 struct std::hash<groundplane::Decimal> {
   std::size_t operator()(const groundplane::Decimal& d) const { return groundplane::detail::DecimalAccess::hash(d); }
 };
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/decimal-inl.hpp"
+#endif

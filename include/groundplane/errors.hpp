@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/finding.hpp"
 
 namespace groundplane {
@@ -40,20 +41,12 @@ class InvalidNumber : public ConfigurationError {
 
 namespace detail {
 // what(): every finding's message, separated by a blank line.
-inline std::string join_messages(const std::vector<Finding>& findings) {
-  std::string out;
-  for (const auto& f : findings) {
-    if (!out.empty()) out += "\n\n";
-    out += f.message();
-  }
-  return out;
-}
+std::string join_messages(const std::vector<Finding>& findings);
 }  // namespace detail
 
 class UnsupportedClaim : public Error {
  public:
-  explicit UnsupportedClaim(std::vector<Finding> findings)
-      : Error(detail::join_messages(findings)), findings_(std::move(findings)) {}
+  explicit UnsupportedClaim(std::vector<Finding> findings);
   const std::vector<Finding>& findings() const noexcept { return findings_; }
 
  private:
@@ -67,3 +60,7 @@ class NothingSubmitted : public UnsupportedClaim {
 };
 
 }  // namespace groundplane
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/errors-inl.hpp"
+#endif

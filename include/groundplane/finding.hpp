@@ -4,6 +4,7 @@
 #include <string>
 
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/linkage.hpp"
 
 namespace groundplane {
 
@@ -24,21 +25,13 @@ struct Finding {
   // | computed argmax on 'ctr' is 'harbour' (0.0455); 'north' ranked #2 at 0.0412
   //
   // Lines whose content is empty are left out rather than printed blank.
-  std::string message() const {
-    std::string m = "unsupported claim";
-    if (!field.empty()) m += " in field " + detail::quote(field);
-    else if (!said.empty()) m += " in the output";
-    if (said.empty() && field.empty()) m += ": nothing was submitted";
-    else if (said.empty()) m += ": the output has no such field";
-    else m += ": model said " + said;
-    if (!supported.empty()) m += ", registered facts support " + supported;
-    if (!fact.empty()) m += "\n| fact=" + detail::quote(fact);
-    if (!provenance.empty()) m += "\n| provenance=" + provenance;
-    if (!detail.empty()) m += "\n| " + detail;
-    return m;
-  }
+  std::string message() const;
 
   friend bool operator==(const Finding&, const Finding&) = default;
 };
 
 }  // namespace groundplane
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/finding-inl.hpp"
+#endif

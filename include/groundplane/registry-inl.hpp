@@ -6,6 +6,9 @@
 
 namespace groundplane {
 
+GROUNDPLANE_INLINE FactRegistry::FactRegistry() = default;
+GROUNDPLANE_INLINE FactRegistry::~FactRegistry() = default;
+
 GROUNDPLANE_INLINE const Fact& FactRegistry::record_fact(std::string name, nlohmann::json value, FactOptions options) {
   return insert(Fact(std::move(name), std::move(value), {std::move(options.tool), std::move(options.args)}));
 }

@@ -50,7 +50,10 @@ struct DomainOptions {
 
 class FactRegistry {
  public:
-  FactRegistry() = default;
+  // Out of line: a file that only holds a registry does not compile the destructors of
+  // every kind of fact (the compiled mode builds them once).
+  FactRegistry();
+  ~FactRegistry();
   FactRegistry(const FactRegistry&) = delete;  // facts are identified by their registry
   FactRegistry& operator=(const FactRegistry&) = delete;
 

@@ -6,6 +6,12 @@
 
 namespace groundplane {
 
+GROUNDPLANE_INLINE SchemaBuilder::SchemaBuilder()
+    : root_{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+            {"type", "object"},
+            {"properties", nlohmann::json::object()},
+            {"required", nlohmann::json::array()}} {}
+
 namespace detail {
 GROUNDPLANE_INLINE void make_strict(nlohmann::json& s) {
   if (!s.is_object()) return;

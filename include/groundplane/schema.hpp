@@ -29,11 +29,7 @@ class SchemaBuilder {
   // enums) and the property's description says so.
   static constexpr std::size_t max_enum = 200;
 
-  SchemaBuilder()
-      : root_{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-              {"type", "object"},
-              {"properties", nlohmann::json::object()},
-              {"required", nlohmann::json::array()}} {}
+  SchemaBuilder();
 
   // Declares the schema of one output field (a top-level key or a JSON Pointer; numeric
   // pointer tokens address array items). A field declared twice keeps its first schema.

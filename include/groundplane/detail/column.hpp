@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/string_index.hpp"
 
 namespace groundplane::detail {
@@ -62,6 +63,11 @@ inline constexpr struct Pow10U64 {
   }
   return t;
 }();
+
+// a == b for two JSON values, out of line (column-inl.hpp): nlohmann's operator== is a
+// large template, and the inline code that compares cells would otherwise compile it
+// into every file that includes a check.
+bool same_json(const nlohmann::json& a, const nlohmann::json& b);
 
 struct Column {
   std::vector<CellTag> tags;
@@ -176,40 +182,7 @@ struct Column {
   // The first row other than `skip` whose cell states the same thing as v: numbers by
   // value, everything else exactly (null matches an absent cell). A scan of the typed
   // arrays; no cell is turned into JSON unless it is an array or an object.
-  std::optional<std::size_t> find_equal(const nlohmann::json& v, std::size_t skip) const {
-    const std::size_t n = tags.size();
-    const auto scan = [&](auto&& same) -> std::optional<std::size_t> {
-      for (std::size_t r = 0; r < n; ++r)
-        if (r != skip && same(r)) return r;
-      return std::nullopt;
-    };
-    if (v.is_number()) {
-      const auto d = Decimal::from_json(v);
-      if (!d || numbers == 0) return std::nullopt;
-      if (scaled) {
-        const auto w = scaled_word(*d);
-        return scan([&](std::size_t r) {
-          const CellTag t = tags[r];
-          if (is_inline_number(t)) return w && words[r] == *w;
-          return t == CellTag::big && number(r) == *d;
-        });
-      }
-      return scan([&](std::size_t r) { return is_number(tags[r]) && number(r) == *d; });
-    }
-    if (v.is_string()) {
-      const auto id = strings.find(v.get_ref<const std::string&>());
-      if (!id) return std::nullopt;
-      const auto word = static_cast<std::int64_t>(*id);
-      return scan([&](std::size_t r) { return tags[r] == CellTag::string && words[r] == word; });
-    }
-    if (v.is_boolean()) {
-      const CellTag want = v.get<bool>() ? CellTag::boolean_true : CellTag::boolean_false;
-      return scan([&](std::size_t r) { return tags[r] == want; });
-    }
-    if (v.is_null()) return scan([&](std::size_t r) { return tags[r] == CellTag::null; });
-    return scan(
-        [&](std::size_t r) { return tags[r] == CellTag::other && side[static_cast<std::size_t>(words[r])] == v; });
-  }
+  std::optional<std::size_t> find_equal(const nlohmann::json& v, std::size_t skip) const;
 
   // Records a string cell; the source string must outlive intern_staged().
   void stage(std::size_t row, std::string_view s) {
@@ -283,3 +256,7 @@ struct Column {
 };
 
 }  // namespace groundplane::detail
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/detail/column-inl.hpp"
+#endif
