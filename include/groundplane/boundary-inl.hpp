@@ -14,8 +14,7 @@
 
 #include "groundplane/boundary.hpp"
 
-namespace groundplane {
-namespace detail {
+namespace groundplane::detail {
 
 // JsonText's findings about the text itself: not one JSON value, a repeated key, a
 // number out of range. At most `listed` of each kind, then one counting the rest.
@@ -193,5 +192,4 @@ GROUNDPLANE_INLINE Finding nothing_submitted_finding(const FactRegistry& registr
   return f;
 }
 
-}  // namespace detail
-}  // namespace groundplane
+}  // namespace groundplane::detail
