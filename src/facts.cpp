@@ -11,3 +11,4 @@
 #include "groundplane/registry-inl.hpp"
 #include "groundplane/schema-inl.hpp"
 #include "groundplane/tolerance-inl.hpp"
+#include "groundplane/tool_args-inl.hpp"

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/render.hpp"
 
 namespace groundplane {
@@ -33,7 +34,9 @@ struct ToolArg {
   ToolArg(std::string_view name, nlohmann::json v) : key(name), value(std::move(v)) {}
   std::string key;
   nlohmann::json value;
-  friend bool operator==(const ToolArg&, const ToolArg&) = default;
+  // Out of line, not defaulted: a defaulted one is checked where the class is defined, and
+  // resolving nlohmann::json's operator== there cost clang 0.1 s in every file that records a fact.
+  friend bool operator==(const ToolArg& a, const ToolArg& b);
 };
 
 class ToolArgs {
@@ -105,3 +108,7 @@ struct nlohmann::adl_serializer<groundplane::ToolArgs> {
     args.write_to(j);
   }
 };
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/tool_args-inl.hpp"
+#endif

@@ -1,0 +1,13 @@
+// The body of tool_args.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/tool_args.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE bool operator==(const ToolArg& a, const ToolArg& b) { return a.key == b.key && a.value == b.value; }
+
+}  // namespace groundplane
