@@ -104,6 +104,15 @@ TEST_CASE("the arguments read back by name and convert to either JSON type in th
   CHECK_FALSE(args == gp::ToolArgs{{"limit", 2}, {"table", "orders"}, {"filter", {{"region", "north"}}}});
 }
 
+TEST_CASE("two argument lists with the same keys in the same order differ when one value does") {
+  const gp::ToolArgs args = {{"table", "orders"}, {"limit", 2}, {"filter", {{"region", "north"}}}};
+  CHECK_FALSE(args == gp::ToolArgs{{"table", "orders"}, {"limit", 3}, {"filter", {{"region", "north"}}}});
+  CHECK_FALSE(args == gp::ToolArgs{{"table", "orders"}, {"limit", 2}, {"filter", {{"region", "south"}}}});
+  CHECK_FALSE(args == gp::ToolArgs{{"table", "orders"}, {"limit", "2"}, {"filter", {{"region", "north"}}}});
+  CHECK(gp::ToolArg("limit", 2) == gp::ToolArg("limit", 2));
+  CHECK_FALSE(gp::ToolArg("limit", 2) == gp::ToolArg("limits", 2));
+}
+
 TEST_CASE("a file that records a fact needs only nlohmann::json: ToolArgs holds no ordered_json") {
   STATIC_REQUIRE(std::is_same_v<decltype(gp::ToolArg::value), json>);
   STATIC_REQUIRE(std::is_same_v<decltype(gp::Provenance::args), gp::ToolArgs>);
