@@ -41,6 +41,14 @@ struct Checkout {
 
 }  // namespace
 
+TEST_CASE("record_ledger of a session with no attempts is an empty table that still has the ledger's columns") {
+  gp::Session s;
+  gp::FactRegistry reg;
+  const gp::Table& t = gp::record_ledger(reg, "ledger", s);
+  CHECK(t.row_count() == 0);
+  CHECK(t.columns() == std::vector<std::string>{"action", "principal", "outcome", "version"});
+}
+
 TEST_CASE("record_ledger writes one row per attempt in block order with its line") {
   Checkout c;
   const gp::Table& t = gp::record_ledger(c.reg, "ledger", c.s);

@@ -246,3 +246,40 @@ TEST_CASE("a table recorded from ordered_json keeps the tool's column order") {
   const auto& u = reg.record_table("u", {{{"b", 1}, {"a", 2}}}, {.tool = "t"});
   CHECK(u.columns() == std::vector<std::string>{"a", "b"});
 }
+
+TEST_CASE("a table's listed columns come first in the listed order, then the rest in first-seen order") {
+  gp::FactRegistry reg;
+  // nlohmann::json sorts each row's keys, so without the list the columns would read
+  // alpha, mid, zeta: the list is how a caller keeps the tool's order.
+  const json rows = json::parse(R"([{"zeta":1,"alpha":"x"},{"alpha":"y","mid":true,"zeta":2}])");
+  const auto& t = reg.record_table("t", rows, {.key_column = "alpha", .tool = "t", .columns = {"zeta", "alpha"}});
+  CHECK(t.columns() == std::vector<std::string>{"zeta", "alpha", "mid"});
+  CHECK(t.value(0, "zeta") == json(1));
+  CHECK(t.value(1, "mid") == json(true));
+  CHECK(t.value(0, "mid").is_null());
+  CHECK(t.row_of(json("y")) == std::optional<std::size_t>(1));
+  CHECK(t.column_of("zeta") == std::optional<std::size_t>(0));
+  CHECK(t.column_of("mid") == std::optional<std::size_t>(2));
+}
+
+TEST_CASE("a listed column that no row holds is a column of nulls, so an empty result still has its columns") {
+  gp::FactRegistry reg;
+  const auto& empty = reg.record_table("none", json::array(), {.tool = "t", .columns = {"campaign", "ctr"}});
+  CHECK(empty.row_count() == 0);
+  CHECK(empty.columns() == std::vector<std::string>{"campaign", "ctr"});
+  const auto& t = reg.record_table("some", json::parse(R"([{"ctr":1}])"), {.tool = "t", .columns = {"campaign", "ctr"}});
+  CHECK(t.columns() == std::vector<std::string>{"campaign", "ctr"});
+  CHECK(t.value(0, "campaign").is_null());
+  CHECK(t.value(0, "ctr") == json(1));
+}
+
+TEST_CASE("a column listed twice is refused, naming it, and nothing is recorded") {
+  gp::FactRegistry reg;
+  try {
+    reg.record_table("t", json::parse(R"([{"a":1,"b":2}])"), {.tool = "t", .columns = {"b", "a", "b"}});
+    FAIL("a column listed twice was accepted");
+  } catch (const gp::InvalidFact& e) {
+    CHECK(std::string(e.what()) == "cannot record fact 't': column 'b' is listed twice in columns");
+  }
+  CHECK_FALSE(reg.contains("t"));
+}

@@ -360,7 +360,7 @@ std::vector<std::string_view> all_check_names(check_types<Cs...>) {
 
 }  // namespace detail::spec
 
-GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohmann::json& spec) {
+GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohmann::json& spec) {
   using namespace detail::spec;
   if (!spec.is_object())
     refuse("a check spec must be a JSON object such as {\"check\": \"superlative\", \"fact\": \"...\"}, got " +
@@ -377,7 +377,7 @@ GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohmann::json& spec) {
          "; known checks: " + known_check_names());
 }
 
-GROUNDPLANE_INLINE nlohmann::json check_to_json(const AnyCheck& check) {
+GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE nlohmann::json check_to_json(const AnyCheck& check) {
   if (auto spec = detail::spec::spec_of(check, detail::spec::known_checks{})) return std::move(*spec);
   throw ConfigurationError("check_to_json: " + detail::quote(check.name()) +
                            " is not one of the checks check_from_json builds, so it has no JSON spec");

@@ -26,12 +26,13 @@
 namespace groundplane {
 
 // One of the seven checks from {"check": "<name>", <members>…}; ConfigurationError
-// naming the problem for a spec that does not describe one.
-AnyCheck check_from_json(const nlohmann::json& spec);
+// naming the problem for a spec that does not describe one. (Header-only, the seven
+// readers are compiled only in a file that calls it: see detail/linkage.hpp.)
+GROUNDPLANE_ON_CALL AnyCheck check_from_json(const nlohmann::json& spec);
 
 // The spec check_from_json reads back into the same check, every member written out.
 // A check that is not one of the seven has no spec: ConfigurationError.
-nlohmann::json check_to_json(const AnyCheck& check);
+GROUNDPLANE_ON_CALL nlohmann::json check_to_json(const AnyCheck& check);
 
 }  // namespace groundplane
 

@@ -252,6 +252,14 @@ GROUNDPLANE_INLINE std::size_t Table::column_for(const std::string& key) {
   return columns_.size() - 1;
 }
 
+GROUNDPLANE_INLINE void Table::list_columns(const std::vector<std::string>& listed) {
+  for (const auto& column : listed) {
+    if (column_index_.find(std::string_view(column)) != column_index_.end())
+      detail::refuse(name_, "column " + detail::quote(column) + " is listed twice in columns");
+    column_for(column);
+  }
+}
+
 GROUNDPLANE_INLINE void Table::check_finite(double d, std::size_t row, const std::string& column) const {
   if (d != d || d - d != 0)
     detail::refuse(name_,

@@ -261,12 +261,13 @@ enum class CellKind { null, number, string, boolean, other };  // other: an arra
 class Table {
  public:
   // Rows as nlohmann::json (object keys sorted) or nlohmann::ordered_json (the source's
-  // key order kept, so columns() is first-seen order as the tool wrote it).
+  // key order kept). columns() lists `listed` first, then the others in first-seen order.
   template <class BasicJson>
   requires nlohmann::detail::is_basic_json<BasicJson>::value Table(std::string name, const BasicJson& rows,
                                                                    std::optional<std::string> key_column,
                                                                    std::optional<std::size_t> total_rows,
-                                                                   Provenance provenance)
+                                                                   Provenance provenance,
+                                                                   const std::vector<std::string>& listed = {})
       : name_(std::move(name)),
         key_column_(std::move(key_column)),
         total_rows_(total_rows),
@@ -278,6 +279,7 @@ class Table {
     row_count_ = rows.size();
     if (row_count_ > detail::StringPool::max_size)
       detail::refuse(name_, "a table holds at most " + std::to_string(detail::StringPool::max_size) + " rows");
+    list_columns(listed);
     // Rows usually repeat one key order, so the k-th key is first compared with the
     // column the previous row's k-th key named; the hash lookup is the exception.
     std::vector<std::size_t> column_at;
@@ -406,6 +408,9 @@ class Table {
         return;
     }
   }
+
+  // Creates the listed columns, in order, before any row is read.
+  void list_columns(const std::vector<std::string>& listed);
 
   void check_finite(double d, std::size_t row, const std::string& column) const;
 

@@ -22,7 +22,7 @@ GROUNDPLANE_INLINE const Ranking& FactRegistry::record_ranking(std::string name,
 GROUNDPLANE_INLINE const Table& FactRegistry::record_table(std::string name, const nlohmann::json& rows,
                                                            TableOptions options) {
   return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
-                      {std::move(options.tool), std::move(options.args)}));
+                      {std::move(options.tool), std::move(options.args)}, options.columns));
 }
 
 GROUNDPLANE_INLINE const Domain& FactRegistry::record_domain(std::string name, std::vector<std::string> members,

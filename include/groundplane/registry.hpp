@@ -42,6 +42,11 @@ struct TableOptions {
   std::optional<std::size_t> total_rows = std::nullopt;
   std::string tool;
   ToolArgs args = {};
+  // The columns' order, where the rows' own order is not the one to show (a
+  // nlohmann::json object sorts its keys): these first, as listed, then any others in
+  // first-seen order. A listed column no row holds is a column of nulls, so a query that
+  // returned no rows still has its columns. A name listed twice: InvalidFact.
+  std::vector<std::string> columns = {};
 };
 struct DomainOptions {
   std::string tool;
@@ -67,7 +72,7 @@ class FactRegistry {
   requires std::is_same_v<OrderedJson, nlohmann::ordered_json>
   const Table& record_table(std::string name, const OrderedJson& rows, TableOptions options) {
     return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
-                        {std::move(options.tool), std::move(options.args)}));
+                        {std::move(options.tool), std::move(options.args)}, options.columns));
   }
   const Domain& record_domain(std::string name, std::vector<std::string> members, DomainOptions options);
 

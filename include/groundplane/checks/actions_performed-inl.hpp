@@ -7,7 +7,7 @@
 namespace groundplane {
 
 GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session) {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();  // keeps the column order
+  nlohmann::json rows = nlohmann::json::array();
   std::uint64_t version = 0;
   std::optional<std::size_t> total;
   {
@@ -20,10 +20,10 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
     const auto ts = view.transitions().records();
     const auto gs = view.gap_rows().records();
     const auto row = [](const std::string& action, bool declared, Principal p, std::string line, std::uint64_t v) {
-      return nlohmann::ordered_json{{"action", declared ? action : std::string(unknown_action_text)},
-                                    {"principal", std::string(to_string(p))},
-                                    {"outcome", std::move(line)},
-                                    {"version", v}};
+      return nlohmann::json{{"action", declared ? action : std::string(unknown_action_text)},
+                            {"principal", std::string(to_string(p))},
+                            {"outcome", std::move(line)},
+                            {"version", v}};
     };
     std::size_t i = 0, j = 0;
     while (i < ts.size() || j < gs.size()) {
@@ -38,13 +38,16 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
     }
   }
   return registry.record_table(std::move(name), rows,
-                               {.total_rows = total, .tool = "session.ledger", .args = {{"version", version}}});
+                               {.total_rows = total,
+                                .tool = "session.ledger",
+                                .args = {{"version", version}},
+                                .columns = {"action", "principal", "outcome", "version"}});
 }
 
 GROUNDPLANE_INLINE void actions_performed::validate(const FactRegistry& registry) const {
   const Table& t = detail::fact_for<Table>(registry, fact, check_name);
   detail::validate_field(field, check_name, "field");
-  if (t.row_count() == 0) return;  // an empty ledger has no columns yet
+  if (t.row_count() == 0) return;  // an empty table recorded by other means may have no columns
   for (const char* column : {"action", "outcome"})
     if (!t.column_of(column))
       throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(fact) + " has no column " +

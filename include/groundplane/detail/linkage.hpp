@@ -4,12 +4,23 @@
 // headers only declare those bodies; the target's static library compiles them once, so
 // a translation unit that includes a header no longer parses, instantiates and emits
 // them.
+//
+// GROUNDPLANE_ON_CALL / GROUNDPLANE_ON_CALL_DEF mark a header-only body that a file should
+// pay for only when it calls it. Declared as a function template whose one parameter is
+// never named (a template in form only), its body and everything the body instantiates
+// are compiled in the files that call it, not in every file that includes the header: an
+// ordinary inline function's body is instantiated wherever it is seen. Calls read the
+// same either way; in the compiled mode the macros are empty and the function is plain.
 #pragma once
 
 #if defined(GROUNDPLANE_COMPILED_LIB)
 #undef GROUNDPLANE_HEADER_ONLY
 #define GROUNDPLANE_INLINE
+#define GROUNDPLANE_ON_CALL
+#define GROUNDPLANE_ON_CALL_DEF
 #else
 #define GROUNDPLANE_HEADER_ONLY
 #define GROUNDPLANE_INLINE inline
+#define GROUNDPLANE_ON_CALL template <class = void>
+#define GROUNDPLANE_ON_CALL_DEF template <class>
 #endif
