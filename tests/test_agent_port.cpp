@@ -27,6 +27,9 @@ std::vector<std::string> keys_of(const ojson& j) {
   return out;
 }
 
+// The members in the order the result's text writes them (what a model reads).
+std::vector<std::string> keys_of(const gp::AgentPort::Result& r) { return keys_of(ojson::parse(r.dump())); }
+
 std::size_t rows(const gp::Session& s) {
   const auto v = s.view();
   return v.transitions().size() + v.gap_rows().size();
@@ -62,8 +65,8 @@ TEST_CASE("tools are whats_here and do_action with schemas whose bytes never cha
   CHECK(tools[0]["inputSchema"]["type"] == "object");
   CHECK(tools[0]["inputSchema"]["properties"].empty());
   const auto& schema = tools[1]["inputSchema"];
-  CHECK(schema["required"] == ojson::array({"action"}));
-  CHECK(keys_of(schema["properties"]) == std::vector<std::string>{"action", "input", "ask_id"});
+  CHECK(schema["required"] == json::array({"action"}));
+  CHECK(keys_of(ojson(schema["properties"])) == std::vector<std::string>{"action", "ask_id", "input"});
   CHECK(schema["properties"]["action"]["type"] == "string");
   CHECK(schema["properties"]["ask_id"]["type"] == "string");
   Shop a, b;
@@ -74,18 +77,18 @@ TEST_CASE("tools are whats_here and do_action with schemas whose bytes never cha
   CHECK(&a.port.tools() == &b.port.tools());
 }
 
-TEST_CASE("whats_here puts facts first then node version and actions") {
+TEST_CASE("whats_here writes facts first, then actions, node and version") {
   Shop shop;
   const auto r = shop.port.call("whats_here", json::object());
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "node", "version", "actions"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "actions", "node", "version"});
   CHECK(r["facts"] == shop.s.ground_truth().text);
   CHECK(r["node"] == "checkout");
   CHECK(r["version"] == 0);
-  CHECK(r["actions"] == ojson::parse(R"([
+  CHECK(r["actions"] == json::parse(R"([
     {"id": "cart.add", "does": "Add an item to the cart."},
     {"id": "checkout.place-order", "does": "Place the order."},
     {"id": "cart.clear", "does": "Empty the cart.", "enabled": false}])"));
-  CHECK(shop.port.call("whats_here", nullptr) == r);
+  CHECK(shop.port.call("whats_here", nullptr).json() == r.json());
 }
 
 TEST_CASE("a served do_action fires and returns ok transition_id and facts") {
@@ -126,7 +129,7 @@ TEST_CASE("a do_action naming an action declared earlier this session says so wi
 TEST_CASE("a greyed-out action fired through the port lands as a TOOL_DISABLED row the next block states") {
   Shop shop;
   const auto listed = shop.port.call("whats_here");
-  REQUIRE(listed["actions"][2] == ojson::parse(R"({"id": "cart.clear", "does": "Empty the cart.", "enabled": false})"));
+  REQUIRE(listed["actions"][2] == json::parse(R"({"id": "cart.clear", "does": "Empty the cart.", "enabled": false})"));
   const auto r = shop.port.call("do_action", {{"action", "cart.clear"}});
   CHECK(r["ok"] == false);
   CHECK(r["reason"] == "TOOL_DISABLED");
@@ -177,7 +180,7 @@ TEST_CASE("extra keys never stop an ungated attempt and are named in the message
   const std::string message = r["message"];
   CHECK(message.find("Ignored, not arguments of do_action: 'payload'") != std::string::npos);
   CHECK(message.find("\"ask_id\" was not a string") != std::string::npos);
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "message", "transition_id"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "message", "ok", "transition_id"});
 }
 
 TEST_CASE("a once action already performed is served disabled and already_performed and its refire lands") {
@@ -192,10 +195,10 @@ TEST_CASE("a once action already performed is served disabled and already_perfor
                                    },
                                .concurrency = gp::Concurrency::once});
   CHECK(port.call("whats_here")["actions"][0] ==
-        ojson::parse(R"({"id": "billing.charge", "does": "Charge the card."})"));
+        json::parse(R"({"id": "billing.charge", "does": "Charge the card."})"));
   REQUIRE(port.call("do_action", {{"action", "billing.charge"}})["ok"] == true);
   CHECK(port.call("whats_here")["actions"][0] ==
-        ojson::parse(R"({"id": "billing.charge", "does": "Charge the card.", "enabled": false,
+        json::parse(R"({"id": "billing.charge", "does": "Charge the card.", "enabled": false,
                          "already_performed": true})"));
   const auto again = port.call("do_action", {{"action", "billing.charge"}});
   CHECK(again["reason"] == "DUPLICATE_EXECUTION");
@@ -210,7 +213,7 @@ TEST_CASE("a once action already performed is served disabled and already_perfor
 TEST_CASE("a high-effect do_action without approval is refused and the port asks the human") {
   Shop shop;
   const auto r = shop.port.call("do_action", {{"action", "checkout.place-order"}, {"input", {{"total", 10}}}});
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "reason", "message", "ask_id"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ask_id", "message", "ok", "reason"});
   CHECK(r["reason"] == "APPROVAL_REQUIRED");
   CHECK(r["ask_id"] == "ask-1");
   const std::string facts = r["facts"];
@@ -318,7 +321,7 @@ TEST_CASE("a failed handler through the port answers HANDLER_FAILED with its tra
   gp::AgentPort port(s);
   s.declare("a.go", {.does = "Go.", .handler = [](const json&) { return gp::HandlerResult{false, "no"}; }});
   const auto r = port.call("do_action", {{"action", "a.go"}});
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "reason", "message", "transition_id"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "message", "ok", "reason", "transition_id"});
   CHECK(r["reason"] == "HANDLER_FAILED");
   CHECK(r["transition_id"] == "t-1");
   CHECK(r.dump().find("\"no\"") == std::string::npos);  // the handler's own text is not handed to the model
@@ -347,7 +350,8 @@ TEST_CASE("facts come first in every result the port gives") {
   for (const auto& [tool, args] : calls) {
     const auto r = shop.port.call(tool, args);
     INFO(tool << " " << args.dump());
-    CHECK(r.begin().key() == "facts");
+    CHECK(r.dump().rfind(R"({"facts":)", 0) == 0);
+    CHECK(keys_of(r).front() == "facts");
     CHECK(r["facts"] == shop.s.ground_truth().text);
   }
 }
@@ -358,7 +362,7 @@ TEST_CASE("whats_here narrows its facts with a since_version cursor") {
   const std::uint64_t last_seen = shop.port.whats_here()["version"];
   shop.port.call("do_action", {{"action", "checkout.place-order"}});
   const auto r = shop.port.whats_here(last_seen);
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "node", "version", "actions"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "actions", "node", "version"});
   CHECK(r["facts"] == shop.s.ground_truth({.since_version = last_seen}).text);
   CHECK(r["facts"].get<std::string>().find("cart.add (the app has not reported back yet)") == std::string::npos);
   CHECK(r["facts"].get<std::string>().find("Attempts since version 1 (now 1):") != std::string::npos);
@@ -384,4 +388,44 @@ TEST_CASE("a null ask_id or input from a model is read as absent") {
   CHECK(r["ok"] == true);
   const auto gated = shop.port.call("do_action", {{"action", "checkout.place-order"}, {"ask_id", nullptr}});
   CHECK(gated["reason"] == "APPROVAL_REQUIRED");
+}
+
+TEST_CASE("a result's text is nlohmann's own text of the same object with facts moved first, at every indent") {
+  Shop shop;
+  // A facts text and a does sentence that a careless writer would break: quotes, a
+  // backslash, a newline inside a string (written \n, never as layout), non-ASCII.
+  shop.s.declare("note.add", {.does = "Adds a \"quoted\" note\\\nwith a line break — über.", .handler = ok_handler});
+  (void)shop.port.call("do_action", {{"action", "note.add"}});
+  (void)shop.port.call("do_action", {{"action", "checkout.place-order"}, {"confirm", true}});
+  const std::vector<gp::AgentPort::Result> results = {shop.port.call("whats_here"),
+                                                      shop.port.call("do_action", {{"action", "cart.add"}}),
+                                                      shop.port.call("do_action", {{"action", "checkout.place-order"}}),
+                                                      shop.port.call("no_such_tool")};
+  for (const auto& r : results) {
+    REQUIRE(r.json().is_object());
+    ojson expected;
+    expected["facts"] = r["facts"];
+    for (const auto& [k, v] : r.json().items())
+      if (k != "facts") expected[k] = v;
+    for (const int indent : {-1, 0, 1, 2, 4}) {
+      for (const bool ascii : {false, true}) {
+        INFO("indent " << indent << ", ensure_ascii " << ascii);
+        CHECK(r.dump(indent, ' ', ascii) == expected.dump(indent, ' ', ascii));
+      }
+    }
+    CHECK(r.dump(3, '\t') == expected.dump(3, '\t'));
+    CHECK(json::parse(r.dump(2)) == r.json());
+  }
+}
+
+TEST_CASE("a result reads as its JSON object, and a member it does not have reads as null") {
+  Shop shop;
+  const auto r = shop.port.call("do_action", {{"action", "cart.add"}});
+  const json& object = r;  // converts without a copy
+  CHECK(&object == &r.json());
+  CHECK(r["ok"] == true);
+  CHECK(r.contains("transition_id"));
+  CHECK_FALSE(r.contains("reason"));
+  CHECK(r["reason"].is_null());
+  CHECK_FALSE(r.contains("reason"));  // reading an absent member does not add it
 }

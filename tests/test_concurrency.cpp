@@ -231,15 +231,15 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
           const std::string id = "order.once-" + std::to_string(rng.next() % once_actions);
           res = i % 2 == 0 ? s.fire(id, {.source = gp::Principal::system}) : [&] {
             const auto out = port.call("do_action", {{"action", id}});
-            return gp::FireResult{out["ok"].get<bool>(), out.value("reason", ""), out.value("transition_id", ""),
-                                  out.value("prior_transition_id", "")};
+            return gp::FireResult{out["ok"].get<bool>(), out.json().value("reason", ""), out.json().value("transition_id", ""),
+                                  out.json().value("prior_transition_id", "")};
           }();
           if (!res.ok && res.reason != "PRIOR_FIRE_PENDING" && res.reason != "DUPLICATE_EXECUTION")
             failures.fetch_add(1);
           if (!res.ok && res.prior_transition_id.empty()) failures.fetch_add(1);
         } else if (r == 6) {
           const auto out = port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "port"}}}});
-          res = {out["ok"].get<bool>(), out.value("reason", ""), out.value("transition_id", "")};
+          res = {out["ok"].get<bool>(), out.json().value("reason", ""), out.json().value("transition_id", "")};
         } else {
           res = s.fire("checkout.place-order", {.payload = {{"sku", a}}});  // no approval: refused
           if (res.ok) failures.fetch_add(1);

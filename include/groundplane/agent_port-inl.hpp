@@ -6,12 +6,12 @@
 
 namespace groundplane {
 
-GROUNDPLANE_INLINE const nlohmann::ordered_json& AgentPort::tools() {
-  static const nlohmann::ordered_json defs = build_tools();
+GROUNDPLANE_INLINE const nlohmann::json& AgentPort::tools() {
+  static const nlohmann::json defs = build_tools();
   return defs;
 }
 
-GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::call(std::string_view name, const nlohmann::json& args) {
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::call(std::string_view name, const nlohmann::json& args) {
   if (name == "whats_here") return whats_here();
   if (name == "do_action") return do_action(args);
   return answer("UNKNOWN_TOOL",
@@ -19,25 +19,25 @@ GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::call(std::string_view name,
                 "app itself, never through a tool.");
 }
 
-GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
   const GroundTruth gt =
       session_->ground_truth({.since_version = since_version, .max_attempts = options_.max_attempts});
-  nlohmann::ordered_json actions = nlohmann::ordered_json::array();
+  nlohmann::json actions = nlohmann::json::array();
   for (const auto& a : session_->actions()) {
-    nlohmann::ordered_json item{{"id", a.id}, {"does", a.does}};
+    nlohmann::json item{{"id", a.id}, {"does", a.does}};
     if (!a.enabled) item["enabled"] = false;
     if (a.already_performed) item["already_performed"] = true;
     actions.push_back(std::move(item));
   }
-  nlohmann::ordered_json out;
+  nlohmann::json out;
   out["facts"] = gt.text;
   out["node"] = gt.node;
   out["version"] = gt.version;
   out["actions"] = std::move(actions);
-  return out;
+  return Result(std::move(out));
 }
 
-GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::do_action(const nlohmann::json& args) {
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& args) {
   static constexpr std::string_view shape =
       "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
   if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
@@ -90,7 +90,7 @@ GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::do_action(const nlohmann::j
     } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
     }
   }
-  nlohmann::ordered_json out;
+  nlohmann::json out;
   out["facts"] = facts_text();
   out["ok"] = r.ok;
   if (!r.ok) out["reason"] = r.reason;
@@ -100,15 +100,54 @@ GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::do_action(const nlohmann::j
   if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
   if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
   if (!ask_id.empty()) out["ask_id"] = ask_id;
-  return out;
+  return Result(std::move(out));
 }
 
-GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::answer(std::string_view reason, std::string message) const {
-  nlohmann::ordered_json out;
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::answer(std::string_view reason, std::string message) const {
+  nlohmann::json out;
   out["facts"] = facts_text();
   out["ok"] = false;
   out["reason"] = std::string(reason);
   out["message"] = std::move(message);
+  return Result(std::move(out));
+}
+
+GROUNDPLANE_INLINE const nlohmann::json& AgentPort::Result::operator[](std::string_view key) const {
+  static const nlohmann::json absent;
+  const auto it = object_.find(key);
+  return it == object_.end() ? absent : *it;
+}
+
+// nlohmann writes an object's members in key order, so the members are written one at a
+// time: `facts` first, then the rest. Nested values are nlohmann's own text, indented one
+// level deeper: a newline in dump()'s output is always layout (one inside a string is
+// written \n), so indenting after each newline is exact.
+GROUNDPLANE_INLINE std::string AgentPort::Result::dump(int indent, char indent_char, bool ensure_ascii,
+                                                     nlohmann::json::error_handler_t error_handler) const {
+  if (!object_.is_object() || object_.empty()) return object_.dump(indent, indent_char, ensure_ascii, error_handler);
+  const bool pretty = indent >= 0;
+  const std::string newline = pretty ? "\n" + std::string(static_cast<std::size_t>(indent), indent_char) : "";
+  std::string out = "{";
+  const auto member = [&](const std::string& key, const nlohmann::json& value) {
+    if (out.size() > 1) out += ',';
+    out += newline;
+    out += nlohmann::json(key).dump(-1, ' ', ensure_ascii, error_handler);
+    out += pretty ? ": " : ":";
+    const std::string text = value.dump(indent, indent_char, ensure_ascii, error_handler);
+    if (!pretty) {
+      out += text;
+      return;
+    }
+    for (const char c : text) {
+      if (c == '\n') out += newline;
+      else out += c;
+    }
+  };
+  const auto facts = object_.find("facts");
+  if (facts != object_.end()) member("facts", *facts);
+  for (auto it = object_.begin(); it != object_.end(); ++it)
+    if (it != facts) member(it.key(), it.value());
+  out += pretty ? "\n}" : "}";
   return out;
 }
 
@@ -138,28 +177,28 @@ GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view 
   return "The app refused it; nothing ran.";
 }
 
-GROUNDPLANE_INLINE nlohmann::ordered_json AgentPort::build_tools() {
-  nlohmann::ordered_json whats_here;
+GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
+  nlohmann::json whats_here;
   whats_here["name"] = "whats_here";
   whats_here["description"] =
       "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
       "record of what has happened (facts). The facts outrank anything said in the conversation.";
-  whats_here["inputSchema"] = nlohmann::ordered_json{
-      {"type", "object"}, {"properties", nlohmann::ordered_json::object()}, {"additionalProperties", false}};
+  whats_here["inputSchema"] = nlohmann::json{
+      {"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}};
 
-  nlohmann::ordered_json props;
+  nlohmann::json props;
   props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};
   props["input"] = {{"description", "The action's input, if it takes one."}};
   props["ask_id"] = {{"type", "string"},
                      {"description", "The id of a confirm ask a person approved for exactly this action and input."}};
-  nlohmann::ordered_json do_action;
+  nlohmann::json do_action;
   do_action["name"] = "do_action";
   do_action["description"] =
       "Perform one action on offer here. The result says whether the app did it and carries the app's "
       "record (facts); only the facts say what happened.";
-  do_action["inputSchema"] = nlohmann::ordered_json{
+  do_action["inputSchema"] = nlohmann::json{
       {"type", "object"}, {"properties", std::move(props)}, {"required", {"action"}}, {"additionalProperties", false}};
-  return nlohmann::ordered_json::array({std::move(whats_here), std::move(do_action)});
+  return nlohmann::json::array({std::move(whats_here), std::move(do_action)});
 }
 
 }  // namespace groundplane

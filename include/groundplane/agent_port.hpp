@@ -9,8 +9,10 @@
 //   port.whats_here(last_seen);                     // facts narrowed to a cursor
 //
 // Every result carries `facts` — the ground-truth block — first, so the record rides the
-// calls a model makes anyway and is read before anything else in the result. Results are
-// nlohmann::ordered_json so their key order is stable.
+// calls a model makes anyway and is read before anything else in the result. A result is
+// an AgentPort::Result: the JSON object to read (a nlohmann::json, whose keys sort), and
+// dump(), its text with `facts` written first — the order is the writer's, so the library
+// needs no second JSON type to keep it.
 //
 // What the port decides, and why:
 // * Every attempt lands. A do_action naming an action whats_here serves — declared and
@@ -43,6 +45,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -60,13 +63,37 @@ struct AgentPortOptions {
 
 class AgentPort {
  public:
+  // A tool's result. Read it as the JSON object it is (json(), operator[], or a
+  // const nlohmann::json& it converts to); send it as dump(), which writes `facts` first
+  // and the other members after it in key order. json().dump() would sort `facts` among
+  // the rest.
+  class Result {
+   public:
+    explicit Result(nlohmann::json object) : object_(std::move(object)) {}
+
+    const nlohmann::json& json() const noexcept { return object_; }
+    operator const nlohmann::json&() const noexcept { return object_; }  // NOLINT(google-explicit-constructor)
+
+    // The member, or null when the result has none (reason and ask_id come only with
+    // some results).
+    const nlohmann::json& operator[](std::string_view key) const;
+    bool contains(std::string_view key) const { return object_.contains(key); }
+
+    // The text, `facts` first; the arguments are nlohmann's dump()'s, with the same meaning.
+    std::string dump(int indent = -1, char indent_char = ' ', bool ensure_ascii = false,
+                     nlohmann::json::error_handler_t error_handler = nlohmann::json::error_handler_t::strict) const;
+
+   private:
+    nlohmann::json object_;
+  };
+
   explicit AgentPort(Session& session, AgentPortOptions options = {}) : session_(&session), options_(options) {}
 
   // The two tool definitions ({name, description, inputSchema}, as MCP's tools/list
   // carries them). Built once: the bytes never change between calls or ports.
-  static const nlohmann::ordered_json& tools();
+  static const nlohmann::json& tools();
 
-  nlohmann::ordered_json call(std::string_view name, const nlohmann::json& args = nlohmann::json::object());
+  Result call(std::string_view name, const nlohmann::json& args = nlohmann::json::object());
 
   // {facts, node, version, actions: [{id, does, enabled: false only when disabled,
   //  already_performed: true only for a `once` action that would be refused
@@ -74,21 +101,21 @@ class AgentPort {
   // since_version narrows the facts (attempts at or after that version) as
   // Session::ground_truth does; the tool itself takes no input, so a host that tracks a
   // model's cursor passes it here.
-  nlohmann::ordered_json whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
+  Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
   // {action, input?, ask_id?} -> {facts, ok, reason?, message?, transition_id?,
   // prior_transition_id?, ask_id?}. A null input or ask_id is read as absent (many
   // tool-calling models send null for an optional argument they do not use).
-  nlohmann::ordered_json do_action(const nlohmann::json& args);
+  Result do_action(const nlohmann::json& args);
 
  private:
   std::string facts_text() const { return session_->ground_truth({.max_attempts = options_.max_attempts}).text; }
 
-  nlohmann::ordered_json answer(std::string_view reason, std::string message) const;
+  Result answer(std::string_view reason, std::string message) const;
 
   static std::string_view refusal_message(std::string_view reason);
 
-  static nlohmann::ordered_json build_tools();
+  static nlohmann::json build_tools();
 
   Session* session_;
   AgentPortOptions options_;

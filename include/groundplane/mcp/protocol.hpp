@@ -998,9 +998,15 @@ class Protocol {
 
   nlohmann::ordered_json agent_call(std::string_view name, const nlohmann::ordered_json& args) {
     try {
-      auto out = port_->call(name, nlohmann::json(args));
-      std::string text = detail::dump(out);
-      return detail::tool_result(std::move(out), std::move(text));
+      const AgentPort::Result out = port_->call(name, nlohmann::json(args));
+      std::string text = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      // structuredContent in the text's order: `facts` first
+      const nlohmann::json& members = out.json();
+      nlohmann::ordered_json structured = detail::object_of(members.size());
+      structured["facts"] = out["facts"];
+      for (auto it = members.begin(); it != members.end(); ++it)
+        if (it.key() != "facts") structured[it.key()] = it.value();
+      return detail::tool_result(std::move(structured), std::move(text));
     } catch (const std::exception& e) {
       // An action's handler threw: the app's bug, already on the ledger. The model
       // cannot fix it, so it is an error result, not a crash.
@@ -1018,7 +1024,7 @@ class Protocol {
   void build_tools() {
     tools_ = checker_tools();
     if (port_) {
-      for (auto tool : AgentPort::tools()) {
+      for (nlohmann::ordered_json tool : AgentPort::tools()) {
         const std::string name = tool["name"].get<std::string>();
         tool["outputSchema"] = agent_output_schema(name);
         if (!tool.contains("title"))
