@@ -72,7 +72,7 @@ class AgentPort {
     explicit Result(nlohmann::json object) : object_(std::move(object)) {}
 
     const nlohmann::json& json() const noexcept { return object_; }
-    operator const nlohmann::json&() const noexcept { return object_; }  // NOLINT(google-explicit-constructor)
+    operator const nlohmann::json&() const noexcept { return object_; }
 
     // The member, or null when the result has none (reason and ask_id come only with
     // some results).
