@@ -397,10 +397,9 @@ TEST_CASE("a result's text is nlohmann's own text of the same object with facts 
   shop.s.declare("note.add", {.does = "Adds a \"quoted\" note\\\nwith a line break — über.", .handler = ok_handler});
   (void)shop.port.call("do_action", {{"action", "note.add"}});
   (void)shop.port.call("do_action", {{"action", "checkout.place-order"}, {"confirm", true}});
-  const std::vector<gp::AgentPort::Result> results = {shop.port.call("whats_here"),
-                                                      shop.port.call("do_action", {{"action", "cart.add"}}),
-                                                      shop.port.call("do_action", {{"action", "checkout.place-order"}}),
-                                                      shop.port.call("no_such_tool")};
+  const std::vector<gp::AgentPort::Result> results = {
+      shop.port.call("whats_here"), shop.port.call("do_action", {{"action", "cart.add"}}),
+      shop.port.call("do_action", {{"action", "checkout.place-order"}}), shop.port.call("no_such_tool")};
   for (const auto& r : results) {
     REQUIRE(r.json().is_object());
     ojson expected;

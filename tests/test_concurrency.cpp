@@ -231,8 +231,8 @@ TEST_CASE("one session driven from several threads writes one row per fire and k
           const std::string id = "order.once-" + std::to_string(rng.next() % once_actions);
           res = i % 2 == 0 ? s.fire(id, {.source = gp::Principal::system}) : [&] {
             const auto out = port.call("do_action", {{"action", id}});
-            return gp::FireResult{out["ok"].get<bool>(), out.json().value("reason", ""), out.json().value("transition_id", ""),
-                                  out.json().value("prior_transition_id", "")};
+            return gp::FireResult{out["ok"].get<bool>(), out.json().value("reason", ""),
+                                  out.json().value("transition_id", ""), out.json().value("prior_transition_id", "")};
           }();
           if (!res.ok && res.reason != "PRIOR_FIRE_PENDING" && res.reason != "DUPLICATE_EXECUTION")
             failures.fetch_add(1);

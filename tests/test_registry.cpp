@@ -267,7 +267,8 @@ TEST_CASE("a listed column that no row holds is a column of nulls, so an empty r
   const auto& empty = reg.record_table("none", json::array(), {.tool = "t", .columns = {"campaign", "ctr"}});
   CHECK(empty.row_count() == 0);
   CHECK(empty.columns() == std::vector<std::string>{"campaign", "ctr"});
-  const auto& t = reg.record_table("some", json::parse(R"([{"ctr":1}])"), {.tool = "t", .columns = {"campaign", "ctr"}});
+  const auto& t =
+      reg.record_table("some", json::parse(R"([{"ctr":1}])"), {.tool = "t", .columns = {"campaign", "ctr"}});
   CHECK(t.columns() == std::vector<std::string>{"campaign", "ctr"});
   CHECK(t.value(0, "campaign").is_null());
   CHECK(t.value(0, "ctr") == json(1));

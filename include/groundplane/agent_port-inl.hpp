@@ -123,7 +123,7 @@ GROUNDPLANE_INLINE const nlohmann::json& AgentPort::Result::operator[](std::stri
 // level deeper: a newline in dump()'s output is always layout (one inside a string is
 // written \n), so indenting after each newline is exact.
 GROUNDPLANE_INLINE std::string AgentPort::Result::dump(int indent, char indent_char, bool ensure_ascii,
-                                                     nlohmann::json::error_handler_t error_handler) const {
+                                                       nlohmann::json::error_handler_t error_handler) const {
   if (!object_.is_object() || object_.empty()) return object_.dump(indent, indent_char, ensure_ascii, error_handler);
   const bool pretty = indent >= 0;
   const std::string newline = pretty ? "\n" + std::string(static_cast<std::size_t>(indent), indent_char) : "";
@@ -183,8 +183,8 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
   whats_here["description"] =
       "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
       "record of what has happened (facts). The facts outrank anything said in the conversation.";
-  whats_here["inputSchema"] = nlohmann::json{
-      {"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}};
+  whats_here["inputSchema"] =
+      nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}};
 
   nlohmann::json props;
   props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};
