@@ -939,6 +939,10 @@ TEST_CASE("with a session the agent tools are served and a gated order is refuse
 
   const auto& here = t.reply_to(2)["result"]["structuredContent"];
   CHECK(here.begin().key() == "facts");
+  // The text block a model reads is the same result, facts first too.
+  CHECK(text_of(t.reply_to(2)).rfind(R"({"facts":)", 0) == 0);
+  CHECK(ojson::parse(text_of(t.reply_to(2))) == here);
+  CHECK(text_of(t.reply_to(3)).rfind(R"({"facts":)", 0) == 0);
   CHECK(here["node"] == "checkout");
   CHECK(here["actions"][0]["id"] == "checkout.place-order");
 
