@@ -245,3 +245,15 @@ TEST_CASE("check_to_json refuses a custom check because it has no spec") {
   };
   CHECK_THROWS_AS(gp::check_to_json(gp::AnyCheck(mine{})), gp::ConfigurationError);
 }
+
+TEST_CASE("check_from_json and check_to_json work as function pointers in either mode, given the pointer's type") {
+  // Header-only they are templates in form only (detail/linkage.hpp): a target type picks
+  // the one instantiation, as the documented way to name them as values.
+  const auto from = static_cast<gp::AnyCheck (*)(const json&)>(&gp::check_from_json);
+  const auto to = static_cast<json (*)(const gp::AnyCheck&)>(&gp::check_to_json);
+  const json spec = {{"check", "superlative"}, {"fact", "campaign_ctr"}};
+  const json round_trip = to(from(spec));
+  CHECK(round_trip["check"] == "superlative");
+  CHECK(round_trip["fact"] == "campaign_ctr");
+  CHECK(to(from(round_trip)) == round_trip);
+}

@@ -284,3 +284,18 @@ TEST_CASE("a column listed twice is refused, naming it, and nothing is recorded"
   }
   CHECK_FALSE(reg.contains("t"));
 }
+
+TEST_CASE("a listed key column that no row holds is refused as having no value in any row, not as a null in row 0") {
+  gp::FactRegistry reg;
+  try {
+    reg.record_table("t", json::parse(R"([{"a":1},{"a":2}])"),
+                     {.key_column = "id", .tool = "t", .columns = {"id", "a"}});
+    FAIL("a key column no row holds was accepted");
+  } catch (const gp::InvalidFact& e) {
+    CHECK(std::string(e.what()) ==
+          "cannot record fact 't': key column 'id' has no value in any row (each is missing or null)");
+  }
+  // With no rows at all there is nothing to be missing from: the key column is listed.
+  const auto& empty = reg.record_table("none", json::array(), {.key_column = "id", .tool = "t", .columns = {"id"}});
+  CHECK(empty.row_of(json("x")) == std::nullopt);
+}

@@ -2,10 +2,10 @@
 //
 //   gp::AgentPort port(session);
 //   port.tools();                                   // [whats_here, do_action], fixed bytes
-//   port.call("whats_here", {});                    // {facts, node, version, actions}
+//   port.call("whats_here", {});                    // {facts, actions, node, version}
 //   port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "A1"}}}});
-//                                                   // {facts, ok, reason?, message?,
-//                                                   //  transition_id?, ask_id?}
+//                                                   // {facts, ask_id?, message?, ok,
+//                                                   //  reason?, transition_id?}
 //   port.whats_here(last_seen);                     // facts narrowed to a cursor
 //
 // Every result carries `facts` — the ground-truth block — first, so the record rides the
@@ -95,16 +95,17 @@ class AgentPort {
 
   Result call(std::string_view name, const nlohmann::json& args = nlohmann::json::object());
 
-  // {facts, node, version, actions: [{id, does, enabled: false only when disabled,
+  // {facts, actions: [{id, does, enabled: false only when disabled,
   //  already_performed: true only for a `once` action that would be refused
-  //  DUPLICATE_EXECUTION}]}.
+  //  DUPLICATE_EXECUTION}], node, version}, written in that order (an action's own members
+  //  in key order: already_performed, does, enabled, id).
   // since_version narrows the facts (attempts at or after that version) as
   // Session::ground_truth does; the tool itself takes no input, so a host that tracks a
   // model's cursor passes it here.
   Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
-  // {action, input?, ask_id?} -> {facts, ok, reason?, message?, transition_id?,
-  // prior_transition_id?, ask_id?}. A null input or ask_id is read as absent (many
+  // {action, input?, ask_id?} -> {facts, ask_id?, message?, ok, prior_transition_id?,
+  // reason?, transition_id?}, written in that order. A null input or ask_id is read as absent (many
   // tool-calling models send null for an optional argument they do not use).
   Result do_action(const nlohmann::json& args);
 

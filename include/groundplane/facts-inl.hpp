@@ -273,6 +273,10 @@ GROUNDPLANE_INLINE void Table::index_key_column() {
     detail::refuse(name_, "key column " + detail::quote(*key_column_) + " is missing from every row");
   if (!c) return;
   const detail::Column& col = data_[*c];
+  // A column only listed in TableOptions::columns exists with no row holding it.
+  if (row_count_ > 0 && col.nulls() == row_count_)
+    detail::refuse(name_,
+                   "key column " + detail::quote(*key_column_) + " has no value in any row (each is missing or null)");
   constexpr auto unset = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> by_id(col.strings.size(), unset);
   for (std::size_t r = 0; r < row_count_; ++r) {

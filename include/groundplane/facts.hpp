@@ -315,7 +315,7 @@ class Table {
 
   const std::string& name() const noexcept { return name_; }
   const Provenance& provenance() const noexcept { return provenance_; }
-  // Column names in first-seen order.
+  // Column names: those listed in TableOptions::columns first, then first-seen order.
   const std::vector<std::string>& columns() const noexcept { return columns_; }
   std::size_t row_count() const noexcept { return row_count_; }
   // The cell; null where the row has no such column. Throws std::out_of_range past the

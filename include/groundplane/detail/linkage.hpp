@@ -11,6 +11,9 @@
 // are compiled in the files that call it, not in every file that includes the header: an
 // ordinary inline function's body is instantiated wherever it is seen. Calls read the
 // same either way; in the compiled mode the macros are empty and the function is plain.
+// Only naming one as a value differs: header-only, `&gp::check_from_json` or passing the
+// bare name where a callable is taken needs a target type (a function pointer type, or a
+// lambda that calls it).
 #pragma once
 
 #if defined(GROUNDPLANE_COMPILED_LIB)

@@ -1003,7 +1003,7 @@ class Protocol {
       // structuredContent in the text's order: `facts` first
       const nlohmann::json& members = out.json();
       nlohmann::ordered_json structured = detail::object_of(members.size());
-      structured["facts"] = out["facts"];
+      if (out.contains("facts")) structured["facts"] = out["facts"];
       for (auto it = members.begin(); it != members.end(); ++it)
         if (it.key() != "facts") structured[it.key()] = it.value();
       return detail::tool_result(std::move(structured), std::move(text));
@@ -1024,11 +1024,16 @@ class Protocol {
   void build_tools() {
     tools_ = checker_tools();
     if (port_) {
-      for (nlohmann::ordered_json tool : AgentPort::tools()) {
-        const std::string name = tool["name"].get<std::string>();
+      for (const auto& def : AgentPort::tools()) {  // written name first, as the checker tools are
+        const std::string name = def["name"].get<std::string>();
+        nlohmann::ordered_json tool = detail::object_of(6);
+        tool["name"] = name;
+        tool["title"] = def.contains("title")  ? def["title"].get<std::string>()
+                        : name == "whats_here" ? "See the app's state"
+                                               : "Do an action in the app";
+        tool["description"] = def["description"];
+        tool["inputSchema"] = def["inputSchema"];
         tool["outputSchema"] = agent_output_schema(name);
-        if (!tool.contains("title"))
-          tool["title"] = name == "whats_here" ? "See the app's state" : "Do an action in the app";
         tool["annotations"] = agent_annotations(name);
         tools_.push_back(std::move(tool));
       }
