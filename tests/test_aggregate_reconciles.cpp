@@ -375,3 +375,28 @@ TEST_CASE("aggregate_reconciles refuses misconfiguration when the boundary is bu
                     .try_submit({{"v", 5}}));
   STATIC_REQUIRE(gp::Check<gp::aggregate_reconciles>);
 }
+
+TEST_CASE("an empty table recorded with its columns still has a misspelled column refused, in column and in where") {
+  gp::FactRegistry reg;
+  reg.record_table("orders", json::array(), {.tool = "warehouse.query", .columns = {"region", "amount"}});
+  using A = gp::aggregate_reconciles;
+  CHECK_THROWS_AS(
+      gp::Boundary(reg, {"orders"}, A{.fact = "orders", .field = "total", .op = gp::Aggregate::sum, .column = "amont"}),
+      gp::ConfigurationError);
+  CHECK_THROWS_AS(gp::Boundary(reg, {"orders"},
+                               A{.fact = "orders",
+                                 .field = "total",
+                                 .op = gp::Aggregate::sum,
+                                 .column = "amount",
+                                 .where = {{"regon", "north"}}}),
+                  gp::ConfigurationError);
+  // Named right, it reconciles: no row matches, and the sum of no rows is 0.
+  gp::Boundary b(reg, {"orders"},
+                 A{.fact = "orders",
+                   .field = "total",
+                   .op = gp::Aggregate::sum,
+                   .column = "amount",
+                   .where = {{"region", "north"}}});
+  CHECK(b.try_submit({{"total", 0}}).ok());
+  CHECK_FALSE(b.try_submit({{"total", 5}}).ok());
+}

@@ -310,3 +310,13 @@ TEST_CASE("comparison refuses misconfiguration when the boundary is built") {
   CHECK_NOTHROW(gp::Boundary(s.reg, {"keyed"}, C{.fact = "keyed", .column = "v"}).try_submit(json::object()));
   STATIC_REQUIRE(gp::Check<gp::comparison>);
 }
+
+TEST_CASE("an empty table recorded with its columns still has a misspelled column refused") {
+  gp::FactRegistry reg;
+  reg.record_table("campaigns", json::array(),
+                   {.key_column = "campaign", .tool = "warehouse.query", .columns = {"campaign", "ctr"}});
+  CHECK_THROWS_AS(gp::Boundary(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "crt"}),
+                  gp::ConfigurationError);
+  gp::Boundary b(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "ctr"});
+  CHECK_FALSE(b.try_submit({{"a", "north"}, {"b", "harbour"}, {"by", 10}}).ok());  // no such rows
+}

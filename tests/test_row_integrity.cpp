@@ -269,3 +269,27 @@ TEST_CASE("schema types the key as a recorded key and each mapped field like its
   CHECK(schema["required"] == json::array({"rows"}));
   CHECK_FALSE(shapes[0].contains("$schema"));
 }
+
+TEST_CASE("an empty table recorded with its columns still has a misspelled column refused") {
+  gp::FactRegistry reg;
+  reg.record_table("campaigns", json::array(),
+                   {.key_column = "campaign", .tool = "warehouse.query", .columns = {"campaign", "ctr"}});
+  CHECK_THROWS_AS(
+      gp::Boundary(reg, {"campaigns"},
+                   gp::row_integrity{.fact = "campaigns", .key_field = "name", .fields = {{"rate", "crt"}}}),
+      gp::ConfigurationError);
+  gp::Boundary b(reg, {"campaigns"},
+                 gp::row_integrity{.fact = "campaigns", .key_field = "name", .fields = {{"rate", "ctr"}}});
+  CHECK_FALSE(b.try_submit({{"name", "north"}, {"rate", 0.04}}).ok());  // no such row to support it
+}
+
+TEST_CASE("a table whose rows are empty objects has no column to name, and naming one is refused") {
+  gp::FactRegistry reg;
+  reg.record_table("blank", json::parse("[{}, {}]"), {.tool = "warehouse.query"});
+  REQUIRE(reg.get<gp::Table>("blank").columns().empty());
+  CHECK_THROWS_AS(
+      gp::Boundary(
+          reg, {"blank"},
+          gp::row_integrity{.fact = "blank", .key_field = "name", .fields = {{"rate", "ctr"}}, .key_column = "id"}),
+      gp::ConfigurationError);
+}

@@ -31,8 +31,9 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& regis
   const std::string who = std::string(check_name) + ": ";
   if (op != Aggregate::count && column.empty())
     throw ConfigurationError(who + "a " + std::string(to_string(op)) + " needs a column; set .column");
-  // An empty table has no columns to check against; it still reconciles (a sum of 0).
-  const bool checkable = table.row_count() > 0;
+  // A table with no rows and no columns listed has no names to check against; it still
+  // reconciles (a sum of 0). What a column holds is known only from its rows.
+  const bool checkable = table.row_count() > 0 || !table.columns().empty();
   if (!column.empty() && checkable && !table.column_of(column))
     throw ConfigurationError(who + "column " + detail::quote(column) + " is not a column of table " +
                              detail::quote(fact) + known_columns(table));
@@ -51,7 +52,7 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& regis
                                std::string(detail::type_name(v)));
     // A value of a type the column never holds matches no row: a mistyped filter
     // ("2024" for 2024), never a claim the model could be asked to fix.
-    if (checkable && !v.is_null()) {
+    if (table.row_count() > 0 && !v.is_null()) {
       const std::size_t c = *table.column_of(it.key());
       bool strings = false, numbers = false, bools = false;
       for (std::size_t r = 0; r < table.row_count(); ++r) {
