@@ -463,6 +463,10 @@ inline constexpr FactKind fact_kind_of = std::is_same_v<T, Fact>      ? FactKind
 
 namespace detail {
 
+// Whether a check can hold a column name against the table: its columns are known from a
+// row or from TableOptions::columns. Only a table with neither names none.
+inline bool columns_known(const Table& t) noexcept { return t.row_count() > 0 || !t.columns().empty(); }
+
 // The entities in the tie block at order() position `pos`.
 std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos);
 

@@ -47,7 +47,7 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
 GROUNDPLANE_INLINE void actions_performed::validate(const FactRegistry& registry) const {
   const Table& t = detail::fact_for<Table>(registry, fact, check_name);
   detail::validate_field(field, check_name, "field");
-  if (t.row_count() == 0 && t.columns().empty()) return;  // empty, and recorded with no columns listed
+  if (!detail::columns_known(t)) return;  // empty, and recorded with no columns listed
   for (const char* column : {"action", "outcome"})
     if (!t.column_of(column))
       throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(fact) + " has no column " +

@@ -33,7 +33,7 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& regis
     throw ConfigurationError(who + "a " + std::string(to_string(op)) + " needs a column; set .column");
   // A table with no rows and no columns listed has no names to check against; it still
   // reconciles (a sum of 0). What a column holds is known only from its rows.
-  const bool checkable = table.row_count() > 0 || !table.columns().empty();
+  const bool checkable = detail::columns_known(table);
   if (!column.empty() && checkable && !table.column_of(column))
     throw ConfigurationError(who + "column " + detail::quote(column) + " is not a column of table " +
                              detail::quote(fact) + known_columns(table));

@@ -27,7 +27,7 @@ GROUNDPLANE_INLINE void comparison::validate(const FactRegistry& registry) const
     if (column.empty())
       throw ConfigurationError(who + "fact " + detail::quote(fact) +
                                " is a table; set .column to the column whose values are compared");
-    if ((table.row_count() > 0 || !table.columns().empty()) && !table.column_of(column))
+    if (detail::columns_known(table) && !table.column_of(column))
       throw ConfigurationError(who + "column " + detail::quote(column) + " is not a column of table " +
                                detail::quote(fact) + " (its columns: " + detail::render_all_of(table.columns()) + ")");
     if (!table.key_column())

@@ -57,7 +57,7 @@ GROUNDPLANE_INLINE void row_integrity::validate(const FactRegistry& registry) co
                              detail::quote(fact));
   const auto require_column = [&](const std::string& column, std::string_view what) {
     if (column.empty()) throw ConfigurationError(prefix + std::string(what) + " is empty; name a column");
-    if ((t.row_count() > 0 || !t.columns().empty()) && !t.column_of(column))
+    if (detail::columns_known(t) && !t.column_of(column))
       throw ConfigurationError(prefix + "table " + detail::quote(fact) + " has no column " + detail::quote(column) +
                                " (" + std::string(what) + ")");
   };

@@ -1028,9 +1028,7 @@ class Protocol {
         const std::string name = def["name"].get<std::string>();
         nlohmann::ordered_json tool = detail::object_of(6);
         tool["name"] = name;
-        tool["title"] = def.contains("title")  ? def["title"].get<std::string>()
-                        : name == "whats_here" ? "See the app's state"
-                                               : "Do an action in the app";
+        tool["title"] = name == "whats_here" ? "See the app's state" : "Do an action in the app";
         tool["description"] = def["description"];
         tool["inputSchema"] = def["inputSchema"];
         tool["outputSchema"] = agent_output_schema(name);
