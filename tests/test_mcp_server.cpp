@@ -16,6 +16,7 @@
 #include <groundplane/any_check.hpp>
 #include <groundplane/boundary.hpp>
 #include <groundplane/check_from_json.hpp>
+#include <groundplane/mcp/line_reader.hpp>
 #include <groundplane/mcp/server.hpp>
 #include <groundplane/session.hpp>
 #include <groundplane/verdict.hpp>
@@ -218,20 +219,20 @@ class NoPeek : public std::streambuf {
   std::size_t at_ = 0;
 };
 
-// The two line readers: stdio::read_line, which takes nothing past the newline, and
-// stdio::LineReader (what Server::serve uses), which takes blocks and keeps the rest for
+// The two line readers: detail::read_line, which takes nothing past the newline, and
+// detail::LineReader (what Server::serve uses), which takes blocks and keeps the rest for
 // its next call. Every framing test runs on both: they must read the same lines.
 enum class Reader { byte_at_a_time, block };
 const char* name_of(Reader r) { return r == Reader::block ? "LineReader" : "read_line"; }
 
 struct Lines {
   Reader kind;
-  gp::mcp::stdio::LineReader block{};
-  template <class BeforeWait = gp::mcp::stdio::NoWait>
-  gp::mcp::stdio::LineRead operator()(std::streambuf& in, std::string& line, std::size_t max,
-                                      BeforeWait&& before_wait = {}) {
+  gp::mcp::detail::LineReader block{};
+  template <class BeforeWait = gp::mcp::detail::NoWait>
+  gp::mcp::detail::LineRead operator()(std::streambuf& in, std::string& line, std::size_t max,
+                                       BeforeWait&& before_wait = {}) {
     return kind == Reader::block ? block.next(in, line, max, before_wait)
-                                 : gp::mcp::stdio::read_line(in, line, max, before_wait);
+                                 : gp::mcp::detail::read_line(in, line, max, before_wait);
   }
 };
 constexpr Reader both_readers[] = {Reader::byte_at_a_time, Reader::block};
@@ -727,7 +728,7 @@ TEST_CASE("an overlong line is consumed without being held in memory") {
     CHECK(line.capacity() <= 2048);
     const auto next = read(flood, line, 1024);
     CHECK(line == "after");
-    CHECK(next.end == gp::mcp::stdio::LineEnd::eof_after_text);
+    CHECK(next.end == gp::mcp::detail::LineEnd::eof_after_text);
   }
 }
 
@@ -738,7 +739,7 @@ TEST_CASE(
   const std::string input = "abc\r\n\n" + long_line + "\n{\"a\":1}\r\ntail";
   struct Line {
     std::string text;
-    gp::mcp::stdio::LineEnd end;
+    gp::mcp::detail::LineEnd end;
     std::size_t bytes;
     bool too_long;
     bool operator==(const Line&) const = default;
@@ -750,7 +751,7 @@ TEST_CASE(
     for (;;) {
       const auto r = read(in, line, max);
       lines.push_back({line, r.end, r.bytes, r.too_long});
-      if (r.end != gp::mcp::stdio::LineEnd::newline) return lines;
+      if (r.end != gp::mcp::detail::LineEnd::newline) return lines;
     }
   };
   const auto none = [] { return std::size_t{0}; };
@@ -762,12 +763,12 @@ TEST_CASE(
     std::stringbuf whole(input);
     const auto expected = read_all(whole, max);
     REQUIRE(expected.size() == 5);
-    CHECK(expected[0] == Line{"abc", gp::mcp::stdio::LineEnd::newline, 4, false});
-    CHECK(expected[1] == Line{"", gp::mcp::stdio::LineEnd::newline, 0, false});
-    CHECK(expected[2] == (max == 3000 ? Line{long_line, gp::mcp::stdio::LineEnd::newline, 3000, false}
-                                      : Line{"", gp::mcp::stdio::LineEnd::newline, 3000, true}));
-    CHECK(expected[3] == Line{"{\"a\":1}", gp::mcp::stdio::LineEnd::newline, 8, false});
-    CHECK(expected[4] == Line{"tail", gp::mcp::stdio::LineEnd::eof_after_text, 4, false});
+    CHECK(expected[0] == Line{"abc", gp::mcp::detail::LineEnd::newline, 4, false});
+    CHECK(expected[1] == Line{"", gp::mcp::detail::LineEnd::newline, 0, false});
+    CHECK(expected[2] == (max == 3000 ? Line{long_line, gp::mcp::detail::LineEnd::newline, 3000, false}
+                                      : Line{"", gp::mcp::detail::LineEnd::newline, 3000, true}));
+    CHECK(expected[3] == Line{"{\"a\":1}", gp::mcp::detail::LineEnd::newline, 8, false});
+    CHECK(expected[4] == Line{"tail", gp::mcp::detail::LineEnd::eof_after_text, 4, false});
     for (const Reader kind : both_readers) {
       INFO(name_of(kind));
       std::stringbuf again(input);
@@ -1668,7 +1669,7 @@ TEST_CASE("a line is stored whole or refused whole at every length around the re
           Lines read{kind};
           std::string line = "left over";
           const auto r = read(*in, line, max, before_wait);
-          CHECK(r.end == gp::mcp::stdio::LineEnd::newline);
+          CHECK(r.end == gp::mcp::detail::LineEnd::newline);
           CHECK(r.bytes == length);
           CHECK(r.too_long == !fits);
           CHECK(line == (fits ? text : std::string()));
@@ -1691,25 +1692,25 @@ TEST_CASE("the block reader hands back the lines it read ahead, in order, and wa
   std::size_t waits = 0;
   const std::function<std::size_t()> waits_so_far = [&] { return waits; };
   Chunked in({"one\ntwo\r\nthr", "ee\n\nfour"}, waits_so_far);
-  gp::mcp::stdio::LineReader reader;
+  gp::mcp::detail::LineReader reader;
   std::string line;
   const auto before_wait = [&] { ++waits; };
   const auto next = [&] { return reader.next(in, line, 100, before_wait); };
-  CHECK(next().end == gp::mcp::stdio::LineEnd::newline);
+  CHECK(next().end == gp::mcp::detail::LineEnd::newline);
   CHECK(line == "one");
   CHECK(waits == 1);
   CHECK(next().bytes == 4);  // "two\r": the CR is counted, and dropped from the line
   CHECK(line == "two");
   CHECK(waits == 1);  // held since the first read: no wait, so no flush before it is answered
-  CHECK(next().end == gp::mcp::stdio::LineEnd::newline);
+  CHECK(next().end == gp::mcp::detail::LineEnd::newline);
   CHECK(line == "three");  // begun in one read, ended in the next
   CHECK(waits == 2);
   CHECK(next().bytes == 0);
   CHECK(line.empty());
   const auto last = next();
-  CHECK(last.end == gp::mcp::stdio::LineEnd::eof_after_text);
+  CHECK(last.end == gp::mcp::detail::LineEnd::eof_after_text);
   CHECK(line == "four");
-  CHECK(next().end == gp::mcp::stdio::LineEnd::eof);
+  CHECK(next().end == gp::mcp::detail::LineEnd::eof);
   CHECK(in.flushed_at_read == std::vector<std::size_t>{1, 2, 3, 4});  // a wait before every read
 }
 

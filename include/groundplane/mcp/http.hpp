@@ -109,6 +109,9 @@ struct HttpResponse {
 
 namespace detail {
 
+using groundplane::detail::escape;
+using groundplane::detail::quote;
+
 // localhost, ::1, or an IPv4 literal in 127.0.0.0/8 — the whole name, not a prefix of
 // it: 127.0.0.1.attacker.example is somebody else's host.
 inline bool loopback_host(std::string_view host) {
