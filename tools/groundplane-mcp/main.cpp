@@ -10,6 +10,9 @@
 // Over stdio, stdout carries JSON-RPC only; everything else goes to stderr.
 #include <pthread.h>
 
+#include <algorithm>
+#include <array>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -20,9 +23,13 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/escape.hpp"
 #include "groundplane/mcp/server.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/version.hpp"
@@ -54,6 +61,8 @@ constexpr std::string_view usage =
     "  --verbose       log routine events to stderr too (by default only problems)\n"
     "  --help          print this and exit\n"
     "  --version       print the version and exit\n"
+    "Options go in any order; a value follows its option as the next argument or after\n"
+    "'=' (--page-size 10, --page-size=10).\n"
     "\n"
     "Streamable HTTP (POST and DELETE at /mcp; each MCP session has its own facts):\n"
     "  --http [HOST:]PORT      serve HTTP instead of stdio; HOST defaults to 127.0.0.1\n"
@@ -134,9 +143,14 @@ int fail(const std::string& message) {
   return 2;
 }
 
-}  // namespace
+// A mistake in the command line: what it is, then where to look.
+int usage_error(const std::string& message) {
+  std::cerr << "groundplane-mcp: " << message << "\nTry 'groundplane-mcp --help' for the options.\n";
+  return 2;
+}
 
-int main(int argc, char** argv) {
+// What the command line asks for.
+struct Options {
   bool session_mode = false;
   bool verbose = false;
   std::string facts_file;
@@ -146,175 +160,210 @@ int main(int argc, char** argv) {
   std::string token_file;
   std::vector<std::string> allowed_origins;
   std::optional<unsigned long long> max_body, max_sessions, idle_timeout, read_timeout, threads;
+};
 
+// Every option: what it takes, and where it goes.
+enum class Takes { nothing, text, count };
+struct Flag {
+  std::string_view name;
+  Takes takes;
+};
+constexpr std::array<Flag, 16> flags{{{"--help", Takes::nothing},
+                                      {"-h", Takes::nothing},
+                                      {"--version", Takes::nothing},
+                                      {"--session", Takes::nothing},
+                                      {"--verbose", Takes::nothing},
+                                      {"--facts", Takes::text},
+                                      {"--page-size", Takes::count},
+                                      {"--http", Takes::text},
+                                      {"--allow-non-loopback", Takes::nothing},
+                                      {"--token-file", Takes::text},
+                                      {"--allow-origin", Takes::text},
+                                      {"--max-body", Takes::count},
+                                      {"--max-sessions", Takes::count},
+                                      {"--idle-timeout", Takes::count},
+                                      {"--read-timeout", Takes::count},
+                                      {"--threads", Takes::count}}};
+
+void apply(std::string_view flag, const std::string& value, Options& o) {
+  const auto n = count(value).value_or(0);
+  if (flag == "--session") o.session_mode = true;
+  else if (flag == "--verbose") o.verbose = true;
+  else if (flag == "--allow-non-loopback") o.allow_non_loopback = true;
+  else if (flag == "--facts") o.facts_file = value;
+  else if (flag == "--page-size") o.page_size = static_cast<std::size_t>(n);
+  else if (flag == "--http") o.http_address = value;
+  else if (flag == "--token-file") o.token_file = value;
+  else if (flag == "--allow-origin") o.allowed_origins.push_back(value);
+  else if (flag == "--max-body") o.max_body = n;
+  else if (flag == "--max-sessions") o.max_sessions = n;
+  else if (flag == "--idle-timeout") o.idle_timeout = n;
+  else if (flag == "--read-timeout") o.read_timeout = n;
+  else if (flag == "--threads") o.threads = n;
+}
+
+// The command line read, in any order, each option as `--name value` or `--name=value`;
+// an exit code instead when it is to stop here (--help, --version, a mistake).
+std::variant<Options, int> parse_arguments(int argc, char** argv) {
+  Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    const auto value = [&](std::string_view what) -> std::optional<std::string> {
-      if (i + 1 >= argc) return std::nullopt;
-      (void)what;
-      return std::string(argv[++i]);
-    };
-    const auto number = [&](std::optional<unsigned long long>& into) {
-      const auto v = value("a number");
-      if (!v) return false;
-      into = count(*v);
-      return into.has_value() && *into > 0;
-    };
-    if (arg == "--help" || arg == "-h") {
+    const std::string_view name = arg.substr(0, arg.rfind("--", 0) == 0 ? arg.find('=') : std::string_view::npos);
+    const auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
+    if (flag == flags.end()) {
+      if (arg.empty() || arg.front() != '-')
+        return usage_error("unexpected argument '" + gp::detail::escape(arg) + "': groundplane-mcp takes options only");
+      return usage_error("unknown option '" + gp::detail::escape(arg) + "'");
+    }
+    const bool inline_value = name.size() < arg.size();
+    if (flag->takes == Takes::nothing && inline_value) return usage_error(std::string(name) + " takes no value");
+    if (name == "--help" || name == "-h") {
       std::cout << usage;
       return EXIT_SUCCESS;
     }
-    if (arg == "--version") {
+    if (name == "--version") {
       std::cout << "groundplane-mcp " << gp::version_string << "\n";
       return EXIT_SUCCESS;
     }
-    if (arg == "--session") {
-      session_mode = true;
-    } else if (arg == "--verbose") {
-      verbose = true;
-    } else if (arg == "--allow-non-loopback") {
-      allow_non_loopback = true;
-    } else if (arg == "--facts" || arg == "--http" || arg == "--token-file" || arg == "--allow-origin") {
-      const auto v = value("a value");
-      if (!v) return fail(std::string(arg) + " needs a value; see --help");
-      if (arg == "--facts") facts_file = *v;
-      else if (arg == "--http") http_address = *v;
-      else if (arg == "--token-file") token_file = *v;
-      else allowed_origins.push_back(*v);
-    } else if (arg == "--page-size") {
-      std::optional<unsigned long long> n;
-      if (!number(n)) return fail("--page-size needs a positive number");
-      page_size = static_cast<std::size_t>(*n);
-    } else if (arg == "--max-body" || arg == "--max-sessions" || arg == "--idle-timeout" || arg == "--read-timeout" ||
-               arg == "--threads") {
-      auto& into = arg == "--max-body"       ? max_body
-                   : arg == "--max-sessions" ? max_sessions
-                   : arg == "--idle-timeout" ? idle_timeout
-                   : arg == "--read-timeout" ? read_timeout
-                                             : threads;
-      if (!number(into)) return fail(std::string(arg) + " needs a positive number");
-    } else {
-      std::cerr << "groundplane-mcp: unknown option '" << gp::detail::escape(arg) << "'\n\n" << usage;
-      return 2;
-    }
+    std::string value;
+    if (inline_value) value = std::string(arg.substr(name.size() + 1));
+    else if (flag->takes != Takes::nothing && i + 1 < argc) value = argv[++i];
+    else if (flag->takes != Takes::nothing) return usage_error(std::string(name) + " needs a value");
+    if (flag->takes == Takes::count && count(value).value_or(0) == 0)
+      return usage_error(std::string(name) + " needs a positive number, got '" + gp::detail::escape(value) + "'");
+    apply(name, value, o);
   }
+  return o;
+}
 
+// The --facts file's definitions, checked once here so that a bad file stops the start
+// and not a session; an exit code when it cannot be used.
+std::variant<nlohmann::ordered_json, int> load_definitions(const std::string& facts_file) {
   nlohmann::ordered_json definitions = nlohmann::ordered_json::object();
-  if (!facts_file.empty()) {
-    std::string error;
-    if (!read_definitions(facts_file, definitions, error))
-      return fail("--facts " + gp::detail::escape(facts_file) + ": " + error);
-    // Checked once here, so that a bad file stops the start and not a session.
-    try {
-      gp::mcp::Protocol probe({.log = [](std::string_view) {}});
-      probe.record_facts(definitions);
-    } catch (const gp::Error& e) {
-      return fail("--facts " + gp::detail::escape(facts_file) + ": " + e.what());
-    }
+  if (facts_file.empty()) return definitions;
+  std::string error;
+  if (!read_definitions(facts_file, definitions, error))
+    return fail("--facts " + gp::detail::escape(facts_file) + ": " + error);
+  try {
+    gp::mcp::Protocol probe({.log = [](std::string_view) {}});
+    probe.record_facts(definitions);
+  } catch (const gp::Error& e) {
+    return fail("--facts " + gp::detail::escape(facts_file) + ": " + e.what());
   }
-  const gp::mcp::ServerOptions server_options{.page_size = page_size, .verbose = verbose};
+  return definitions;
+}
 
-#ifdef SIGPIPE
-  // A client that goes away closes our output: let the write fail, not the process.
-  std::signal(SIGPIPE, SIG_IGN);
-#endif
-
-  if (http_address) {
 #ifdef GROUNDPLANE_MCP_HTTP
-    gp::mcp::HttpOptions http;
-    std::string_view address = *http_address;
-    const auto colon = address.rfind(':');
-    if (colon != std::string_view::npos && !(address.front() == '[' && address.back() == ']')) {
-      std::string host(address.substr(0, colon));
-      if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-      if (!host.empty()) http.host = host;
-      address = address.substr(colon + 1);
-    }
-    const auto port = count(address);
-    if (!port || *port > 65535)
-      return fail("--http needs [HOST:]PORT, got '" + gp::detail::escape(*http_address) + "'");
-    http.port = static_cast<int>(*port);
-    http.allow_non_loopback = allow_non_loopback;
-    http.allowed_origins = allowed_origins;
-    if (!token_file.empty()) {
-      std::string token;
-      if (!read_file(token_file, token))
-        return fail("--token-file " + gp::detail::escape(token_file) + ": cannot be read");
-      token = token.substr(0, token.find_first_of("\r\n"));
-      // The blanks an editor leaves around the line are not the token's: HTTP drops them
-      // from a header value, so no client could ever send them.
-      const auto blank = token.find_first_not_of(" \t");
-      token =
-          blank == std::string::npos ? std::string() : token.substr(blank, token.find_last_not_of(" \t") - blank + 1);
-      if (token.empty()) return fail("--token-file " + gp::detail::escape(token_file) + ": the first line is empty");
-      for (const char c : token)
-        if (c < '!' || c > '~')
-          return fail("--token-file " + gp::detail::escape(token_file) +
-                      ": a bearer token cannot hold a space, a control character or non-ASCII bytes");
-      http.token = token;
-    }
-    if (max_body) http.max_body_bytes = static_cast<std::size_t>(*max_body);
-    if (max_sessions) http.max_sessions = static_cast<std::size_t>(*max_sessions);
-    if (idle_timeout) http.idle_timeout = std::chrono::seconds(static_cast<long long>(*idle_timeout));
-    if (read_timeout) http.read_timeout = std::chrono::seconds(static_cast<long long>(*read_timeout));
-    if (threads) http.threads = static_cast<std::size_t>(*threads);
+// --token-file's token: the file's first line without the blanks an editor leaves around
+// it (HTTP drops them from a header value, so no client could ever send them).
+std::variant<std::string, int> read_token(const std::string& token_file) {
+  std::string token;
+  if (!read_file(token_file, token)) return fail("--token-file " + gp::detail::escape(token_file) + ": cannot be read");
+  token = token.substr(0, token.find_first_of("\r\n"));
+  const auto blank = token.find_first_not_of(" \t");
+  token = blank == std::string::npos ? std::string() : token.substr(blank, token.find_last_not_of(" \t") - blank + 1);
+  if (token.empty()) return fail("--token-file " + gp::detail::escape(token_file) + ": the first line is empty");
+  for (const char c : token)
+    if (c < '!' || c > '~')
+      return fail("--token-file " + gp::detail::escape(token_file) +
+                  ": a bearer token cannot hold a space, a control character or non-ASCII bytes");
+  return token;
+}
 
-    // Each MCP session's protocol: its own registry with the --facts facts, and with
-    // --session its own demo app, kept alive by the shared_ptr's owner.
-    struct WithApp {
-      gp::Session app{demo_app_options()};
-      gp::mcp::Protocol protocol;
-      explicit WithApp(const gp::mcp::ServerOptions& o) : protocol((declare_demo_app(app), app), o) {}
-    };
-    const gp::mcp::HttpServer::Factory factory = [&]() -> std::shared_ptr<gp::mcp::Protocol> {
-      std::shared_ptr<gp::mcp::Protocol> p;
-      if (session_mode) {
-        auto owner = std::make_shared<WithApp>(server_options);
-        p = std::shared_ptr<gp::mcp::Protocol>(owner, &owner->protocol);
-      } else {
-        p = std::make_shared<gp::mcp::Protocol>(server_options);
-      }
-      p->record_facts(definitions);
-      return p;
-    };
-
-    // SIGTERM and SIGINT are taken by one thread with sigwait (a signal handler may not
-    // call stop()); every other thread, httplib's included, inherits the blocked mask.
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGTERM);
-    sigaddset(&stop_signals, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
-    std::unique_ptr<gp::mcp::HttpServer> server;
-    try {
-      server = std::make_unique<gp::mcp::HttpServer>(factory, http);
-      server->bind();
-    } catch (const gp::Error& e) {
-      return fail(e.what());
-    }
-    std::thread stopper([&] {
-      int sig = 0;
-      sigwait(&stop_signals, &sig);
-      if (verbose) std::cerr << "groundplane-mcp: signal " << sig << "; stopping\n";
-      server->stop();
-    });
-    std::cerr << "groundplane-mcp: serving MCP at http://"
-              << (http.host.find(':') != std::string::npos ? "[" + http.host + "]" : http.host) << ":" << server->port()
-              << http.path << "\n";
-    const bool ok = server->serve();
-    pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the stopper if serve() ended on its own
-    stopper.join();
-    return ok ? EXIT_SUCCESS : EXIT_FAILURE;
-#else
-    return fail("this groundplane-mcp was built without HTTP (cpp-httplib was not found)");
-#endif
+// The HttpOptions the command line asks for; an exit code when they cannot be used.
+std::variant<gp::mcp::HttpOptions, int> http_options(const Options& o) {
+  gp::mcp::HttpOptions http;
+  std::string_view address = *o.http_address;
+  const auto colon = address.rfind(':');
+  if (colon != std::string_view::npos && !(address.front() == '[' && address.back() == ']')) {
+    std::string host(address.substr(0, colon));
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    if (!host.empty()) http.host = host;
+    address = address.substr(colon + 1);
   }
+  const auto port = count(address);
+  if (!port || *port > 65535)
+    return usage_error("--http needs [HOST:]PORT, got '" + gp::detail::escape(*o.http_address) + "'");
+  http.port = static_cast<int>(*port);
+  http.allow_non_loopback = o.allow_non_loopback;
+  http.allowed_origins = o.allowed_origins;
+  if (!o.token_file.empty()) {
+    auto token = read_token(o.token_file);
+    if (const int* code = std::get_if<int>(&token)) return *code;
+    http.token = std::get<std::string>(std::move(token));
+  }
+  if (o.max_body) http.max_body_bytes = static_cast<std::size_t>(*o.max_body);
+  if (o.max_sessions) http.max_sessions = static_cast<std::size_t>(*o.max_sessions);
+  if (o.idle_timeout) http.idle_timeout = std::chrono::seconds(static_cast<long long>(*o.idle_timeout));
+  if (o.read_timeout) http.read_timeout = std::chrono::seconds(static_cast<long long>(*o.read_timeout));
+  if (o.threads) http.threads = static_cast<std::size_t>(*o.threads);
+  return http;
+}
 
+// Serves Streamable HTTP until SIGTERM or SIGINT.
+int serve_http(const Options& o, const gp::mcp::ServerOptions& server_options,
+               const nlohmann::ordered_json& definitions) {
+  auto parsed = http_options(o);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  const gp::mcp::HttpOptions http = std::get<gp::mcp::HttpOptions>(std::move(parsed));
+
+  // Each MCP session's protocol: its own registry with the --facts facts, and with
+  // --session its own demo app, kept alive by the shared_ptr's owner.
+  struct WithApp {
+    gp::Session app{demo_app_options()};
+    gp::mcp::Protocol protocol;
+    explicit WithApp(const gp::mcp::ServerOptions& options) : protocol((declare_demo_app(app), app), options) {}
+  };
+  const gp::mcp::HttpServer::Factory factory = [&]() -> std::shared_ptr<gp::mcp::Protocol> {
+    std::shared_ptr<gp::mcp::Protocol> p;
+    if (o.session_mode) {
+      auto owner = std::make_shared<WithApp>(server_options);
+      p = std::shared_ptr<gp::mcp::Protocol>(owner, &owner->protocol);
+    } else {
+      p = std::make_shared<gp::mcp::Protocol>(server_options);
+    }
+    p->record_facts(definitions);
+    return p;
+  };
+
+  // SIGTERM and SIGINT are taken by one thread with sigwait (a signal handler may not
+  // call stop()); every other thread, httplib's included, inherits the blocked mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  std::unique_ptr<gp::mcp::HttpServer> server;
+  try {
+    server = std::make_unique<gp::mcp::HttpServer>(factory, http);
+    server->bind();
+  } catch (const gp::Error& e) {
+    return fail(e.what());
+  }
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (o.verbose) std::cerr << "groundplane-mcp: signal " << sig << "; stopping\n";
+    server->stop();
+  });
+  std::cerr << "groundplane-mcp: serving MCP at http://"
+            << (http.host.find(':') != std::string::npos ? "[" + http.host + "]" : http.host) << ":" << server->port()
+            << http.path << "\n";
+  const bool ok = server->serve();
+  pthread_kill(stopper.native_handle(), SIGTERM);  // wakes the stopper if serve() ended on its own
+  stopper.join();
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+#endif
+
+// Serves stdio until the input ends.
+int serve_stdio(const Options& o, const gp::mcp::ServerOptions& server_options,
+                const nlohmann::ordered_json& definitions) {
   // Buffered stdin (one read per chunk, not per byte); every reply is flushed explicitly.
   std::ios::sync_with_stdio(false);
   std::optional<gp::Session> app;
-  if (session_mode) {
+  if (o.session_mode) {
     app.emplace(demo_app_options());
     declare_demo_app(*app);
   }
@@ -324,4 +373,30 @@ int main(int argc, char** argv) {
   server->protocol().record_facts(definitions);
   server->run();
   return EXIT_SUCCESS;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto parsed = parse_arguments(argc, argv);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  const Options o = std::get<Options>(std::move(parsed));
+  auto loaded = load_definitions(o.facts_file);
+  if (const int* code = std::get_if<int>(&loaded)) return *code;
+  const nlohmann::ordered_json definitions = std::get<nlohmann::ordered_json>(std::move(loaded));
+  const gp::mcp::ServerOptions server_options{.page_size = o.page_size, .verbose = o.verbose};
+
+#ifdef SIGPIPE
+  // A client that goes away closes our output: let the write fail, not the process.
+  std::signal(SIGPIPE, SIG_IGN);
+#endif
+
+  if (o.http_address) {
+#ifdef GROUNDPLANE_MCP_HTTP
+    return serve_http(o, server_options, definitions);
+#else
+    return fail("this groundplane-mcp was built without HTTP (cpp-httplib was not found)");
+#endif
+  }
+  return serve_stdio(o, server_options, definitions);
 }

@@ -356,9 +356,10 @@ class HttpServer {
   void validate() const {
     if (!factory_) throw ConfigurationError("HttpServer needs a factory for its sessions' protocols");
     if (!detail::loopback_host(options_.host) && !options_.allow_non_loopback)
-      throw ConfigurationError("HttpServer: " + detail::quote(options_.host) +
-                               " is not a loopback address; serving beyond this machine must be asked for "
-                               "(allow_non_loopback, --http-public) and should carry a token");
+      throw ConfigurationError(
+          "HttpServer: " + detail::quote(options_.host) +
+          " is not a loopback address; serving beyond this machine must be asked for "
+          "(HttpOptions::allow_non_loopback; groundplane-mcp --allow-non-loopback) and should carry a token");
     if (options_.port < 0 || options_.port > 65535)
       throw ConfigurationError("HttpServer: port " + std::to_string(options_.port) + " is not a TCP port");
     if (options_.max_sessions == 0 || options_.max_body_bytes == 0 || options_.threads == 0)
