@@ -443,6 +443,69 @@ TEST_CASE("check judges a number past a double in its output as written: 1e400 i
         std::string::npos);
 }
 
+TEST_CASE("a key written twice in check's output is a finding, as submit_json makes it, never a tool error") {
+  Harness h;
+  REQUIRE_FALSE(h.run(call(1, "record_ranking", seed_ranking)).reply_to(1)["result"]["isError"].get<bool>());
+  const auto line = [](int id, const std::string& checks, const std::string& output) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+           R"(,"method":"tools/call","params":{"name":"check","arguments":{"facts":["campaign_ctr"],"checks":)" +
+           checks + R"(,"output":)" + output + "}}}\n";
+  };
+  const std::string checks = R"([{"check":"superlative","fact":"campaign_ctr"}])";
+  // at the output's top, nested in it, and beside a number past a double (read again)
+  const std::vector<std::string> outputs{R"({"winner":"harbour","winner":"north"})",
+                                         R"({"winner":"harbour","detail":{"k":1,"k":2}})",
+                                         R"({"winner":"harbour","winner":"north","score":1e400})"};
+  std::string input;
+  for (std::size_t i = 0; i < outputs.size(); ++i) input += line(static_cast<int>(i) + 2, checks, outputs[i]);
+  // a key written twice beside the output, in the checks, is still the call's error
+  input += line(9, R"([{"check":"superlative","fact":"campaign_ctr","fact":"campaign_ctr"}])", outputs[0]);
+  // and so is one in an "output" of a tool other than check, and of a method other than tools/call
+  input +=
+      R"({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"list_facts","arguments":{"output":{"k":1,"k":2}}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":11,"method":"ping","params":{"arguments":{"output":{"k":1,"k":2}}}})"
+      "\n";
+  const auto t = h.run(input);
+
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    INFO(outputs[i]);
+    const auto& r = t.reply_to(static_cast<int>(i) + 2)["result"];
+    REQUIRE(r["isError"] == false);
+    CHECK(r["structuredContent"]["ok"] == false);
+    // the same findings submit_json makes of the same text
+    gp::FactRegistry reg;
+    reg.record_ranking(
+        "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+        {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+    gp::Boundary b(reg, {"campaign_ctr"}, gp::check_from_json(nlohmann::json::parse(R"({"check":"superlative",
+                                                                                         "fact":"campaign_ctr"})")));
+    const gp::Verdict v = b.try_submit_json(outputs[i]);
+    const auto& findings = r["structuredContent"]["findings"];
+    REQUIRE(findings.size() == v.findings().size());
+    bool repeated = false;
+    for (std::size_t k = 0; k < findings.size(); ++k) {
+      CHECK(findings[k]["check"] == v.findings()[k].check);
+      CHECK(findings[k]["field"] == v.findings()[k].field);
+      CHECK(findings[k]["said"] == v.findings()[k].said);
+      CHECK(findings[k]["detail"] == v.findings()[k].detail);
+      repeated =
+          repeated || (findings[k]["check"] == "structured_output" &&
+                       findings[k]["detail"].get<std::string>().find("appears more than once") != std::string::npos);
+    }
+    CHECK(repeated);
+  }
+  CHECK(t.reply_to(2)["result"]["structuredContent"]["findings"][0]["field"] == "");
+  CHECK(t.reply_to(3)["result"]["structuredContent"]["findings"][0]["field"] == "/detail");
+  const auto& refused = t.reply_to(9)["result"];
+  CHECK(refused["isError"] == true);
+  CHECK(refused["content"][0]["text"].get<std::string>().find("'fact' appears twice") != std::string::npos);
+  CHECK(t.reply_to(10)["result"]["isError"] == true);
+  CHECK(t.reply_to(10)["result"]["content"][0]["text"].get<std::string>().find("'k' appears twice") !=
+        std::string::npos);
+  CHECK(t.reply_to(11)["error"]["code"] == -32600);
+}
+
 namespace {
 // check's reply as the response objects make it: {jsonrpc, id, result: {content: [{type,
 // text}], structuredContent: {ok, findings: [{check, field, said, supported, fact,

@@ -115,6 +115,20 @@ TEST_CASE("a request without an id is a notification: never answered and never r
   CHECK_FALSE(h.server.registry().contains("f"));
 }
 
+TEST_CASE("a request method sent without an id is logged as not run even without verbose; a notification is not") {
+  std::vector<std::string> logs;
+  gp::mcp::Server quiet({.log = [&logs](std::string_view l) { logs.emplace_back(l); }});
+  CHECK_FALSE(quiet.handle_line(
+      R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","value":1,"tool":"t"}}})"));
+  CHECK_FALSE(quiet.registry().contains("f"));
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0].find("'tools/call' sent without an id") != std::string::npos);
+  CHECK(logs[0].find("not run") != std::string::npos);
+  CHECK_FALSE(quiet.handle_line(R"({"jsonrpc":"2.0","method":"notifications/cancelled"})"));
+  CHECK_FALSE(quiet.handle_line(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  CHECK(logs.size() == 1);
+}
+
 TEST_CASE("an unknown method is method not found with the request's id") {
   Harness h;
   const auto t = h.run(request(5, "resources/list") + R"({"jsonrpc":"2.0","id":"s-1","method":"tools/destroy"})"

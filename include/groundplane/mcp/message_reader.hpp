@@ -13,7 +13,11 @@
 //
 // The builder also notes the bytes of /params/arguments/output, so that `check` reads
 // the model's answer exactly (gp::JsonText over those bytes alone: "0.50" keeps its two
-// decimals, 1e400 its value) without reading the rest of the line a second time.
+// decimals, 1e400 its value) without reading the rest of the line a second time. Inside
+// that output a repeated key does not stop it: the model's answer is judged, and a key it
+// wrote twice is a finding there, as submit_json makes it (the builder keeps the first
+// value; check reads the bytes). output_repeats_key() says one was seen, for a protocol
+// to refuse it where the message is not a check call after all.
 #pragma once
 
 #include <algorithm>
@@ -66,7 +70,8 @@ class CountingIterator {
 };
 
 // Builds an ordered_json from one pass of SAX events; stops (returns false) at a
-// repeated key or a parse error, which the caller then reports from gp::JsonText.
+// repeated key outside /params/arguments/output or a parse error, which the caller then
+// reports from gp::JsonText.
 class MessageBuilder {
  public:
   using json = nlohmann::ordered_json;
@@ -88,9 +93,13 @@ class MessageBuilder {
   }
 
   json take() { return std::move(root_); }
+  // The message built so far, before take().
+  const json& peek() const noexcept { return root_; }
   // The bytes of /params/arguments/output (in the text given to the constructor), when
   // it is an object or an array.
   std::optional<std::string_view> output_text() const { return output_; }
+  // Whether a key appears twice inside /params/arguments/output.
+  bool output_repeats_key() const noexcept { return output_repeats_; }
 
   // nlohmann's SAX interface
   bool null() { return place(json(nullptr)); }
@@ -108,10 +117,10 @@ class MessageBuilder {
     Frame& f = frames_.back();
     const auto& members = object_members(*f.node);
     if (f.keys) {
-      if (!f.keys->insert(k).second) return stop();
+      if (!f.keys->insert(k).second) return repeated(f);
     } else {
       for (const auto& m : members)
-        if (m.first == k) return stop();
+        if (m.first == k) return repeated(f);
       if (members.size() >= small_object) {  // from here on a scan per key would be quadratic
         f.keys = std::make_unique<std::unordered_set<std::string>>();
         f.keys->reserve(2 * members.size());
@@ -143,12 +152,22 @@ class MessageBuilder {
     json* node = nullptr;
     bool on_output_path = false;  // the container at frames_.size() levels along output_path
     bool is_output = false;
+    bool in_output = false;                                 // the output or inside it
     std::unique_ptr<std::unordered_set<std::string>> keys;  // a large object's keys
+    std::unique_ptr<json> dropped;                          // a repeated key's container, not kept
   };
 
   bool stop() {
     stopped_ = true;
     return false;
+  }
+  // A key seen before in its object: the end of the reading, except inside the output,
+  // where the value that follows is read and dropped.
+  bool repeated(const Frame& f) {
+    if (!f.in_output) return stop();
+    output_repeats_ = true;
+    drop_next_ = true;
+    return true;
   }
 
   // Only a number with an exponent or of more than 16 characters can be past the bound or
@@ -190,11 +209,19 @@ class MessageBuilder {
     members.swap(bigger);
   }
   bool place(json v) {
-    place_node(std::move(v));
+    if (drop_next_) drop_next_ = false;
+    else place_node(std::move(v));
     return true;
   }
   bool open(json v) {
     if (frames_.size() >= bounds_.max_depth) return stop();
+    if (drop_next_) {  // a repeated key's container: read into a node of its own, then gone
+      drop_next_ = false;
+      auto held = std::make_unique<json>(std::move(v));
+      json* node = held.get();
+      frames_.push_back({node, false, false, true, nullptr, std::move(held)});
+      return true;
+    }
     // Whether this container is the next step along /params/arguments/output.
     bool on_path = frames_.empty();
     if (!frames_.empty()) {
@@ -204,9 +231,10 @@ class MessageBuilder {
           parent.on_output_path && level < output_path.size() && parent.node->is_object() && key_ == output_path[level];
     }
     const bool is_output = on_path && frames_.size() == output_path.size();
+    const bool in_output = is_output || (!frames_.empty() && frames_.back().in_output);
     if (is_output) output_begin_ = static_cast<std::size_t>(read_to_ - read_from_) - 1;  // the '{' or '['
     json* node = place_node(std::move(v));
-    frames_.push_back({node, on_path, is_output, nullptr});
+    frames_.push_back({node, on_path, is_output, in_output, nullptr, nullptr});
     return true;
   }
   bool close() {
@@ -228,6 +256,8 @@ class MessageBuilder {
   std::size_t output_begin_ = 0;
   std::optional<std::string_view> output_;
   bool stopped_ = false;
+  bool output_repeats_ = false;
+  bool drop_next_ = false;  // the next value follows a repeated key in the output
 };
 
 // Where a number that cannot be a double (past its range, or past JsonText's bound on

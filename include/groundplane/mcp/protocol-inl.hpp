@@ -2,6 +2,7 @@
 // into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -43,9 +44,10 @@ GROUNDPLANE_INLINE bool data_position(const nlohmann::json& message, std::string
 }
 
 // Where a `check` call's output stands: the model's answer, whose numbers are data
-// however wide (1e400 is exact, 1e999999 a finding), judged by the check. "" when the
-// message is not a check call.
-GROUNDPLANE_INLINE std::string_view check_output_at(const nlohmann::json& message) {
+// however wide (1e400 is exact, 1e999999 a finding) and whose repeated keys are findings,
+// judged by the check. "" when the message is not a check call.
+template <class Json>
+std::string_view check_output_at(const Json& message) {
   if (!message.is_object()) return {};
   const auto params = message.find("params");
   if (params == message.end() || !params->is_object()) return {};
@@ -57,6 +59,12 @@ GROUNDPLANE_INLINE std::string_view check_output_at(const nlohmann::json& messag
   const auto output = args->find("output");
   if (output == args->end() || !(output->is_object() || output->is_array())) return {};
   return "/params/arguments/output";
+}
+
+// Whether `pointer` is at or under `at` ("" is nowhere).
+GROUNDPLANE_INLINE bool inside(std::string_view pointer, std::string_view at) {
+  return !at.empty() && pointer.substr(0, at.size()) == at &&
+         (pointer.size() == at.size() || pointer[at.size()] == '/');
 }
 
 }  // namespace detail
@@ -150,7 +158,8 @@ GROUNDPLANE_INLINE void Protocol::notified(std::string_view method) {
   } else if (method.rfind("notifications/", 0) == 0) {
     note("ignored notification " + quote(method));
   } else {
-    note("ignored " + quote(method) + " sent without an id: a notification is never answered, so it was not run");
+    // A problem, not a routine event: the caller meant a request and will never see its outcome.
+    log("ignored " + quote(method) + " sent without an id: a notification is never answered, so it was not run");
   }
 }
 
@@ -181,7 +190,10 @@ GROUNDPLANE_INLINE std::optional<detail::Written> Protocol::read_and_handle(std:
   // on (not JSON, too deep, a repeated key, a wide number).
   const JsonTextOptions reading{.max_depth = options_.max_depth};
   detail::MessageBuilder builder(line, reading);
-  if (builder.read(line)) return handle_read(builder);
+  // A key repeated in the output is the check's to judge; in a message that is not a
+  // check call it is refused as any other repeated key is, by reading the line again.
+  if (builder.read(line) && (!builder.output_repeats_key() || !detail::check_output_at(builder.peek()).empty()))
+    return handle_read(builder);
   return read_again(line, unterminated, groundplane::detail::json_prescan(line, reading));
 }
 
@@ -221,9 +233,13 @@ GROUNDPLANE_INLINE std::optional<detail::Written> Protocol::read_again(std::stri
     return error_response(nullptr, error_code::parse_error, "Parse error: the line is not valid JSON" + where);
   }
   const nlohmann::json& plain = doc.value();
-  if (!doc.duplicate_keys().empty()) {
+  const std::string_view output_at = detail::check_output_at(plain);
+  const auto& repeats = doc.duplicate_keys();
+  const auto repeat = std::find_if(repeats.begin(), repeats.end(),
+                                   [&](const auto& d) { return !detail::inside(d.pointer, output_at); });
+  if (repeat != repeats.end()) {
     // Never last-wins: which of the two values was meant cannot be known.
-    const auto& d = doc.duplicate_keys().front();
+    const auto& d = *repeat;
     const std::string what = "the key " + quote(d.key, 80) + " appears twice in the object at " +
                              quote(d.pointer.empty() ? std::string("/") : d.pointer, 120);
     if (detail::data_position(plain, d.pointer))
@@ -232,7 +248,7 @@ GROUNDPLANE_INLINE std::optional<detail::Written> Protocol::read_again(std::stri
   }
   // A number no double holds is refused, except in a check's output, where the check
   // judges it as written.
-  if (const auto wide = detail::find_wide_number(doc, detail::check_output_at(plain))) {
+  if (const auto wide = detail::find_wide_number(doc, output_at)) {
     const std::string& pointer = wide->pointer;
     const std::string what =
         "the number " + quote(wide->text, 60) + " at " + quote(pointer.empty() ? std::string("/") : pointer, 120) +
@@ -244,13 +260,14 @@ GROUNDPLANE_INLINE std::optional<detail::Written> Protocol::read_again(std::stri
                                         "; a recorded value must fit a double or a 64-bit integer"));
     return error_response(detail::id_of(plain), error_code::invalid_params, "Invalid params: " + what);
   }
-  // Every wide number is in a check's output: the message is built from the line with
-  // them blanked out (same length, so the output's bytes stand where they stood), and
-  // the check reads them from the line itself.
+  // Every wide number and repeated key is in a check's output: the message is built from
+  // the line with the numbers blanked out (same length, so the output's bytes stand where
+  // they stood), and the check reads the output from the line itself.
   const std::string blanked = groundplane::detail::blank_substitutes(line, scan);
   detail::MessageBuilder builder(line, {.max_depth = options_.max_depth});
-  if (!builder.read(blanked))  // JsonText read it: not reachable by design
-    return error_response(detail::id_of(plain), error_code::parse_error, "Parse error: the line is not valid JSON");
+  if (!builder.read(blanked))  // a repeated key past the ones JsonText lists, outside the output
+    return error_response(detail::id_of(plain), error_code::invalid_request,
+                          "Invalid Request: a key appears twice in one object; send each key once");
   return handle_read(builder);
 }
 

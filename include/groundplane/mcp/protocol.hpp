@@ -88,9 +88,10 @@ struct ServerOptions {
   std::size_t max_depth = 256;                                // deeper JSON nesting is answered -32600
   std::size_t page_size = 100;                                // list_facts: facts per page (nextCursor for more)
   std::function<void(std::string_view)> log = nullptr;        // one line per event; nullptr: std::cerr
-  // false: only problems are logged (an internal error, an app's handler failing, the
-  // output closing); true: routine events too (notifications ignored, a revision
-  // fallback, input ended). A host shows a stdio server's stderr to its user.
+  // false: only problems are logged (an internal error, an app's handler failing, a
+  // request sent without an id and so not run, the output closing); true: routine events
+  // too (notifications ignored, a revision fallback, input ended). A host shows a stdio
+  // server's stderr to its user.
   bool verbose = false;
 };
 
