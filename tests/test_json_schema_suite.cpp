@@ -39,18 +39,39 @@ namespace {
 const std::filesystem::path suite = std::filesystem::path(GROUNDPLANE_JSON_SCHEMA_TEST_SUITE) / "draft7";
 
 // Files whose every case runs.
-const std::vector<std::string> run_files = {
-    "additionalItems.json",    "additionalProperties.json", "allOf.json",
-    "anyOf.json",              "boolean_schema.json",       "const.json",
-    "contains.json",           "default.json",              "dependencies.json",
-    "enum.json",               "exclusiveMaximum.json",     "exclusiveMinimum.json",
-    "if-then-else.json",       "items.json",                "maxItems.json",
-    "maxLength.json",          "maxProperties.json",        "maximum.json",
-    "minItems.json",           "minLength.json",            "minProperties.json",
-    "minimum.json",            "multipleOf.json",           "not.json",
-    "oneOf.json",              "properties.json",           "propertyNames.json",
-    "ref.json",                "required.json",             "type.json",
-    "uniqueItems.json",        "optional/bignum.json",      "optional/zeroTerminatedFloats.json"};
+const std::vector<std::string> run_files = {"additionalItems.json",
+                                            "additionalProperties.json",
+                                            "allOf.json",
+                                            "anyOf.json",
+                                            "boolean_schema.json",
+                                            "const.json",
+                                            "contains.json",
+                                            "default.json",
+                                            "dependencies.json",
+                                            "enum.json",
+                                            "exclusiveMaximum.json",
+                                            "exclusiveMinimum.json",
+                                            "if-then-else.json",
+                                            "items.json",
+                                            "maxItems.json",
+                                            "maxLength.json",
+                                            "maxProperties.json",
+                                            "maximum.json",
+                                            "minItems.json",
+                                            "minLength.json",
+                                            "minProperties.json",
+                                            "minimum.json",
+                                            "multipleOf.json",
+                                            "not.json",
+                                            "oneOf.json",
+                                            "properties.json",
+                                            "propertyNames.json",
+                                            "ref.json",
+                                            "required.json",
+                                            "type.json",
+                                            "uniqueItems.json",
+                                            "optional/bignum.json",
+                                            "optional/zeroTerminatedFloats.json"};
 
 // Groups of run_files refused at compile, and what the refusal must name.
 const std::map<std::pair<std::string, std::string>, std::string> refused_groups = {
@@ -104,8 +125,8 @@ void print(const std::map<std::string, Counts>& counts) {
     total.passed += c.passed;
     total.refused_groups += c.refused_groups;
   }
-  std::cout << "  total: " << total.passed << "/" << total.cases << " cases passed in " << total.groups
-            << " groups; " << total.refused_groups << " groups refused at compile\n";
+  std::cout << "  total: " << total.passed << "/" << total.cases << " cases passed in " << total.groups << " groups; "
+            << total.refused_groups << " groups refused at compile\n";
 }
 
 }  // namespace

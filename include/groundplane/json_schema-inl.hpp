@@ -113,14 +113,41 @@ GROUNDPLANE_INLINE std::string_view refused_keyword(std::string_view key) {
 // Keywords that are read; every other keyword is an annotation or one no draft defines,
 // and is ignored.
 GROUNDPLANE_INLINE bool is_assertion_keyword(std::string_view key) {
-  static constexpr std::string_view keywords[] = {
-      "type",          "enum",       "const",         "multipleOf",           "maximum",    "exclusiveMaximum",
-      "minimum",       "exclusiveMinimum",            "maxLength",            "minLength",  "items",
-      "additionalItems",             "maxItems",      "minItems",             "uniqueItems", "contains",
-      "maxProperties", "minProperties",               "required",             "properties", "additionalProperties",
-      "dependencies",  "propertyNames",               "if",                   "then",       "else",
-      "allOf",         "anyOf",      "oneOf",         "not",                  "$ref",       "definitions",
-      "$defs",         "prefixItems",                 "dependentRequired"};
+  static constexpr std::string_view keywords[] = {"type",
+                                                  "enum",
+                                                  "const",
+                                                  "multipleOf",
+                                                  "maximum",
+                                                  "exclusiveMaximum",
+                                                  "minimum",
+                                                  "exclusiveMinimum",
+                                                  "maxLength",
+                                                  "minLength",
+                                                  "items",
+                                                  "additionalItems",
+                                                  "maxItems",
+                                                  "minItems",
+                                                  "uniqueItems",
+                                                  "contains",
+                                                  "maxProperties",
+                                                  "minProperties",
+                                                  "required",
+                                                  "properties",
+                                                  "additionalProperties",
+                                                  "dependencies",
+                                                  "propertyNames",
+                                                  "if",
+                                                  "then",
+                                                  "else",
+                                                  "allOf",
+                                                  "anyOf",
+                                                  "oneOf",
+                                                  "not",
+                                                  "$ref",
+                                                  "definitions",
+                                                  "$defs",
+                                                  "prefixItems",
+                                                  "dependentRequired"};
   return std::find(std::begin(keywords), std::end(keywords), key) != std::end(keywords);
 }
 
@@ -133,8 +160,7 @@ GROUNDPLANE_INLINE bool nests_deeper_than(const nlohmann::json& v, std::size_t l
   return false;
 }
 
-GROUNDPLANE_INLINE SchemaNumber schema_bound(const nlohmann::json& v, std::string_view keyword,
-                                              const std::string& at) {
+GROUNDPLANE_INLINE SchemaNumber schema_bound(const nlohmann::json& v, std::string_view keyword, const std::string& at) {
   if (v.is_boolean() && (keyword == "exclusiveMinimum" || keyword == "exclusiveMaximum"))
     schema_error(keyword, at, "must be a number (the draft 4 boolean form is not supported)");
   const auto exact = v.is_number() ? Decimal::from_json(v) : std::nullopt;
@@ -143,12 +169,11 @@ GROUNDPLANE_INLINE SchemaNumber schema_bound(const nlohmann::json& v, std::strin
   return SchemaNumber{v, *exact, render(*exact)};
 }
 
-GROUNDPLANE_INLINE std::size_t schema_count(const nlohmann::json& v, std::string_view keyword,
-                                            const std::string& at) {
+GROUNDPLANE_INLINE std::size_t schema_count(const nlohmann::json& v, std::string_view keyword, const std::string& at) {
   if (v.is_number_unsigned()) {
     const auto u = v.get<std::uint64_t>();
     return u > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max()
-                                                        : static_cast<std::size_t>(u);
+                                                       : static_cast<std::size_t>(u);
   }
   if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::size_t>(v.get<std::int64_t>());
   if (v.is_number_float()) {
@@ -165,7 +190,8 @@ GROUNDPLANE_INLINE std::vector<std::string> schema_names(const nlohmann::json& v
   std::vector<std::string> out;
   out.reserve(v.size());
   for (const auto& e : v) {
-    if (!e.is_string()) schema_error(keyword, at, "must be an array of key names, but holds " + std::string(json_type_word(e)));
+    if (!e.is_string())
+      schema_error(keyword, at, "must be an array of key names, but holds " + std::string(json_type_word(e)));
     out.push_back(e.get<std::string>());
   }
   return out;
@@ -173,7 +199,7 @@ GROUNDPLANE_INLINE std::vector<std::string> schema_names(const nlohmann::json& v
 
 GROUNDPLANE_INLINE std::uint8_t schema_type_bit(const nlohmann::json& name, const std::string& at) {
   static constexpr std::pair<std::string_view, SchemaType> names[] = {
-      {"null", schema_null},     {"boolean", schema_boolean}, {"object", schema_object}, {"array", schema_array},
+      {"null", schema_null},     {"boolean", schema_boolean}, {"object", schema_object},  {"array", schema_array},
       {"number", schema_number}, {"string", schema_string},   {"integer", schema_integer}};
   if (name.is_string())
     for (const auto& [word, bit] : names)
@@ -193,6 +219,24 @@ GROUNDPLANE_INLINE std::string shown_values(const std::vector<nlohmann::json>& v
   }
   if (values.size() > shown_at_most) out += " and " + std::to_string(values.size() - shown_at_most) + " more";
   return out;
+}
+
+GROUNDPLANE_INLINE std::uint8_t keyword_groups(const SchemaNode& n) {
+  std::uint8_t g = 0;
+  if (n.const_value || n.has_enum) g |= schema_null;
+  if (n.minimum || n.maximum || n.exclusive_minimum || n.exclusive_maximum || n.multiple_of) g |= schema_number;
+  if (n.min_length || n.max_length) g |= schema_string;
+  if (n.min_items || n.max_items || n.unique_items || !n.prefix_items.empty() || n.rest_items != no_node ||
+      n.contains != no_node)
+    g |= schema_array;
+  if (n.min_properties || n.max_properties || !n.properties.empty() || n.additional_properties != no_node ||
+      n.property_names != no_node || !n.required.empty() || !n.dependent_required.empty() ||
+      !n.dependent_schemas.empty())
+    g |= schema_object;
+  if (n.ref != no_node || !n.all_of.empty() || !n.any_of.empty() || !n.one_of.empty() || n.not_ != no_node ||
+      n.if_ != no_node)
+    g |= schema_boolean;
+  return static_cast<std::uint8_t>(g);
 }
 
 GROUNDPLANE_INLINE bool asserts_nothing(const SchemaNode& n) {
@@ -227,7 +271,8 @@ GROUNDPLANE_INLINE std::vector<SchemaNode> SchemaCompiler::compile() {
 GROUNDPLANE_INLINE std::size_t SchemaCompiler::child(const nlohmann::json& s, const std::string& keyword_at,
                                                      std::string_view keyword, std::size_t depth) {
   if (!s.is_object() && !s.is_boolean())
-    schema_error(keyword, keyword_at, "must be a schema (an object or a boolean), not " + std::string(json_type_word(s)));
+    schema_error(keyword, keyword_at,
+                 "must be a schema (an object or a boolean), not " + std::string(json_type_word(s)));
   return subschema(s, keyword_at, depth + 1);
 }
 
@@ -236,10 +281,12 @@ GROUNDPLANE_INLINE std::vector<std::size_t> SchemaCompiler::children(const nlohm
                                                                      std::string_view keyword, std::size_t depth,
                                                                      bool non_empty) {
   if (!s.is_array() || (non_empty && s.empty()))
-    schema_error(keyword, keyword_at, non_empty ? "must be a non-empty array of schemas" : "must be an array of schemas");
+    schema_error(keyword, keyword_at,
+                 non_empty ? "must be a non-empty array of schemas" : "must be an array of schemas");
   std::vector<std::size_t> out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) out.push_back(child(s[i], keyword_at + '/' + std::to_string(i), keyword, depth));
+  for (std::size_t i = 0; i < s.size(); ++i)
+    out.push_back(child(s[i], keyword_at + '/' + std::to_string(i), keyword, depth));
   return out;
 }
 
@@ -276,10 +323,12 @@ GROUNDPLANE_INLINE std::size_t SchemaCompiler::subschema(const nlohmann::json& s
     node = std::move(only_ref);
   }
   node.always = asserts_nothing(node);
+  node.groups = keyword_groups(node);
+  node.ref_only = node.ref != no_node && node.types == 0 && node.groups == schema_boolean && node.all_of.empty() &&
+                  node.any_of.empty() && node.one_of.empty() && node.not_ == no_node && node.if_ == no_node;
   nodes_[index] = std::move(node);
   return index;
 }
-
 
 GROUNDPLANE_INLINE void SchemaCompiler::read_keyword(SchemaNode& node, std::size_t index, const nlohmann::json& object,
                                                      const std::string& key, const std::string& at, std::size_t depth) {
@@ -297,14 +346,15 @@ GROUNDPLANE_INLINE void SchemaCompiler::read_keyword(SchemaNode& node, std::size
     if (is_enum && !v.is_array()) schema_error(key, here, "must be an array of the allowed values");
     for (const auto& e : is_enum ? v : nlohmann::json::array({v}))
       if (nests_deeper_than(e, JsonSchema::max_schema_depth))
-        schema_error(key, here, "holds a value nested deeper than " + std::to_string(JsonSchema::max_schema_depth) +
-                                    " levels");
+        schema_error(key, here,
+                     "holds a value nested deeper than " + std::to_string(JsonSchema::max_schema_depth) + " levels");
     if (is_enum) {
       node.has_enum = true;
       node.enum_values.assign(v.begin(), v.end());
       std::size_t visited = 0;
       for (std::size_t i = 0; i < node.enum_values.size(); ++i) {
-        node.enum_hashes.emplace_back(json_value_hash(node.enum_values[i], JsonSchema::max_schema_depth + 1, visited), i);
+        node.enum_hashes.emplace_back(json_value_hash(node.enum_values[i], JsonSchema::max_schema_depth + 1, visited),
+                                      i);
         const std::uint8_t t = json_schema_type(node.enum_values[i]);
         node.enum_types = static_cast<std::uint8_t>(node.enum_types | (t & ~schema_integer));
       }
@@ -359,8 +409,7 @@ GROUNDPLANE_INLINE void SchemaCompiler::read_keyword(SchemaNode& node, std::size
       const std::string entry_at = here + '/' + pointer_token(it.key());
       if (it.value().is_array() || key == "dependentRequired")
         node.dependent_required.emplace_back(it.key(), schema_names(it.value(), key, entry_at));
-      else
-        node.dependent_schemas.emplace_back(it.key(), child(it.value(), entry_at, key, depth));
+      else node.dependent_schemas.emplace_back(it.key(), child(it.value(), entry_at, key, depth));
     }
   } else if (key == "allOf") {
     node.all_of = children(v, here, key, depth, true);
@@ -447,7 +496,8 @@ GROUNDPLANE_INLINE bool decode_ref_fragment(std::string_view fragment, std::vect
   std::size_t start = 1;
   while (true) {
     const std::size_t end = decoded.find('/', start);
-    const std::string_view raw = std::string_view(decoded).substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string_view raw =
+        std::string_view(decoded).substr(start, end == std::string::npos ? std::string::npos : end - start);
     std::string token;
     for (std::size_t i = 0; i < raw.size(); ++i) {
       if (raw[i] != '~') {
@@ -491,13 +541,15 @@ GROUNDPLANE_INLINE void SchemaCompiler::resolve_refs() {
         const auto i = static_cast<std::size_t>(std::stoull(token));
         if (i < target->size()) next = &(*target)[i];
       }
-      if (next == nullptr) schema_error("$ref", ref.at, "points at " + quote(ref.target) + ", which this schema does not hold");
+      if (next == nullptr)
+        schema_error("$ref", ref.at, "points at " + quote(ref.target) + ", which this schema does not hold");
       target = next;
       pointer += '/' + pointer_token(token);
     }
     if (!target->is_object() && !target->is_boolean())
-      schema_error("$ref", ref.at, "points at " + quote(ref.target) + ", which is " + std::string(json_type_word(*target)) +
-                                       ", not a schema");
+      schema_error(
+          "$ref", ref.at,
+          "points at " + quote(ref.target) + ", which is " + std::string(json_type_word(*target)) + ", not a schema");
     const auto known = by_pointer_.find(pointer);
     const std::size_t resolved = known != by_pointer_.end() ? known->second : subschema(*target, pointer, 0);
     nodes_[ref.node].ref = resolved;
@@ -565,6 +617,23 @@ GROUNDPLANE_INLINE void SchemaCompiler::check_same_place_graph() const {
 
 // Accepted: a schema object or boolean, or "none"; refused with the reason otherwise.
 GROUNDPLANE_INLINE std::shared_ptr<const CompiledSchema> compile_schema(const nlohmann::json& schema) {
+  // Copying a JSON value recurses, so the document's depth is bounded first, iteratively.
+  constexpr std::size_t most_levels = 2 * JsonSchema::max_schema_depth;
+  std::vector<std::pair<const nlohmann::json*, nlohmann::json::const_iterator>> stack;
+  if (schema.is_structured()) stack.emplace_back(&schema, schema.cbegin());
+  while (!stack.empty()) {
+    auto& [value, it] = stack.back();
+    if (it == value->cend()) {
+      stack.pop_back();
+      continue;
+    }
+    const nlohmann::json& child = *it++;
+    if (!child.is_structured()) continue;
+    if (stack.size() >= most_levels)
+      throw ConfigurationError("gp::JsonSchema: the schema document nests deeper than " + std::to_string(most_levels) +
+                               " arrays/objects");
+    stack.emplace_back(&child, child.cbegin());
+  }
   auto out = std::make_shared<CompiledSchema>();
   out->source = schema;
   if (schema.is_string() && schema.get_ref<const std::string&>() == "none") {

@@ -81,9 +81,9 @@ GROUNDPLANE_INLINE std::partial_ordering compare_json_numbers(const nlohmann::js
   const nlohmann::json& n = float_first ? b : a;
   if (std::isnan(d)) return std::partial_ordering::unordered;
   if (std::isinf(d)) return (d > 0) == float_first ? std::partial_ordering::greater : std::partial_ordering::less;
-  const bool n_small = n.is_number_unsigned() ? n.get<std::uint64_t>() < 9007199254740992ull
-                                              : n.get<std::int64_t>() > -9007199254740992ll &&
-                                                    n.get<std::int64_t>() < 9007199254740992ll;
+  const bool n_small = n.is_number_unsigned()
+                           ? n.get<std::uint64_t>() < 9007199254740992ull
+                           : n.get<std::int64_t>() > -9007199254740992ll && n.get<std::int64_t>() < 9007199254740992ll;
   if (n_small && std::fabs(d) < schema_two53) {
     const double nd = n.is_number_unsigned() ? static_cast<double>(n.get<std::uint64_t>())
                                              : static_cast<double>(n.get<std::int64_t>());
@@ -96,11 +96,12 @@ GROUNDPLANE_INLINE std::partial_ordering compare_json_numbers(const nlohmann::js
 
 // x multiple of m: with e the smaller exponent, cx·10^(ex-e) mod cm·10^(em-e) == 0.
 GROUNDPLANE_INLINE bool is_json_multiple(const nlohmann::json& x, const SchemaNumber& m) {
-  if ((x.is_number_integer() || x.is_number_unsigned()) && (m.value.is_number_integer() || m.value.is_number_unsigned())) {
-    const std::uint64_t mag = x.is_number_unsigned() ? x.get<std::uint64_t>()
-                                                     : (x.get<std::int64_t>() < 0
-                                                            ? 0 - static_cast<std::uint64_t>(x.get<std::int64_t>())
-                                                            : static_cast<std::uint64_t>(x.get<std::int64_t>()));
+  if ((x.is_number_integer() || x.is_number_unsigned()) &&
+      (m.value.is_number_integer() || m.value.is_number_unsigned())) {
+    const std::uint64_t mag = x.is_number_unsigned()
+                                  ? x.get<std::uint64_t>()
+                                  : (x.get<std::int64_t>() < 0 ? 0 - static_cast<std::uint64_t>(x.get<std::int64_t>())
+                                                               : static_cast<std::uint64_t>(x.get<std::int64_t>()));
     const std::uint64_t div = m.value.is_number_unsigned() ? m.value.get<std::uint64_t>()
                                                            : static_cast<std::uint64_t>(m.value.get<std::int64_t>());
     return mag % div == 0;
@@ -376,7 +377,15 @@ class SchemaChecker {
                           std::uint8_t t);
   bool in_enum(const SchemaNode& node, const nlohmann::json& v, std::uint8_t t);
 
+  // A key as a JSON string, for propertyNames: one value reused (a string has no keys,
+  // so no propertyNames check runs inside another).
+  const nlohmann::json& key_value(const std::string& key) {
+    key_value_.get_ref<std::string&>() = key;
+    return key_value_;
+  }
+
   const CompiledSchema& s_;
+  nlohmann::json key_value_ = nlohmann::json::string_t();
   std::size_t budget_;
   std::size_t steps_ = 0;
   bool exhausted_ = false;
@@ -391,19 +400,18 @@ GROUNDPLANE_INLINE std::string SchemaChecker::place(const std::string* extra_key
   const std::size_t n = path_.size() + (extra_key != nullptr ? 1 : 0);
   if (n == 0) return "the input";
   const auto key_at = [&](std::size_t i) { return i < path_.size() ? path_[i].key : extra_key; };
-  const auto cut = [](const std::string& token) {
+  const auto cut = [](const std::string& key) {
     constexpr std::size_t most = 400;
-    if (token.size() <= most) return pointer_token(token);
-    std::size_t end = most;
-    while (end > 0 && (static_cast<unsigned char>(token[end]) & 0xC0) == 0x80) --end;
-    return pointer_token(std::string_view(token).substr(0, end)) + "...";
+    std::size_t end = std::min(key.size(), most);
+    while (end < key.size() && end > 0 && (static_cast<unsigned char>(key[end]) & 0xC0) == 0x80) --end;
+    return std::string_view(key).substr(0, end);
   };
   if (n == 1 && key_at(0) != nullptr && !key_at(0)->empty() && (*key_at(0))[0] != '/') return quote(cut(*key_at(0)));
   std::string pointer;
   for (std::size_t i = 0; i < n; ++i) {
     pointer += '/';
     const std::string* key = key_at(i);
-    pointer += key != nullptr ? cut(*key) : std::to_string(path_[i].index);
+    pointer += key != nullptr ? pointer_token(cut(*key)) : std::to_string(path_[i].index);
   }
   return quote(pointer);
 }
@@ -412,6 +420,7 @@ GROUNDPLANE_INLINE bool SchemaChecker::check(std::size_t n, const nlohmann::json
   if (!step()) return false;
   const SchemaNode& node = s_.nodes[n];
   if (node.always) return true;
+  if (node.ref_only) return check(node.ref, v);
   if (path_.size() >= JsonSchema::max_depth && v.is_structured()) return false;  // the walk reported it
   if (node.never) {
     issue([&] { return place() + " is not allowed"; });
@@ -431,23 +440,25 @@ GROUNDPLANE_INLINE bool SchemaChecker::check(std::size_t n, const nlohmann::json
     if (!passed) ok = false;
     return ok || collecting();
   };
-  if (node.const_value) {
+  const std::uint8_t groups = node.groups;
+  if ((groups & schema_null) != 0 && node.const_value) {
     std::size_t visited = 0;
     const bool same = json_values_equal(v, *node.const_value, depth_left(), visited);
     step(visited);
     if (!same) issue([&] { return place() + " should equal " + node.const_shown; });
     if (!go_on(same)) return false;
   }
-  if (node.has_enum) {
+  if ((groups & schema_null) != 0 && node.has_enum) {
     const bool member = in_enum(node, v, t);
     if (!member) issue([&] { return place() + " is not one of the allowed values: " + node.enum_shown; });
     if (!go_on(member)) return false;
   }
-  if ((t & schema_number) != 0 && !go_on(check_number(node, v))) return false;
-  if (t == schema_string && !go_on(check_string(node, v))) return false;
-  if (t == schema_array && !go_on(check_array(node, v))) return false;
-  if (t == schema_object && !go_on(check_object(node, v))) return false;
-  if (!go_on(check_applicators(node, v, t))) return false;
+  const std::uint8_t own = groups & t;  // integer numbers carry the number bit too
+  if ((own & schema_number) != 0 && !go_on(check_number(node, v))) return false;
+  if ((own & schema_string) != 0 && !go_on(check_string(node, v))) return false;
+  if ((own & schema_array) != 0 && !go_on(check_array(node, v))) return false;
+  if ((own & schema_object) != 0 && !go_on(check_object(node, v))) return false;
+  if ((groups & schema_boolean) != 0 && !go_on(check_applicators(node, v, t))) return false;
   return ok && !exhausted_;
 }
 
@@ -472,12 +483,14 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_number(const SchemaNode& node, cons
       issue([&] { return place() + std::string(says) + b->shown; });
     }
   };
-  bound(node.minimum, [](std::partial_ordering o) { return !(o >= 0); }, " is below the minimum ");
-  bound(node.exclusive_minimum, [](std::partial_ordering o) { return !(o > 0); },
-        " is not above the exclusive minimum ");
-  bound(node.maximum, [](std::partial_ordering o) { return !(o <= 0); }, " is above the maximum ");
-  bound(node.exclusive_maximum, [](std::partial_ordering o) { return !(o < 0); },
-        " is not below the exclusive maximum ");
+  bound(
+      node.minimum, [](std::partial_ordering o) { return !(o >= 0); }, " is below the minimum ");
+  bound(
+      node.exclusive_minimum, [](std::partial_ordering o) { return !(o > 0); }, " is not above the exclusive minimum ");
+  bound(
+      node.maximum, [](std::partial_ordering o) { return !(o <= 0); }, " is above the maximum ");
+  bound(
+      node.exclusive_maximum, [](std::partial_ordering o) { return !(o < 0); }, " is not below the exclusive maximum ");
   if (node.multiple_of && (ok || collecting()) && !is_json_multiple(v, *node.multiple_of)) {
     ok = false;
     issue([&] { return place() + " is not a multiple of " + node.multiple_of->shown; });
@@ -534,8 +547,9 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_array(const SchemaNode& node, const
   if (node.rest_items != no_node && size > node.prefix_items.size()) {
     if (s_.nodes[node.rest_items].never) {  // one issue, not one per item
       issue([&] {
-        return node.prefix_items.empty() ? place() + " should have no items"
-                                         : place() + " has more than " + counted(node.prefix_items.size(), "item", "items");
+        return node.prefix_items.empty()
+                   ? place() + " should have no items"
+                   : place() + " has more than " + counted(node.prefix_items.size(), "item", "items");
       });
       if (!go_on(false)) return false;
     } else {
@@ -638,7 +652,7 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_object(const SchemaNode& node, cons
 GROUNDPLANE_INLINE bool SchemaChecker::check_key(const SchemaNode& node, const std::string& key,
                                                  const nlohmann::json& value) {
   bool ok = true;
-  if (node.property_names != no_node && !passes(node.property_names, nlohmann::json(key))) {
+  if (node.property_names != no_node && !passes(node.property_names, key_value(key))) {
     ok = false;
     issue([&] {
       return path_.empty() ? "key " + quote(key) + " is not an allowed name"
@@ -688,18 +702,19 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_applicators(const SchemaNode& node,
 GROUNDPLANE_INLINE bool SchemaChecker::check_alternatives(const std::vector<std::size_t>& alternatives,
                                                           bool exactly_one, const nlohmann::json& v, std::uint8_t t) {
   const std::string_view keyword = exactly_one ? "oneOf" : "anyOf";
-  std::vector<std::size_t> matched;
+  std::size_t matched[2] = {0, 0};
+  std::size_t matches = 0;
   for (std::size_t i = 0; i < alternatives.size() && !exhausted_; ++i) {
     if (!passes(alternatives[i], v)) continue;
-    matched.push_back(i);
-    if (!exactly_one || matched.size() == 2) break;
+    matched[matches++] = i;
+    if (!exactly_one || matches == 2) break;
   }
   if (exhausted_) return false;
-  if (matched.size() == 1 || (!exactly_one && !matched.empty())) return true;
-  if (matched.size() == 2) {
+  if (matches == 1) return true;
+  if (matches == 2) {
     issue([&] {
-      return place() + " matches more than one oneOf alternative (oneOf[" + std::to_string(matched[0]) + "] and oneOf[" +
-             std::to_string(matched[1]) + "])";
+      return place() + " matches more than one oneOf alternative (oneOf[" + std::to_string(matched[0]) +
+             "] and oneOf[" + std::to_string(matched[1]) + "])";
     });
     return false;
   }
@@ -709,7 +724,8 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_alternatives(const std::vector<std:
     std::size_t nearest = 0;
     for (std::size_t i = 0; i < alternatives.size(); ++i) {
       const SchemaNode* alt = &s_.nodes[alternatives[i]];
-      for (std::size_t hops = 0; alt->ref != no_node && alt->types == 0 && hops < JsonSchema::max_same_place_chain; ++hops)
+      for (std::size_t hops = 0; alt->ref != no_node && alt->types == 0 && hops < JsonSchema::max_same_place_chain;
+           ++hops)
         alt = &s_.nodes[alt->ref];
       if (alt->types == 0 || (alt->types & t) != 0) {
         nearest = i;
@@ -740,43 +756,55 @@ struct PayloadShape {
 GROUNDPLANE_INLINE PayloadShape payload_shape(const nlohmann::json& payload) {
   PayloadShape shape;
   shape.values = 1;
+  // The containers being walked: an array by index, an object by its map's iterator.
   struct Frame {
     const nlohmann::json* value;
-    nlohmann::json::const_iterator it;
-    std::size_t index;
+    std::size_t index = 0;
+    nlohmann::json::object_t::const_iterator key{};
   };
+  const auto frame = [](const nlohmann::json& v) {
+    Frame f{&v};
+    if (v.is_object()) f.key = v.get_ref<const nlohmann::json::object_t&>().begin();
+    return f;
+  };
+  const auto advance = [](Frame& f) {
+    if (f.value->is_array()) ++f.index;
+    else ++f.key;
+  };
+  // Every frame stands at the child being walked: a parent moves on when its child's
+  // frame is done, so the stack spells the pointer to where the walk is.
   std::vector<Frame> stack;
-  if (payload.is_structured()) stack.push_back({&payload, payload.cbegin(), 0});
+  if (payload.is_structured()) stack.push_back(frame(payload));
   while (!stack.empty()) {
     Frame& f = stack.back();
-    if (f.it == f.value->cend()) {
+    const nlohmann::json* child = nullptr;
+    if (f.value->is_array()) {
+      const auto& items = f.value->get_ref<const nlohmann::json::array_t&>();
+      if (f.index < items.size()) child = &items[f.index];
+    } else if (f.key != f.value->get_ref<const nlohmann::json::object_t&>().end()) {
+      child = &f.key->second;
+    }
+    if (child == nullptr) {
       stack.pop_back();
+      if (!stack.empty()) advance(stack.back());
       continue;
     }
-    const auto here = f.it;
-    const nlohmann::json& child = *here;
-    const bool is_object = f.value->is_object();
-    const std::size_t index = f.index;
-    ++f.it;
-    ++f.index;
     ++shape.values;
-    if (!child.is_structured()) continue;
-    if (stack.size() < JsonSchema::max_depth) {
-      stack.push_back({&child, child.cbegin(), 0});
+    if (child->is_structured() && stack.size() < JsonSchema::max_depth) {
+      stack.push_back(frame(*child));
       continue;
     }
-    if (!shape.too_deep.empty()) continue;
-    std::string pointer;
-    for (std::size_t i = 1; i < stack.size(); ++i) {
-      const Frame& parent = stack[i - 1];
-      pointer += '/';
-      // The frame's iterator has moved one past the child it descended into.
-      pointer += parent.value->is_object() ? pointer_token(std::string_view(std::prev(parent.it).key()).substr(0, 400))
-                                           : std::to_string(parent.index - 1);
+    if (child->is_structured() && shape.too_deep.empty()) {
+      std::string pointer;
+      for (const Frame& parent : stack) {
+        pointer += '/';
+        pointer += parent.value->is_object() ? pointer_token(std::string_view(parent.key->first).substr(0, 400))
+                                             : std::to_string(parent.index);
+      }
+      shape.too_deep =
+          quote(pointer) + " is nested more than " + std::to_string(JsonSchema::max_depth) + " levels deep";
     }
-    pointer += '/';
-    pointer += is_object ? pointer_token(std::string_view(here.key()).substr(0, 400)) : std::to_string(index);
-    shape.too_deep = quote(pointer) + " is nested more than " + std::to_string(JsonSchema::max_depth) + " levels deep";
+    advance(f);
   }
   return shape;
 }

@@ -43,11 +43,16 @@ struct SchemaNumber {
 using SchemaCount = std::optional<std::size_t>;
 
 struct SchemaNode {
-  bool never = false;   // `false`, or a node that can match nothing
-  bool always = false;  // `true`, `{}`, or only annotations
+  bool never = false;     // `false`
+  bool always = false;    // `true`, `{}`, or only annotations
+  bool ref_only = false;  // nothing but a `$ref` (always so in draft 7)
+  // Which of the keyword groups below hold anything, so validation skips the rest:
+  // schema_number/string/array/object for the type-specific ones, schema_null for the
+  // value ones (const, enum), schema_boolean for the applicators ($ref, allOf, ...).
+  std::uint8_t groups = 0;
 
-  std::uint8_t types = 0;                 // 0: any type
-  std::vector<std::uint8_t> type_order;   // as the schema lists them, for the wording
+  std::uint8_t types = 0;                // 0: any type
+  std::vector<std::uint8_t> type_order;  // as the schema lists them, for the wording
   std::optional<nlohmann::json> const_value;
   std::string const_shown;
   bool has_enum = false;
