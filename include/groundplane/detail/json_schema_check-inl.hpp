@@ -622,9 +622,10 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_object(const SchemaNode& node, cons
     issue([&] { return "missing required " + place(&key); });
     if (!go_on(false)) return false;
   }
-  for (const auto& [key, needs] : node.dependent_required) {
+  for (const auto& dependency : node.dependent_required) {
+    const std::string& key = dependency.first;
     if (!v.contains(key)) continue;
-    for (const auto& need : needs) {
+    for (const auto& need : dependency.second) {
       if (v.contains(need)) continue;
       issue([&] { return "missing required " + place(&need) + " (required when " + place(&key) + " is present)"; });
       if (!go_on(false)) return false;
