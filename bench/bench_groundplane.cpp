@@ -522,6 +522,70 @@ void ground_truth_at(benchmark::State& state) {
 }
 
 // ---------------------------------------------------------------------------------
+// An action's input schema judging a megabyte of hostile payload (gp::JsonSchema), against
+// parsing the same text with nlohmann, which an agent port pays anyway. The payload holds
+// each shape that would make a naive validator slow: a duplicate hidden at the end of
+// 30,000 distinct tags (uniqueItems), 15,000 keys an object does not allow, 200 long
+// strings against maxLength, 25,000 near-multiples of 0.01 (multipleOf, exactly), and
+// 1,400 branches nested past the depth bound.
+
+const gp::JsonSchema& hostile_schema() {
+  static const gp::JsonSchema schema(json::parse(R"({
+    "type": "object",
+    "properties": {
+      "tags": {"type": "array", "uniqueItems": true, "items": {"anyOf": [{"type": "string"}, {"type": "number"}]}},
+      "meta": {"type": "object", "additionalProperties": false, "propertyNames": {"maxLength": 8}},
+      "notes": {"type": "array", "items": {"type": "string", "maxLength": 100}},
+      "prices": {"type": "array", "items": {"type": "number", "multipleOf": 0.01, "minimum": 0}},
+      "tree": {"$ref": "#/$defs/tree"}
+    },
+    "$defs": {"tree": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}
+  })"));
+  return schema;
+}
+
+const std::string& hostile_text() {
+  static const std::string text = [] {
+    json tags = json::array();
+    for (int i = 0; tags.size() < 30000; ++i) tags.push_back(i % 3 == 0 ? json(i * 0.5) : json(std::to_string(i)));
+    tags.push_back(0.0);
+    json meta = json::object();
+    for (int i = 0; i < 15000; ++i) meta["k" + std::to_string(i)] = i;
+    json notes = json::array();
+    for (int i = 0; i < 200; ++i) notes.push_back(std::string(1000, 'x'));
+    json prices = json::array();
+    for (int i = 0; i < 25000; ++i) prices.push_back(i * 0.01 + 1e-9);
+    json tree = json::array();
+    for (int n = 0; n < 1400; ++n) {
+      json branch = json::array();
+      json* at = &branch;
+      for (int d = 0; d < 70; ++d) at = &at->emplace_back(json::array());
+      tree.push_back(branch);
+    }
+    return json{{"tags", tags}, {"meta", meta}, {"notes", notes}, {"prices", prices}, {"tree", tree}}.dump();
+  }();
+  return text;
+}
+
+void hostile_payload_groundplane(benchmark::State& state) {
+  const json payload = json::parse(hostile_text());
+  const gp::JsonSchema& schema = hostile_schema();
+  for (auto _ : state) {
+    const auto issues = schema.validate(payload);
+    benchmark::DoNotOptimize(issues.data());
+  }
+  state.counters["bytes"] = static_cast<double>(hostile_text().size());
+}
+
+void hostile_payload_baseline(benchmark::State& state) {
+  const std::string& text = hostile_text();
+  for (auto _ : state) {
+    const json payload = json::parse(text);
+    benchmark::DoNotOptimize(payload.size());
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // The table.
 
 struct Result {
@@ -675,6 +739,15 @@ void report() {
     }
     rows.push_back(r);
   }
+  {
+    Row r = timed("a 1 MB hostile payload judged (JsonSchema::validate)", "hostile_payload/groundplane",
+                  "hostile_payload/baseline", "(nlohmann parse of it)", 0, "< 50 ms");
+    if (const auto it = results.find("hostile_payload/groundplane"); it != results.end()) {
+      r.figure += " (" + fixed(it->second.counters["bytes"] / 1e6, 2) + " MB)";
+      r.met = it->second.ns < 50e6 ? "yes" : "NO";
+    }
+    rows.push_back(r);
+  }
   rows.push_back(timed("ground_truth() 20 shown rows, 1M-row ledger", "ground_truth/1000000", "ground_truth/1000",
                        "(1k-row ledger)", 2.0, "≤ 2× the 1k time"));
   // Compile cost at -O0, each probe against a file that only parses and dumps with
@@ -757,6 +830,8 @@ GP_BENCH(seed_baseline, "seed/baseline");
 GP_BENCH(fire_groundplane, "fire/groundplane");
 GP_BENCH(fire_alternating, "fire/alternating");
 GP_BENCH(fire_baseline, "fire/baseline");
+GP_BENCH(hostile_payload_groundplane, "hostile_payload/groundplane");
+GP_BENCH(hostile_payload_baseline, "hostile_payload/baseline");
 BENCHMARK(ground_truth_at)
     ->Name("ground_truth")
     ->Arg(1000)

@@ -17,6 +17,7 @@ if(GROUNDPLANE_COMPILED)
     "${PROJECT_SOURCE_DIR}/src/checks.cpp"
     "${PROJECT_SOURCE_DIR}/src/facts.cpp"
     "${PROJECT_SOURCE_DIR}/src/ground_truth.cpp"
+    "${PROJECT_SOURCE_DIR}/src/json_schema.cpp"
     "${PROJECT_SOURCE_DIR}/src/json_text.cpp"
     "${PROJECT_SOURCE_DIR}/src/mcp.cpp"
     "${PROJECT_SOURCE_DIR}/src/session.cpp")

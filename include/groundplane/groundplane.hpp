@@ -19,6 +19,7 @@
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/ground_truth.hpp"
+#include "groundplane/json_schema.hpp"
 #include "groundplane/json_text.hpp"
 #include "groundplane/ledger.hpp"
 #include "groundplane/reask.hpp"
