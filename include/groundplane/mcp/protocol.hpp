@@ -296,15 +296,19 @@ inline nlohmann::ordered_json check_result_json(const Verdict& verdict) {
   }
   std::string correction = verdict.correction();
   std::string text = verdict.ok() ? std::string("accepted") : correction;
-  nlohmann::ordered_json out = object_of(3);
+  nlohmann::ordered_json out = object_of(6);
   out["ok"] = verdict.ok();
   out["findings"] = std::move(findings);
   out["correction"] = std::move(correction);
+  out["passed"] = verdict.passed();
+  out["failed"] = verdict.failed();
+  out["warnings"] = verdict.warnings();
   return tool_result(std::move(out), std::move(text));
 }
 
 // check's CallToolResult as text, member for member what check_result_json builds:
-// {content: [{type: "text", text}], structuredContent: {ok, findings, correction}, isError: false}.
+// {content: [{type: "text", text}], structuredContent: {ok, findings, correction, passed, failed,
+// warnings}, isError: false}.
 inline std::string check_result_text(const Verdict& verdict) {
   std::string correction;
   append_json(correction, verdict.correction());
@@ -336,6 +340,17 @@ inline std::string check_result_text(const Verdict& verdict) {
   }
   out += R"(],"correction":)";
   out += correction;
+  const auto names = [&](std::string_view key, const std::vector<std::string>& list) {
+    out += key;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (i > 0) out += ',';
+      append_json(out, list[i]);
+    }
+    out += ']';
+  };
+  names(R"(,"passed":[)", verdict.passed());
+  names(R"(,"failed":[)", verdict.failed());
+  names(R"(,"warnings":[)", verdict.warnings());
   out += R"(},"isError":false})";
   return out;
 }
@@ -827,7 +842,7 @@ class Protocol {
                                  std::optional<std::string_view> inline_name = std::nullopt) {
     const detail::Arguments args("record_fact", a, {"name", "value", "tool", "args"}, inline_name);
     auto name = args.string("name");
-    const auto& value = args.required("value", "a number, string or bool");
+    const auto& value = args.required("value", "any JSON value");
     auto tool = args.string("tool");
     return into.record_fact(std::move(name), nlohmann::json(value),
                             {.tool = std::move(tool), .args = args.call_args()});
@@ -898,13 +913,14 @@ class Protocol {
     auto name = args.string("name");
     const auto& list = args.required("members", "an array of names");
     if (!list.is_array()) args.wrong("members", "an array of names", list);
-    std::vector<std::string> members;
+    std::vector<Entity> members;
     members.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_string())
-        detail::Arguments::fail("record_domain: member " + std::to_string(i) + " must be a string, got " +
+      auto member = Entity::from_json(list[i]);
+      if (!member)
+        detail::Arguments::fail("record_domain: member " + std::to_string(i) + " must be a string or an integer, got " +
                                 std::string(detail::type_name(list[i])));
-      members.push_back(list[i].get<std::string>());
+      members.push_back(std::move(*member));
     }
     auto tool = args.string("tool");
     return into.record_domain(std::move(name), std::move(members), {.tool = std::move(tool), .args = args.call_args()});
@@ -1121,11 +1137,11 @@ class Protocol {
 {
   "name": "record_fact",
   "title": "Record a fact",
-  "description": "Record one scalar a tool returned (a number, string or bool) as a write-once fact, with the tool call that produced it as its provenance. A changed value is a new fact under a new name.",
+  "description": "Record one value a tool returned (any JSON: a number, string, bool, object or array) as a write-once fact, with the tool call that produced it as its provenance. A changed value is a new fact under a new name.",
   "inputSchema": {
     "type": "object",
     "properties": {
-      "value": {"type": ["number", "string", "boolean"], "description": "The value the tool returned."}
+      "value": {"description": "The value the tool returned (any JSON value)."}
     },
     "required": ["value"],
     "additionalProperties": false
