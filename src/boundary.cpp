@@ -8,3 +8,4 @@
 #include "groundplane/boundary-inl.hpp"
 #include "groundplane/errors-inl.hpp"
 #include "groundplane/finding-inl.hpp"
+#include "groundplane/verdict-inl.hpp"

@@ -8,6 +8,8 @@
 #include "groundplane/checks/aggregate_reconciles-inl.hpp"
 #include "groundplane/checks/comparison-inl.hpp"
 #include "groundplane/checks/entities_recorded-inl.hpp"
+#include "groundplane/checks/field_matches_fact-inl.hpp"
 #include "groundplane/checks/ranking_prefix-inl.hpp"
 #include "groundplane/checks/row_integrity-inl.hpp"
 #include "groundplane/checks/superlative-inl.hpp"
+#include "groundplane/detail/ranked-inl.hpp"

@@ -7,6 +7,8 @@
 
 #include "groundplane/decimal-inl.hpp"
 #include "groundplane/detail/column-inl.hpp"
+#include "groundplane/detail/unicode-inl.hpp"
+#include "groundplane/entity-inl.hpp"
 #include "groundplane/facts-inl.hpp"
 #include "groundplane/registry-inl.hpp"
 #include "groundplane/schema-inl.hpp"

@@ -67,7 +67,7 @@ TEST_CASE("either tied leader is accepted under accept_any and the next entity i
   const auto w = verdict(t.reg, {"pts"}, any, {{"winner", "b"}, {"score", 3}});
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].field == "score");
-  CHECK(w.findings()[0].detail == "'b''s recorded 'pts' is 5; 3 is 'c''s");
+  CHECK(w.findings()[0].detail == "'b''s recorded 'pts' is 5 and the stated score does not match it; 3 is 'c''s");
 }
 
 TEST_CASE("pick worst on a lower is better ranking wants the largest value and rejects the fastest") {
@@ -113,7 +113,8 @@ TEST_CASE("scores that differ only past double precision are not a tie") {
   const auto w = verdict(reg, {"r"}, gp::superlative{.fact = "r"}, {{"winner", "a"}, {"score", 0.1}});
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].detail ==
-        "'a''s recorded 'share' is 0.10000000000000000001; 0.1 is 'b''s; matches 0.1… rounded to the 1 decimal "
+        "'a''s recorded 'share' is 0.10000000000000000001 and the stated score does not match it; 0.1 is "
+        "'b''s; matches 0.1… rounded to the 1 decimal "
         "stated; pass Rounding::as_stated to accept stated precision");
 }
 
@@ -138,16 +139,30 @@ TEST_CASE("a winner spelled with a Cyrillic look-alike letter is not the ranked 
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "'" + confusable + "'");
   CHECK(v.findings()[0].supported == "'harbour'");
-  CHECK(v.findings()[0].detail == "'" + confusable +
-                                      "' is not one of the 3 entities ranked on 'ctr'; computed argmax on 'ctr' is "
-                                      "'harbour' (0.0455)");
+  CHECK(v.findings()[0].detail ==
+        "'" + confusable +
+            "' was never ranked: it is not one of the 3 entities ranked on 'ctr'; computed argmax on "
+            "'ctr' is "
+            "'harbour' (0.0455)");
 }
 
 // ---- ranking_prefix -----------------------------------------------------------------
 
-TEST_CASE("a cut inside a tie block on a lower is better ranking accepts either tied entity and not the slower one") {
+TEST_CASE("a cut inside a tie block on a lower is better ranking is refused by default") {
   Latency l;
-  const gp::ranking_prefix top2{.fact = "latency", .k = 2};
+  for (const char* second : {"ap", "sg"}) {
+    const auto v =
+        verdict(l.reg, {"latency"}, gp::ranking_prefix{.fact = "latency", .k = 2}, {{"top", {"us", second}}});
+    REQUIRE(v.findings().size() == 1);
+    CHECK(v.findings()[0].detail.find("'ap' and 'sg' share 95") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "a cut inside a tie block on a lower is better ranking with ties accepted takes either tied entity and not "
+    "the slower one") {
+  Latency l;
+  const gp::ranking_prefix top2{.fact = "latency", .k = 2, .ties = gp::Ties::accept_any};
   CHECK(verdict(l.reg, {"latency"}, top2, {{"top", {"us", "ap"}}}).ok());
   CHECK(verdict(l.reg, {"latency"}, top2, {{"top", {"us", "sg"}}}).ok());
   const auto v = verdict(l.reg, {"latency"}, top2, {{"top", {"us", "eu"}}});
@@ -167,7 +182,8 @@ TEST_CASE("a full-length list that repeats a tied entity in place of the last on
   CHECK(v.findings()[0].said == "'a'");
   CHECK(v.findings()[0].supported == "'d'");
   CHECK(v.findings()[0].detail ==
-        "place 4 repeats 'a' (already at place 2); place 4 of the computed top 4 on 'pts' is 'd' (1)");
+        "place 4 repeats 'a', which appears twice (already at place 2); place 4 of the computed top 4 on 'pts' is 'd' "
+        "(1)");
 }
 
 TEST_CASE("scores shifted by one place in a top list are a finding per place naming whose score each is") {
@@ -187,7 +203,8 @@ TEST_CASE("a place past the cut of an overlong list is explained against the com
   gp::FactRegistry reg;
   reg.record_ranking("r", {{"a", 5}, {"b", 4}, {"c", 2}, {"d", 2}, {"e", 1}}, {.key = "pts", .tool = "t"});
   // Asked for the top 1, the model lists three, the third from below a tie.
-  const auto v = verdict(reg, {"r"}, gp::ranking_prefix{.fact = "r", .k = 1}, {{"top", {"a", "b", "e"}}});
+  const auto v = verdict(reg, {"r"}, gp::ranking_prefix{.fact = "r", .k = 1, .ties = gp::Ties::accept_any},
+                         {{"top", {"a", "b", "e"}}});
   REQUIRE(v.findings().size() == 2);
   CHECK(v.findings()[0].detail == "the list has 3 names; the top entity ranked on 'pts' was asked for");
   CHECK(v.findings()[1].said == "'e'");
@@ -195,7 +212,8 @@ TEST_CASE("a place past the cut of an overlong list is explained against the com
   CHECK(v.findings()[1].detail ==
         "in the computed top 3 on 'pts', 'c' and 'd' tie at 2; either may fill place 3; 'e' ranked #5 at 1");
   // A tie block starting right at the place past the cut.
-  const auto w = verdict(reg, {"r"}, gp::ranking_prefix{.fact = "r", .k = 2}, {{"top", {"a", "b", "e"}}});
+  const auto w = verdict(reg, {"r"}, gp::ranking_prefix{.fact = "r", .k = 2, .ties = gp::Ties::accept_any},
+                         {{"top", {"a", "b", "e"}}});
   REQUIRE(w.findings().size() == 2);
   CHECK(w.findings()[1].detail ==
         "in the computed top 3 on 'pts', 'c' and 'd' tie at 2; either may fill place 3; 'e' ranked #5 at 1");
@@ -215,7 +233,7 @@ TEST_CASE("a sum past 2 to the 53 is exact and the total a double would give is 
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "9007199254740992");
   CHECK(v.findings()[0].supported == "9007199254740993");
-  CHECK(v.findings()[0].detail == "computed sum of 'x' over 2 rows is 9007199254740993");
+  CHECK(v.findings()[0].detail == "computed sum of 'x' over 2 rows is 9007199254740993; off by -1");
 }
 
 TEST_CASE("sums and maxima at the 64-bit boundary are exact") {
@@ -232,7 +250,7 @@ TEST_CASE("sums and maxima at the 64-bit boundary are exact") {
   CHECK(verdict(mixed.reg, {"t"}, on_x(gp::Aggregate::min), json::parse(R"({"v": -9223372036854775808})")).ok());
   const auto w = verdict(mixed.reg, {"t"}, on_x(gp::Aggregate::max), json::parse(R"({"v": 18446744073709551614})"));
   REQUIRE(w.findings().size() == 1);
-  CHECK(w.findings()[0].detail == "computed max of 'x' over 3 rows is 18446744073709551615");
+  CHECK(w.findings()[0].detail == "computed max of 'x' over 3 rows is 18446744073709551615; off by -1");
 }
 
 TEST_CASE("tiny values sum exactly and the binary floating point sum is rejected") {
@@ -243,7 +261,7 @@ TEST_CASE("tiny values sum exactly and the binary floating point sum is rejected
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "0.00000024000000000000003");
   CHECK(v.findings()[0].supported == "0.00000024");
-  CHECK(v.findings()[0].detail == "computed sum of 'x' over 2 rows is 0.00000024");
+  CHECK(v.findings()[0].detail == "computed sum of 'x' over 2 rows is 0.00000024; off by +3e-23");
 }
 
 TEST_CASE("negative zero is zero in a sum a minimum and a where filter") {
@@ -265,7 +283,7 @@ TEST_CASE("negative zero is zero in a sum a minimum and a where filter") {
   CHECK(verdict(reg, {"t"}, sum_b, {{"v", -0.0}}).ok());
   const auto v = verdict(reg, {"t"}, on_x(gp::Aggregate::median), {{"v", 2}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail == "computed median of 'x' over 3 rows is 0");
+  CHECK(v.findings()[0].detail == "computed median of 'x' over 3 rows is 0; off by +2");
 }
 
 TEST_CASE("a mean passed off as the median of skewed rows is rejected and so is the reverse") {
@@ -274,13 +292,13 @@ TEST_CASE("a mean passed off as the median of skewed rows is rejected and so is 
   REQUIRE(median.findings().size() == 1);
   CHECK(median.findings()[0].supported == "2.5");
   CHECK(median.findings()[0].detail ==
-        "computed median of 'x' over 4 rows is 2.5 (the mean of the middle two, 2 and 3)");
+        "computed median of 'x' over 4 rows is 2.5 (the mean of the middle two, 2 and 3); off by +24");
   // The middle row as recorded is no median either.
   CHECK_FALSE(verdict(vals.reg, {"t"}, on_x(gp::Aggregate::median), {{"v", 51}}).ok());
   const auto mean = verdict(vals.reg, {"t"}, on_x(gp::Aggregate::mean), {{"v", 2.5}});
   REQUIRE(mean.findings().size() == 1);
   CHECK(mean.findings()[0].supported == "26.5");
-  CHECK(mean.findings()[0].detail == "computed mean of 'x' over 4 rows is 26.5 (= 106 / 4)");
+  CHECK(mean.findings()[0].detail == "computed mean of 'x' over 4 rows is 26.5 (= 106 / 4); off by -24");
 }
 
 TEST_CASE("a table whose total rows equals the rows given is complete and one row short is refused") {
@@ -314,11 +332,11 @@ TEST_CASE("a where filter on true matches neither the string true nor the number
   CHECK(verdict(reg, {"t"}, sum, {{"v", 1}}).ok());
   const auto v = verdict(reg, {"t"}, sum, {{"v", 7}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail == "computed sum of 'x' over 1 row where 'active' is true is 1");
+  CHECK(v.findings()[0].detail == "computed sum of 'x' over 1 row where 'active' is true is 1; off by +6");
   const gp::aggregate_reconciles ones{.fact = "t", .field = "v", .op = gp::Aggregate::count, .where = {{"active", 1}}};
   const auto w = verdict(reg, {"t"}, ones, {{"v", 2}});
   REQUIRE(w.findings().size() == 1);
-  CHECK(w.findings()[0].detail == "computed count of rows where 'active' is 1 is 1 (of 4 rows recorded)");
+  CHECK(w.findings()[0].detail == "computed count of rows where 'active' is 1 is 1 (of 4 rows recorded); off by +1");
 }
 
 // ---- entities_recorded --------------------------------------------------------------
@@ -337,21 +355,27 @@ TEST_CASE("whitespace case and look-alike near-misses are each rejected with the
     CHECK(f.supported.empty());
   }
   CHECK(v.findings()[0].field == "/mentioned/1");
-  CHECK(v.findings()[0].detail == "'north ' is not a recorded name; closest: 'north'");
+  CHECK(v.findings()[0].detail ==
+        "'north ' is not a recorded name; closest: 'north'; recorded: 'north', 'harbour', 'delta'");
   CHECK(v.findings()[1].field == "/mentioned/2");
-  CHECK(v.findings()[1].detail == "' north' is not a recorded name; closest: 'north'");
-  CHECK(v.findings()[2].detail == "'North' is not a recorded name (names are case-sensitive); closest: 'north'");
+  CHECK(v.findings()[1].detail ==
+        "' north' is not a recorded name; closest: 'north'; recorded: 'north', 'harbour', 'delta'");
+  CHECK(v.findings()[2].detail ==
+        "'North' is not a recorded name (names are case-sensitive); closest: 'north'; recorded: 'north', 'harbour', "
+        "'delta'");
   CHECK(v.findings()[3].said == "'" + cyrillic + "'");
-  CHECK(v.findings()[3].detail ==
-        "'" + cyrillic +
-            "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
-            "look-alike letter from another script: U+043E where the recorded name has U+006F");
-  CHECK(v.findings()[4].detail == "'" + nbsp +
+  CHECK(v.findings()[3].detail == "'" + cyrillic +
                                       "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
-                                      "trailing or inner space that is not U+0020: U+00A0");
+                                      "look-alike letter from another script: U+043E where the recorded name has "
+                                      "U+006F; recorded: 'north', 'harbour', 'delta'");
+  CHECK(v.findings()[4].detail ==
+        "'" + nbsp +
+            "' is not a recorded name; closest: 'north'; differs from 'north' only by a "
+            "trailing or inner space that is not U+0020: U+00A0; recorded: 'north', 'harbour', 'delta'");
   CHECK(v.findings()[5].field == "/mentioned/6");
   CHECK(v.findings()[5].said == "'north\\t'");
-  CHECK(v.findings()[5].detail == "'north\\t' is not a recorded name; closest: 'north'");
+  CHECK(v.findings()[5].detail ==
+        "'north\\t' is not a recorded name; closest: 'north'; recorded: 'north', 'harbour', 'delta'");
   gp::testing::check_message_is_contained(v.findings()[5].message());
 }
 
@@ -368,16 +392,16 @@ TEST_CASE(
   CHECK(v.findings()[0].field == "/n/0");
   CHECK(v.findings()[0].said == "'" + decomposed + "'");
   // Edits are counted in characters: e + U+0301 for é is two, within the bound.
-  CHECK(v.findings()[0].detail ==
-        "'" + decomposed +
-            "' is not a recorded name; closest: 'caf\xC3\xA9'; differs from 'caf\xC3\xA9' "
-            "only by Unicode normalization: U+0065 U+0301 where the recorded name has U+00E9");
+  CHECK(v.findings()[0].detail == "'" + decomposed +
+                                      "' is not a recorded name; closest: 'caf\xC3\xA9'; differs from 'caf\xC3\xA9' "
+                                      "only by Unicode normalization: U+0065 U+0301 where the recorded name has "
+                                      "U+00E9; recorded: 'caf\xC3\xA9', 'north'");
   CHECK(v.findings()[1].field == "/n/1");
   // The invisible character is shown escaped, so a reader sees why the names differ.
   CHECK(v.findings()[1].said == "'north\\u{200b}'");
   CHECK(v.findings()[1].detail ==
         "'north\\u{200b}' is not a recorded name; closest: 'north'; differs from 'north' only by an invisible "
-        "character: U+200B");
+        "character: U+200B; recorded: 'caf\xC3\xA9', 'north'");
 }
 
 TEST_CASE("the JSON pointer token ~01 names the key tilde one and a slash in a key is escaped in the finding") {
@@ -389,13 +413,13 @@ TEST_CASE("the JSON pointer token ~01 names the key tilde one and a slash in a k
   const auto v = verdict(reg, {"d"}, pointer, {{"~1", {"north", "harbor"}}, {"/", "north"}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].field == "/~01/1");
-  CHECK(v.findings()[0].detail == "'harbor' is not a recorded name; closest: 'harbour'");
+  CHECK(v.findings()[0].detail == "'harbor' is not a recorded name; closest: 'harbour'; recorded: 'north', 'harbour'");
   // A top-level key holding '/' and '~' is escaped when the finding points into it.
   const auto w = verdict(reg, {"d"}, gp::entities_recorded{.facts = {"d"}, .fields = {"a/b~c"}},
                          {{"a/b~c", json::array({"north", {{"name", "nrth"}}})}});
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].field == "/a~1b~0c/1/name");
-  CHECK(w.findings()[0].detail == "'nrth' is not a recorded name; closest: 'north'");
+  CHECK(w.findings()[0].detail == "'nrth' is not a recorded name; closest: 'north'; recorded: 'north', 'harbour'");
 }
 
 // ---- row_integrity ------------------------------------------------------------------
@@ -475,8 +499,9 @@ TEST_CASE("on a lower is better ranking a ratio taken the wrong way round is nam
   CHECK(v.findings()[0].said == "1.5");
   CHECK(v.findings()[0].supported == "0.666666…");
   CHECK(v.findings()[0].detail ==
-        "'us' vs 'eu' on 'p95_ms' (lower is better) as the ratio is 0.666666… = 80 / 120; 1.5 matches the ratio "
-        "with the entities reversed ('eu' vs 'us'), not the ratio");
+        "'us' vs 'eu' on 'p95_ms' (lower is better) as the ratio is 0.666666… = 80 / 120; off by +0.833333…; 1.5 "
+        "matches the ratio in the other order ('eu' vs 'us', ComparisonOrder::b_minus_a), not the ratio in the order "
+        "configured (a_minus_b)");
 }
 
 TEST_CASE("a one-unit lead between integers past 2 to the 53 is a win not a tie") {
@@ -667,8 +692,8 @@ TEST_CASE("Messages name a Fact a single value, a row of a numeric key 'row N', 
   gp::FactRegistry reg;
   reg.record_fact("budget", 1000, {.tool = "finance.get"});
   CHECK_THROWS_WITH((gp::Boundary(reg, {"budget"}, gp::superlative{.fact = "budget"})),
-                    "superlative: fact 'budget' is a single value (a Fact); this check needs a Ranking (entity -> "
-                    "score, from record_ranking)");
+                    "superlative: fact 'budget' is a single value (a Fact); this check needs a Ranking (from "
+                    "record_ranking), or a Table (from record_table) with .column set to the column to rank it by");
   reg.record_table("t", json::parse(R"([{"id":0,"amount":1},{"id":1,"amount":1200.5}])"),
                    {.key_column = "id", .tool = "w"});
   const auto v =

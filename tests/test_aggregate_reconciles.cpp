@@ -52,7 +52,8 @@ TEST_CASE("a sum over a where filter counts only the matching rows") {
                                        .field = "north_revenue",
                                        .op = gp::Aggregate::sum,
                                        .column = "amount",
-                                       .where = {{"region", "north"}}};
+                                       .where = {{"region", "north"}},
+                                       .on_missing = gp::OnMissing::skip};
   CHECK(verdict(o.reg, "orders", check, {{"north_revenue", 220}}).ok());
   // The plausible wrong answer: every row's amount.
   const auto v = verdict(o.reg, "orders", check, {{"north_revenue", 310}});
@@ -61,7 +62,7 @@ TEST_CASE("a sum over a where filter counts only the matching rows") {
         "unsupported claim in field 'north_revenue': model said 310, registered facts support 220\n"
         "| fact='orders'\n"
         "| provenance=warehouse.query(table='orders', day='2024-06-01')\n"
-        "| computed sum of 'amount' over 2 rows where 'region' is 'north' is 220; 1 row has no 'amount'");
+        "| computed sum of 'amount' over 2 rows where 'region' is 'north' is 220; 1 row has no 'amount'; off by +90");
 }
 
 TEST_CASE("0.1 plus 0.2 sums to exactly 0.3 and the floating point sum is rejected") {
@@ -81,7 +82,8 @@ TEST_CASE("a mean of one third fails under exact with a hint naming Rounding::as
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].supported == "0.333333…");
   CHECK(v.findings()[0].detail ==
-        "computed mean of 'x' over 3 rows is 0.333333… (= 1 / 3); matches 0.333333… rounded to the 2 decimals "
+        "computed mean of 'x' over 3 rows is 0.333333… (= 1 / 3); off by -0.0033333…; matches 0.333333… rounded to the "
+        "2 decimals "
         "stated; pass Rounding::as_stated to accept stated precision");
   // No number a double can hold is one third.
   CHECK_FALSE(verdict(reg, "t", on_x(gp::Aggregate::mean), {{"v", 1.0 / 3.0}}).ok());
@@ -122,12 +124,12 @@ TEST_CASE("a median over an even count is the exact mean of the middle two") {
   const auto lower = verdict(reg, "t", on_x(gp::Aggregate::median), {{"v", 2}});
   REQUIRE(lower.findings().size() == 1);
   CHECK(lower.findings()[0].supported == "2.5");
-  CHECK(lower.findings()[0].detail == computed);
+  CHECK(lower.findings()[0].detail == computed + "; off by -0.5");
   // 3 is 2.5 rounded half away from zero to the 0 decimals written: still a finding, with the hint.
   const auto upper = verdict(reg, "t", on_x(gp::Aggregate::median), {{"v", 3}});
   REQUIRE(upper.findings().size() == 1);
   CHECK(upper.findings()[0].detail ==
-        computed +
+        computed + "; off by +0.5" +
             "; matches 2.5 rounded to the 0 decimals stated; pass Rounding::as_stated to accept stated precision");
   // A middle pair whose mean does not terminate in binary still compares exactly.
   CHECK(verdict(Values(json{0.1, 0.2}).reg, "t", on_x(gp::Aggregate::median), {{"v", 0.15}}).ok());
@@ -137,7 +139,8 @@ TEST_CASE("a median over an even count is the exact mean of the middle two") {
 TEST_CASE("min max and count are recomputed from the rows") {
   Orders o;
   const auto check = [](gp::Aggregate op, std::string column = "amount") {
-    return gp::aggregate_reconciles{.fact = "orders", .field = "v", .op = op, .column = std::move(column)};
+    return gp::aggregate_reconciles{
+        .fact = "orders", .field = "v", .op = op, .column = std::move(column), .on_missing = gp::OnMissing::skip};
   };
   CHECK(verdict(o.reg, "orders", check(gp::Aggregate::min), {{"v", 10}}).ok());
   CHECK(verdict(o.reg, "orders", check(gp::Aggregate::max), {{"v", 120.5}}).ok());
@@ -145,10 +148,11 @@ TEST_CASE("min max and count are recomputed from the rows") {
   // With a column, count counts the rows that have a value in it.
   const auto v = verdict(o.reg, "orders", check(gp::Aggregate::count), {{"v", 5}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail == "computed count of rows with a value in 'amount' is 4 (of 5 rows recorded)");
+  CHECK(v.findings()[0].detail ==
+        "computed count of rows with a value in 'amount' is 4 (of 5 rows recorded); off by +1");
   const auto w = verdict(o.reg, "orders", check(gp::Aggregate::max), {{"v", 99.5}});
   REQUIRE(w.findings().size() == 1);
-  CHECK(w.findings()[0].detail == "computed max of 'amount' over 4 rows is 120.5; 1 row has no 'amount'");
+  CHECK(w.findings()[0].detail == "computed max of 'amount' over 4 rows is 120.5; 1 row has no 'amount'; off by -21");
 }
 
 TEST_CASE("a where filter compares numbers by value and never a number with a string") {
@@ -159,17 +163,18 @@ TEST_CASE("a where filter compares numbers by value and never a number with a st
   CHECK(verdict(o.reg, "orders", check, {{"n", 3}}).ok());
   const auto v = verdict(o.reg, "orders", check, {{"n", 4}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail == "computed count of rows where 'store' is 7 is 3 (of 5 rows recorded)");
+  CHECK(v.findings()[0].detail == "computed count of rows where 'store' is 7 is 3 (of 5 rows recorded); off by +1");
   const gp::aggregate_reconciles two{.fact = "orders",
                                      .field = "n",
                                      .op = gp::Aggregate::sum,
                                      .column = "amount",
-                                     .where = {{"store", 7.0}, {"region", "north"}}};
+                                     .where = {{"store", 7.0}, {"region", "north"}},
+                                     .on_missing = gp::OnMissing::skip};
   const auto w = verdict(o.reg, "orders", two, {{"n", 1}});
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].detail ==
         "computed sum of 'amount' over 1 row where 'region' is 'north' and 'store' is 7 is 120.5; 1 row has no "
-        "'amount'");
+        "'amount'; off by -119.5");
 }
 
 TEST_CASE("a truncated table is refused and the number computed from the part is never printed") {
@@ -209,29 +214,54 @@ TEST_CASE("a truncated table is refused and the number computed from the part is
   CHECK(y.findings()[0].message().find("5555") == std::string::npos);
 }
 
-TEST_CASE("a non-numeric cell is reported as the data's fault and nothing is computed around it") {
+TEST_CASE("a non-numeric cell is a configuration error naming the fact column and row when the boundary is built") {
   gp::FactRegistry reg;
   reg.record_table("t", json::parse(R"([{"x": 1000}, {"x": "n/a"}, {"x": 2000}, {"x": true}])"),
                    {.tool = "sheet.read"});
-  const auto v = verdict(reg, "t", on_x(gp::Aggregate::sum), {{"v", 3000}});
-  REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].supported.empty());
-  CHECK(v.findings()[0].detail ==
-        "cannot recompute the sum of 'x': 2 of the 4 rows hold a non-number in it (first: 'n/a', a string); the "
-        "recorded data must be fixed before this claim can be checked");
-  CHECK(v.findings()[0].message().find("3000") != std::string::npos);  // only as what the model said
-  CHECK(v.findings()[0].detail.find("3000") == std::string::npos);
+  CHECK_THROWS_WITH(gp::Boundary(reg, {"t"}, on_x(gp::Aggregate::sum)),
+                    "aggregate_reconciles: fact 't' column 'x' row 1 holds 'n/a' (a string), not a number; the sum "
+                    "cannot be recomputed until the recorded data is fixed");
+  CHECK_THROWS_AS(gp::Boundary(reg, {"t"}, on_x(gp::Aggregate::max)), gp::ConfigurationError);
   // count does not read the cells' values.
   CHECK(verdict(reg, "t", on_x(gp::Aggregate::count), {{"v", 4}}).ok());
 }
 
-TEST_CASE("null and absent cells are skipped and counted") {
+TEST_CASE("an aggregate over a column with a hole is refused by default whatever the number") {
+  gp::FactRegistry reg;
+  reg.record_table("t", json::parse(R"([{"v": 1}, {"v": 2}, {}])"), {.tool = "t"});
+  const auto on_v = [](gp::Aggregate op) {
+    return gp::aggregate_reconciles{.fact = "t", .field = "s", .op = op, .column = "v"};
+  };
+  // The plausible answers over the rows that have a value: each would pass if the hole were skipped.
+  for (const auto& [op, said] :
+       {std::pair{gp::Aggregate::sum, 3.0}, std::pair{gp::Aggregate::max, 2.0}, std::pair{gp::Aggregate::mean, 1.5},
+        std::pair{gp::Aggregate::min, 1.0}, std::pair{gp::Aggregate::median, 1.5}}) {
+    const auto v = verdict(reg, "t", on_v(op), {{"s", said}});
+    REQUIRE(v.findings().size() == 1);
+    const std::string name(gp::to_string(op));
+    CHECK(v.findings()[0].supported.empty());
+    CHECK(v.findings()[0].detail == "1 of 3 rows has no value in 'v': a " + name +
+                                        " over the rest is not a fact, as the missing row could be the one that "
+                                        "changes it (pass OnMissing::skip to aggregate the rows that have one)");
+  }
+  // count counts rows that have a value: no hole in that claim.
+  CHECK(verdict(reg, "t", on_v(gp::Aggregate::count), {{"s", 2}}).ok());
+}
+
+TEST_CASE("skipping missing cells aggregates the rest and says so in a warning") {
   gp::FactRegistry reg;
   reg.record_table("t", json::parse(R"([{"x": 2}, {"x": null}, {"y": 1}, {"x": 4}])"), {.tool = "t"});
-  CHECK(verdict(reg, "t", on_x(gp::Aggregate::mean), {{"v", 3}}).ok());
-  const auto v = verdict(reg, "t", on_x(gp::Aggregate::mean), {{"v", 1.5}});
+  auto skip = on_x(gp::Aggregate::mean);
+  skip.on_missing = gp::OnMissing::skip;
+  const auto ok = verdict(reg, "t", skip, {{"v", 3}});
+  CHECK(ok.ok());
+  REQUIRE(ok.warnings().size() == 1);
+  CHECK(ok.warnings()[0].find("2") != std::string::npos);
+  const auto v = verdict(reg, "t", skip, {{"v", 1.5}});
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail == "computed mean of 'x' over 2 rows is 3 (= 6 / 2); 2 rows have no 'x'");
+  CHECK(v.findings()[0].detail == "computed mean of 'x' over 2 rows is 3 (= 6 / 2); 2 rows have no 'x'; off by -1.5");
+  // Refused by default: two rows have no value.
+  CHECK_FALSE(verdict(reg, "t", on_x(gp::Aggregate::mean), {{"v", 3}}).ok());
 }
 
 TEST_CASE("an empty selection has no mean median min or max and a sum of zero") {
@@ -252,7 +282,8 @@ TEST_CASE("an empty selection has no mean median min or max and a sum of zero") 
               {{"v", 0}});
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].detail ==
-        "none of the 1 row where 'id' is 4 has a value in 'amount'; a mean over no values has no value");
+        "1 of 1 row where 'id' is 4 has no value in 'amount': a mean over the rest is not a fact, as the missing row "
+        "could be the one that changes it (pass OnMissing::skip to aggregate the rows that have one)");
   CHECK(
       verdict(
           o.reg, "orders",
@@ -335,7 +366,8 @@ TEST_CASE("the schema asks for a number") {
                                           .field = "/totals/north",
                                           .op = gp::Aggregate::sum,
                                           .column = "amount",
-                                          .where = {{"region", "north"}}});
+                                          .where = {{"region", "north"}},
+                                          .on_missing = gp::OnMissing::skip});
   const json schema = b.schema();
   CHECK(schema["properties"]["totals"]["properties"]["north"]["type"] == "number");
   CHECK(schema["properties"]["totals"]["required"] == json({"north"}));

@@ -78,7 +78,8 @@ TEST_CASE("an AnyCheck finds exactly what the check it holds finds") {
 TEST_CASE("an AnyCheck copies cheaply and reports what it holds") {
   const gp::AnyCheck a = winner;
   const gp::AnyCheck b = a;
-  CHECK(b.name() == "superlative");
+  CHECK(b.kind() == "superlative");
+  CHECK(b.name() == "superlative(fact='campaign_ctr', field='winner')");
   REQUIRE(b.target<gp::superlative>() != nullptr);
   CHECK(b.target<gp::superlative>() == a.target<gp::superlative>());  // one shared immutable copy
   CHECK(b.target<gp::superlative>()->fact == "campaign_ctr");
@@ -97,14 +98,20 @@ TEST_CASE("a CheckList runs every check it holds and reports every finding") {
   CHECK(checks.size() == 3);
   std::vector<std::string> names;
   for (const gp::AnyCheck& c : checks) names.emplace_back(c.name());
-  CHECK(names == std::vector<std::string>{"superlative", "entities_recorded", "custom check"});
+  CHECK(names == std::vector<std::string>{"superlative(fact='campaign_ctr', field='winner')",
+                                          "entities_recorded(facts=['campaigns'], fields=['mentioned'])",
+                                          "custom check"});
 
   gp::Boundary b(s.reg, {"campaign_ctr", "campaigns", "budget_total"}, checks);
   const auto v = b.try_submit({{"winner", "north"}, {"mentioned", {"harbor"}}, {"total", 7200}});
   REQUIRE(v.findings().size() == 3);
   CHECK(v.findings()[0].check == "superlative");
   CHECK(v.findings()[1].check == "entities_recorded");
-  CHECK(v.findings()[1].detail == "'harbor' is not a recorded name; closest: 'harbour'");
+  CHECK(v.findings()[1].detail ==
+        "'harbor' is not a recorded name; closest: 'harbour'; recorded: 'north', 'harbour', 'delta'");
+  // Each check of the list is named on its own, in order.
+  CHECK(v.failed().size() == 3);
+  CHECK(v.passed().empty());
   CHECK(v.findings()[2].check == "total_within_budget");
   CHECK(v.findings()[2].detail == "a total must be a number within the budget of 5000");
   CHECK(b.try_submit({{"winner", "harbour"}, {"mentioned", {"harbour", "north"}}, {"total", 4999.5}}).ok());
@@ -168,6 +175,6 @@ TEST_CASE("a CheckList describes the same schema as the checks it holds") {
   CHECK(direct.schema() == listed.schema());
   CHECK(listed.schema()["properties"].contains("winner"));
   CHECK(listed.schema()["properties"].contains("mentioned"));
-  direct.submit({{"winner", "harbour"}, {"mentioned", json::array()}, {"total", 1}});
-  listed.submit({{"winner", "harbour"}, {"mentioned", json::array()}, {"total", 1}});
+  direct.submit({{"winner", "harbour"}, {"mentioned", {"north"}}, {"total", 1}});
+  listed.submit({{"winner", "harbour"}, {"mentioned", {"north"}}, {"total", 1}});
 }

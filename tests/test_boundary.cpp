@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <groundplane/groundplane.hpp>
 
@@ -76,10 +78,13 @@ TEST_CASE("facts lists only the facts the boundary names") {
   b.submit({{"winner", "harbour"}});
 }
 
-TEST_CASE("a boundary naming an unrecorded fact is a ConfigurationError") {
+TEST_CASE("a boundary naming an unrecorded fact is UnregisteredFact listing the recorded names") {
   Seed s;
+  CHECK_THROWS_AS(gp::Boundary(s.reg, {"campaign_ctr", "nope"}, gp::superlative{.fact = "campaign_ctr"}),
+                  gp::UnregisteredFact);
   CHECK_THROWS_WITH(gp::Boundary(s.reg, {"campaign_ctr", "nope"}, gp::superlative{.fact = "campaign_ctr"}),
-                    "boundary names fact 'nope', which is not recorded");
+                    "the boundary names a fact that is not recorded: no fact named 'nope' is recorded; recorded: "
+                    "'campaign_ctr', 'campaign_cpc', 'spend', 'regions', 'currency'");
 }
 
 TEST_CASE("a check leaning on a fact the boundary did not name is a ConfigurationError") {
@@ -90,9 +95,8 @@ TEST_CASE("a check leaning on a fact the boundary did not name is a Configuratio
 
 TEST_CASE("a check on a fact of the wrong kind is a ConfigurationError naming the check") {
   Seed s;
-  CHECK_THROWS_WITH(
-      gp::Boundary(s.reg, {"spend"}, gp::superlative{.fact = "spend"}),
-      "superlative: fact 'spend' is a Table; this check needs a Ranking (entity -> score, from record_ranking)");
+  CHECK_THROWS_WITH(gp::Boundary(s.reg, {"spend"}, gp::superlative{.fact = "spend"}),
+                    "superlative: fact 'spend' is a Table; set .column to the column whose values rank its rows");
 }
 
 TEST_CASE("a configuration error is never an unsupported claim") {
@@ -160,28 +164,77 @@ TEST_CASE("output held as ordered_json is checked like any other") {
   CHECK(b.try_submit(nlohmann::ordered_json{{"winner", "harbour"}}).ok());
 }
 
-TEST_CASE("leaving the scope without submitting throws NothingSubmitted") {
+TEST_CASE("leaving the scope without submitting throws NothingSubmitted naming the facts and the remedy") {
   Seed s;
   try {
     gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
     (void)b.facts();
   } catch (const gp::NothingSubmitted& e) {
-    REQUIRE(e.findings().size() == 1);
     CHECK(std::string(e.what()) ==
-          "unsupported claim: nothing was submitted\n"
-          "| fact='campaign_ctr'\n"
-          "| provenance=warehouse.query(table='campaign_daily', window='7d')\n"
-          "| the boundary was left without submit(); its 1 check(s) never ran, and a check that silently never ran "
-          "is worse than none");
+          "the boundary over 'campaign_ctr' was left without submit(): its 1 check(s) never ran, and a check that "
+          "silently never ran is worse than none; submit the model's output on every path, or pass "
+          "BoundaryOptions{.require_output = false} for a block that makes no claim");
     return;
   }
   FAIL("expected NothingSubmitted");
 }
 
-TEST_CASE("NothingSubmitted is an UnsupportedClaim") {
+TEST_CASE("NothingSubmitted is a configuration error, never an unsupported claim a re-ask would retry") {
   Seed s;
   CHECK_THROWS_AS([&] { gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"}); }(),
-                  gp::UnsupportedClaim);
+                  gp::ConfigurationError);
+  bool caught_as_claim = false;
+  try {
+    try {
+      gp::Boundary b(s.reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+    } catch (const gp::UnsupportedClaim&) {
+      caught_as_claim = true;
+    }
+  } catch (const gp::NothingSubmitted&) {
+  }
+  CHECK_FALSE(caught_as_claim);
+  CHECK_FALSE(std::is_base_of_v<gp::UnsupportedClaim, gp::NothingSubmitted>);
+}
+
+TEST_CASE("a boundary that does not require output may be left without a submit") {
+  Seed s;
+  CHECK_NOTHROW([&] {
+    gp::Boundary b(s.reg, {"campaign_ctr"}, {.require_output = false}, gp::superlative{.fact = "campaign_ctr"});
+    CHECK(b.options().require_output == false);
+  }());
+}
+
+TEST_CASE("a boundary that does not require output still rejects a wrong claim it is given") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, {.require_output = false}, gp::superlative{.fact = "campaign_ctr"});
+  CHECK_THROWS_AS(b.submit({{"winner", "north"}}), gp::UnsupportedClaim);
+}
+
+TEST_CASE("stop at first runs the checks in order and reports only the first failing check") {
+  Seed s;
+  s.reg.record_domain("names", {"north", "harbour", "delta"}, {.tool = "crm.list"});
+  gp::Boundary b(s.reg, {"campaign_ctr", "names"}, {.stop_at_first = true},
+                 gp::entities_recorded{.facts = {"names"}, .fields = {"winner"}},
+                 gp::superlative{.fact = "campaign_ctr"},
+                 gp::entities_recorded{.facts = {"names"}, .fields = {"runner_up"}});
+  const gp::Verdict v = b.try_submit({{"winner", "north"}, {"runner_up", "nowhere"}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].check == "superlative");
+  CHECK(v.passed() == std::vector<std::string>{"entities_recorded(facts=['names'], fields=['winner'])"});
+  CHECK(v.failed() == std::vector<std::string>{"superlative(fact='campaign_ctr', field='winner')"});
+}
+
+TEST_CASE("without stop at first every check runs and each is named passed or failed in boundary order") {
+  Seed s;
+  s.reg.record_domain("names", {"north", "harbour", "delta"}, {.tool = "crm.list"});
+  gp::Boundary b(s.reg, {"campaign_ctr", "names"}, gp::entities_recorded{.facts = {"names"}, .fields = {"winner"}},
+                 gp::superlative{.fact = "campaign_ctr"},
+                 gp::entities_recorded{.facts = {"names"}, .fields = {"runner_up"}});
+  const gp::Verdict v = b.try_submit({{"winner", "north"}, {"runner_up", "nowhere"}});
+  CHECK(v.findings().size() == 2);
+  CHECK(v.passed() == std::vector<std::string>{"entities_recorded(facts=['names'], fields=['winner'])"});
+  CHECK(v.failed() == std::vector<std::string>{"superlative(fact='campaign_ctr', field='winner')",
+                                               "entities_recorded(facts=['names'], fields=['runner_up'])"});
 }
 
 TEST_CASE("a rejected submit still counts as submitted when the scope is left") {

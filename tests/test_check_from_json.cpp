@@ -21,13 +21,22 @@ const std::vector<json>& full_specs() {
        {"pick", "worst"},
        {"ties", "accept_any"},
        {"tolerance", {{"absolute", 0.001}, {"relative", 0.5}}},
-       {"rounding", "as_stated"}},
+       {"rounding", "as_stated"},
+       {"column", "ctr"},
+       {"direction", "lower_is_better"},
+       {"on_missing", "skip"},
+       {"rank_field", "rank"}},
       {{"check", "ranking_prefix"},
        {"fact", "campaign_ctr"},
        {"field", "podium"},
        {"k", 3},
        {"tolerance", {{"absolute", 0}, {"relative", 0.01}}},
-       {"rounding", "as_stated"}},
+       {"rounding", "as_stated"},
+       {"column", "ctr"},
+       {"direction", "higher_is_better"},
+       {"on_missing", "skip"},
+       {"ties", "accept_any"},
+       {"ordered", false}},
       {{"check", "aggregate_reconciles"},
        {"fact", "orders"},
        {"field", "total"},
@@ -35,8 +44,14 @@ const std::vector<json>& full_specs() {
        {"column", "amount"},
        {"where", {{"region", "emea"}, {"paid", true}}},
        {"tolerance", {{"absolute", 5}, {"relative", 0}}},
-       {"rounding", "as_stated"}},
-      {{"check", "entities_recorded"}, {"facts", {"campaigns", "campaign_ctr"}}, {"fields", {"winner", "/top"}}},
+       {"rounding", "as_stated"},
+       {"weight_column", "units"},
+       {"on_missing", "skip"}},
+      {{"check", "entities_recorded"},
+       {"facts", {"campaigns", "campaign_ctr"}},
+       {"fields", {"winner", "/top"}},
+       {"allow_empty", true},
+       {"case_sensitive", false}},
       {{"check", "row_integrity"},
        {"fact", "campaign_daily"},
        {"key_field", "campaign"},
@@ -52,8 +67,12 @@ const std::vector<json>& full_specs() {
        {"value_field", "lead"},
        {"convention", "percentage_points"},
        {"tolerance", {{"absolute", 0.05}, {"relative", 0}}},
-       {"rounding", "as_stated"}},
+       {"rounding", "as_stated"},
+       {"order", "b_minus_a"},
+       {"direction", "lower_is_better"},
+       {"on_missing", "skip"}},
       {{"check", "actions_performed"}, {"fact", "ledger"}, {"field", "did"}},
+      {{"check", "field_matches_fact"}, {"fact", "config"}, {"field", "/settings/mode"}, {"path", "/mode"}},
   };
   return specs;
 }
@@ -69,11 +88,12 @@ std::string error_of(const json& spec) {
 }
 }  // namespace
 
-TEST_CASE("check_from_json round-trips every one of the seven checks with every member set") {
+TEST_CASE("check_from_json round-trips every one of the eight checks with every member set") {
   for (const json& spec : full_specs()) {
     INFO(spec.dump());
     const gp::AnyCheck check = gp::check_from_json(spec);
-    CHECK(check.name() == spec["check"].get<std::string>());
+    CHECK(check.kind() == spec["check"].get<std::string>());
+    CHECK(check.name().rfind(spec["check"].get<std::string>() + "(", 0) == 0);
     CHECK(gp::check_to_json(check) == spec);
     CHECK(gp::check_to_json(gp::check_from_json(gp::check_to_json(check))) == spec);
   }
@@ -146,7 +166,8 @@ TEST_CASE("a spec that is not an object or names no check is refused") {
         "\"...\"}, got an array");
   CHECK(error_of({{"fact", "campaign_ctr"}}) ==
         "check_from_json: the spec has no \"check\" member naming the check to build; known checks: superlative, "
-        "ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed");
+        "ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed, "
+        "field_matches_fact");
   CHECK_THAT(error_of({{"check", 3}}), Catch::StartsWith("check_from_json: \"check\" must be a string naming the "
                                                          "check, got a number; known checks: superlative"));
 }
@@ -154,14 +175,15 @@ TEST_CASE("a spec that is not an object or names no check is refused") {
 TEST_CASE("an unknown check is refused with the known ones listed") {
   CHECK(error_of({{"check", "superlatve"}, {"fact", "r"}}) ==
         "check_from_json: unknown check 'superlatve' (did you mean 'superlative'?); known checks: superlative, "
-        "ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed");
+        "ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed, "
+        "field_matches_fact");
   CHECK_THAT(error_of({{"check", "argmax"}}), Catch::StartsWith("check_from_json: unknown check 'argmax'; known"));
 }
 
 TEST_CASE("an unknown member is refused by name with the check's members listed") {
   CHECK(error_of({{"check", "superlative"}, {"fact", "r"}, {"feild", "winner"}}) ==
         "check_from_json: superlative has no member 'feild' (did you mean 'field'?); its members: fact, field, "
-        "score_field, pick, ties, tolerance, rounding");
+        "score_field, pick, ties, tolerance, rounding, column, direction, on_missing, rank_field");
   CHECK(error_of({{"check", "row_integrity"},
                   {"fact", "t"},
                   {"key_field", "k"},
@@ -256,4 +278,16 @@ TEST_CASE("check_from_json and check_to_json work as function pointers in either
   CHECK(round_trip["check"] == "superlative");
   CHECK(round_trip["fact"] == "campaign_ctr");
   CHECK(to(from(round_trip)) == round_trip);
+}
+
+TEST_CASE("an optional direction set to null reads as unset and a wrong enum name lists the valid ones") {
+  const gp::AnyCheck check =
+      gp::check_from_json({{"check", "superlative"}, {"fact", "t"}, {"column", "x"}, {"direction", nullptr}});
+  CHECK(gp::check_to_json(check)["direction"].is_null());
+  CHECK(error_of({{"check", "superlative"}, {"fact", "t"}, {"on_missing", "ignore"}}) ==
+        "check_from_json: superlative.on_missing must be one of 'refuse', 'skip'; got 'ignore'");
+  CHECK(error_of({{"check", "comparison"}, {"fact", "t"}, {"order", "a-b"}}) ==
+        "check_from_json: comparison.order must be one of 'a_minus_b', 'b_minus_a'; got 'a-b'");
+  CHECK(error_of({{"check", "entities_recorded"}, {"facts", {"d"}}, {"fields", {"w"}}, {"allow_empty", 1}}) ==
+        "check_from_json: entities_recorded.allow_empty must be true or false, got a number");
 }

@@ -44,10 +44,10 @@ TEST_CASE("an exact percent change is accepted and a rounded one needs as_stated
   Seed s;
   const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 10.44));
   REQUIRE(v.findings().size() == 1);
-  CHECK(
-      v.findings()[0].detail ==
-      seed_percent_change +
-          "; matches 10.436893… rounded to the 2 decimals stated; pass Rounding::as_stated to accept stated precision");
+  CHECK(v.findings()[0].detail ==
+        seed_percent_change +
+            "; off by +0.0031067…; matches 10.436893… rounded to the 2 decimals stated; pass Rounding::as_stated to "
+            "accept stated precision");
   CHECK(verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr", .rounding = gp::Rounding::as_stated},
                 claim("harbour", "north", 10.44))
             .ok());
@@ -68,7 +68,9 @@ TEST_CASE("percentage points passed off as percent change are named as percentag
         "| fact='campaign_ctr'\n"
         "| provenance=warehouse.query(table='campaign_daily', window='7d')\n"
         "| " +
-            seed_percent_change + "; 0.43 matches percentage points, not percent change");
+            seed_percent_change +
+            "; off by -10.006893…; 0.43 matches percentage points, not percent change in the order configured "
+            "(a_minus_b)");
   // ...and accepted when percentage points is what the developer asked for.
   CHECK(verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr", .convention = gp::Convention::percentage_points},
                 claim("harbour", "north", 0.43))
@@ -80,17 +82,21 @@ TEST_CASE("a ratio passed off as a percentage is named as the ratio") {
   const auto pct = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 110.44));
   REQUIRE(pct.findings().size() == 1);
   CHECK(pct.findings()[0].detail ==
-        seed_percent_change + "; 110.44 matches the ratio as a percentage, not percent change");
+        seed_percent_change +
+            "; off by +100.003106…; 110.44 matches the ratio as a percentage, not percent change in the order "
+            "configured (a_minus_b)");
   const auto bare = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 1.1044));
   REQUIRE(bare.findings().size() == 1);
-  CHECK(bare.findings()[0].detail == seed_percent_change + "; 1.1044 matches the ratio, not percent change");
+  CHECK(bare.findings()[0].detail ==
+        seed_percent_change +
+            "; off by -9.332493…; 1.1044 matches the ratio, not percent change in the order configured (a_minus_b)");
   // Asked for a ratio, a percent change is named the other way about.
   const auto r = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr", .convention = gp::Convention::ratio},
                          claim("harbour", "north", 10.44));
   REQUIRE(r.findings().size() == 1);
   CHECK(r.findings()[0].detail ==
-        "'harbour' vs 'north' on 'ctr' as the ratio is 1.104368… = 0.0455 / 0.0412; 10.44 matches percent change, not "
-        "the ratio");
+        "'harbour' vs 'north' on 'ctr' as the ratio is 1.104368… = 0.0455 / 0.0412; off by +9.335631…; 10.44 matches "
+        "percent change, not the ratio in the order configured (a_minus_b)");
 }
 
 TEST_CASE("the entities reversed is a finding that shows both values") {
@@ -101,24 +107,24 @@ TEST_CASE("the entities reversed is a finding that shows both values") {
   CHECK(v.findings()[0].said == "'north'");
   CHECK(v.findings()[0].supported == "'harbour'");
   CHECK(v.findings()[0].detail ==
-        "reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455; 10.44 matches percent change with the "
-        "entities reversed ('harbour' vs 'north')");
+        "reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455; 10.44 matches percent change in the "
+        "other order ('harbour' vs 'north', ComparisonOrder::b_minus_a)");
 }
 
-TEST_CASE("a percent change taken against the wrong base is named as the entities reversed") {
+TEST_CASE("a percent change taken against the wrong base with its sign dropped matches no signed convention") {
   Seed s;
   const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 9.45));
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        seed_percent_change +
-            "; 9.45 matches percent change with the entities reversed ('north' vs 'harbour'), not percent change");
+        seed_percent_change + "; off by -0.986893…; 9.45 matches none of the four conventions in either order");
 }
 
 TEST_CASE("a number that matches no convention says so") {
   Seed s;
   const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, claim("harbour", "north", 12));
   REQUIRE(v.findings().size() == 1);
-  CHECK(v.findings()[0].detail == seed_percent_change + "; 12 matches none of the four conventions, either way round");
+  CHECK(v.findings()[0].detail ==
+        seed_percent_change + "; off by +1.563106…; 12 matches none of the four conventions in either order");
 }
 
 TEST_CASE("each convention is computed exactly") {
@@ -134,13 +140,15 @@ TEST_CASE("each convention is computed exactly") {
   const auto v = verdict(reg, "r", with(gp::Convention::difference), claim("a", "b", 20));
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "'a' vs 'b' on 'share' as the difference is 0.2 = 0.3 - 0.1; 20 matches percentage points, not the difference");
+        "'a' vs 'b' on 'share' as the difference is 0.2 = 0.3 - 0.1; off by +19.8; 20 matches percentage points, not "
+        "the difference in the order configured (a_minus_b)");
 }
 
 TEST_CASE("on a lower is better ranking the smaller value beats and the margin is judged by magnitude") {
   Latency l;
   const gp::comparison check{.fact = "latency", .rounding = gp::Rounding::as_stated};
-  CHECK(verdict(l.reg, "latency", check, claim("us", "eu", 33.33)).ok());
+  // Signed a minus b: us (80) against eu (120) is -33.33 %; the positive magnitude is another claim.
+  CHECK_FALSE(verdict(l.reg, "latency", check, claim("us", "eu", 33.33)).ok());
   CHECK(verdict(l.reg, "latency", check, claim("us", "eu", -33.33)).ok());
   // The plausible wrong answer: the larger number "beat" the smaller.
   const auto v = verdict(l.reg, "latency", check, claim("eu", "us", 50));
@@ -150,8 +158,8 @@ TEST_CASE("on a lower is better ranking the smaller value beats and the margin i
   const auto w = verdict(l.reg, "latency", {.fact = "latency"}, claim("us", "ap", 20));
   REQUIRE(w.findings().size() == 1);
   CHECK(w.findings()[0].detail ==
-        "'us' vs 'ap' on 'p95_ms' (lower is better) as percent change is -15.789473… = (80 - 95) / 95 * 100; 20 "
-        "matches none of the four conventions, either way round");
+        "'us' vs 'ap' on 'p95_ms' (lower is better) as percent change is -15.789473… = (80 - 95) / 95 * 100; off by "
+        "+35.789473…; 20 matches none of the four conventions in either order");
 }
 
 TEST_CASE("a tie is not a win") {
@@ -170,41 +178,72 @@ TEST_CASE("a percent change against zero has no value and is a finding not a cra
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].supported.empty());
   CHECK(v.findings()[0].detail ==
-        "'new' vs 'old' on 'signups' as percent change has no value: 'old''s value is 0; 5 matches the difference");
+        "'new' vs 'old' on 'signups' as percent change has no value: 'old''s value is 0, so no stated number can "
+        "be right (undefined whatever the claim)");
   const auto r =
       verdict(reg, "signups", {.fact = "signups", .convention = gp::Convention::ratio}, claim("new", "old", 1));
   REQUIRE(r.findings().size() == 1);
-  CHECK(r.findings()[0].detail == "'new' vs 'old' on 'signups' as the ratio has no value: 'old''s value is 0");
+  CHECK(r.findings()[0].detail ==
+        "'new' vs 'old' on 'signups' as the ratio has no value: 'old''s value is 0, so no stated "
+        "number can be right (undefined whatever the claim)");
   CHECK(verdict(reg, "signups", {.fact = "signups", .convention = gp::Convention::difference}, claim("new", "old", 5))
             .ok());
 }
 
-TEST_CASE("a table compares the rows found by their key") {
+TEST_CASE("a table compares the rows found by their key, integer keys by type and value") {
   gp::FactRegistry reg;
   reg.record_table("campaigns", json::parse(R"([
       {"campaign": "north", "ctr": 0.0412, "spend": 1200},
       {"campaign": "harbour", "ctr": 0.0455, "spend": null},
-      {"campaign": "delta", "ctr": "n/a"},
       {"campaign": 7, "ctr": 0.05}
     ])"),
                    {.key_column = "campaign", .tool = "warehouse.query"});
   const gp::comparison check{.fact = "campaigns", .column = "ctr", .convention = gp::Convention::percentage_points};
   CHECK(verdict(reg, "campaigns", check, claim("harbour", "north", 0.43)).ok());
   CHECK(verdict(reg, "campaigns", check, {{"a", 7}, {"b", "harbour"}, {"by", 0.45}}).ok());
-  const auto rev = verdict(reg, "campaigns", check, claim("north", "harbour", 0.43));
+  // The impersonations of the integer key 7 name no row.
+  CHECK_FALSE(verdict(reg, "campaigns", check, {{"a", "7"}, {"b", "harbour"}, {"by", 0.45}}).ok());
+  CHECK_FALSE(verdict(reg, "campaigns", check, {{"a", 7.0}, {"b", "harbour"}, {"by", 0.45}}).ok());
+  CHECK_FALSE(verdict(reg, "campaigns", check, {{"a", true}, {"b", "harbour"}, {"by", 0.45}}).ok());
+  const auto rev = verdict(reg, "campaigns", check, claim("north", "harbour", -0.43));
   REQUIRE(rev.findings().size() == 1);
-  CHECK(rev.findings()[0].detail ==
-        "reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455; 0.43 matches percentage points");
-  const auto bad = verdict(reg, "campaigns", check, claim("delta", "harbor", 1));
-  REQUIRE(bad.findings().size() == 2);
-  CHECK(bad.findings()[0].detail ==
-        "the row for 'delta' holds 'n/a' (a string) in 'ctr', not a number; the recorded data must be fixed before "
-        "this claim can be checked");
-  CHECK(bad.findings()[1].detail == "'harbor' names none of the 4 rows by key column 'campaign' of table 'campaigns'");
-  const auto none = verdict(reg, "campaigns", {.fact = "campaigns", .column = "spend"}, claim("north", "harbour", 1));
+  CHECK(rev.findings()[0].detail.rfind("reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455", 0) == 0);
+  // A column with a hole is refused when the boundary is built, naming the row's key.
+  CHECK_THROWS_AS(gp::Boundary(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "spend"}),
+                  gp::ConfigurationError);
+  // Skipped, the rows that have a value compare; the skipped row names none.
+  const auto none =
+      verdict(reg, "campaigns", {.fact = "campaigns", .column = "spend", .on_missing = gp::OnMissing::skip},
+              claim("north", "harbour", 1));
   REQUIRE(none.findings().size() == 1);
   CHECK(none.findings()[0].field == "b");
-  CHECK(none.findings()[0].detail.rfind("the row for 'harbour' has no 'spend'", 0) == 0);
+}
+
+TEST_CASE("a table cell that is not a number is a configuration error naming the fact column and row") {
+  gp::FactRegistry reg;
+  reg.record_table("campaigns",
+                   json::parse(R"([{"campaign": "north", "ctr": 0.0412}, {"campaign": "delta", "ctr": "n/a"}])"),
+                   {.key_column = "campaign", .tool = "warehouse.query"});
+  CHECK_THROWS_WITH(gp::Boundary(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "ctr"}),
+                    "fact 'campaigns': column 'ctr' row 'delta' holds 'n/a' (a string), not a number; the rows "
+                    "cannot be ranked by it");
+  CHECK_THROWS_AS(gp::Boundary(reg, {"campaigns"},
+                               gp::comparison{.fact = "campaigns", .column = "ctr", .on_missing = gp::OnMissing::skip}),
+                  gp::ConfigurationError);
+}
+
+TEST_CASE("the sign of a comparison is part of the claim whatever its magnitude") {
+  Seed s;
+  const gp::comparison check{.fact = "campaign_ctr", .convention = gp::Convention::difference};
+  CHECK(verdict(s.reg, "campaign_ctr", check, claim("harbour", "north", 0.0043)).ok());
+  const auto v = verdict(s.reg, "campaign_ctr", check, claim("harbour", "north", -0.0043));
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].supported == "0.0043");
+  // Computed b minus a, the same claim is the negative number.
+  const gp::comparison flipped{
+      .fact = "campaign_ctr", .convention = gp::Convention::difference, .order = gp::ComparisonOrder::b_minus_a};
+  CHECK(verdict(s.reg, "campaign_ctr", flipped, claim("harbour", "north", -0.0043)).ok());
+  CHECK_FALSE(verdict(s.reg, "campaign_ctr", flipped, claim("harbour", "north", 0.0043)).ok());
 }
 
 TEST_CASE("unknown entities missing fields and wrong types are findings") {
@@ -213,7 +252,8 @@ TEST_CASE("unknown entities missing fields and wrong types are findings") {
   const auto unknown = verdict(s.reg, "campaign_ctr", check, claim("harbor", "north", 10));
   REQUIRE(unknown.findings().size() == 1);
   CHECK(unknown.findings()[0].field == "a");
-  CHECK(unknown.findings()[0].detail == "'harbor' is not one of the 3 entities ranked on 'ctr'");
+  CHECK(unknown.findings()[0].detail ==
+        "'harbor' is not one of the 3 entities ranked on 'ctr'; recorded: 'harbour', 'north', 'delta'");
   const auto missing = verdict(s.reg, "campaign_ctr", check, json::object());
   REQUIRE(missing.findings().size() == 3);
   CHECK(missing.findings()[0].detail == "expected the name of one of the 3 entities ranked on 'ctr'");
@@ -221,8 +261,9 @@ TEST_CASE("unknown entities missing fields and wrong types are findings") {
   CHECK(missing.findings()[2].detail == "expected the margin as a number (percent change)");
   const auto types = verdict(s.reg, "campaign_ctr", check, {{"a", 1}, {"b", "north"}, {"by", "10%"}});
   REQUIRE(types.findings().size() == 2);
-  CHECK(types.findings()[0].detail == "expected an entity name (a string), got a number");
-  CHECK(types.findings()[1].detail == "expected a number, got a string");
+  CHECK(types.findings()[0].detail ==
+        "1 is not one of the 3 entities ranked on 'ctr'; recorded: 'harbour', 'north', 'delta'");
+  CHECK(types.findings()[1].detail == "expected a number (the claimed delta is not a number), got a string");
   const auto no_by = verdict(s.reg, "campaign_ctr", check, {{"a", "harbour"}, {"b", "north"}});
   REQUIRE(no_by.findings().size() == 1);
   CHECK(no_by.findings()[0].supported == "10.436893…");
@@ -230,7 +271,8 @@ TEST_CASE("unknown entities missing fields and wrong types are findings") {
   const auto inf =
       verdict(s.reg, "campaign_ctr", check, claim("harbour", "north", std::numeric_limits<double>::infinity()));
   REQUIRE(inf.findings().size() == 1);
-  CHECK(inf.findings()[0].detail == "expected a number, got a non-finite number; " + seed_percent_change);
+  CHECK(inf.findings()[0].detail ==
+        "expected a number (the claimed delta is not a number), got a non-finite number; " + seed_percent_change);
   const auto self = verdict(s.reg, "campaign_ctr", check, claim("harbour", "harbour", 0));
   REQUIRE(self.findings().size() == 1);
   CHECK(self.findings()[0].detail == "'harbour' is compared with itself; name two different entities");
@@ -242,7 +284,7 @@ TEST_CASE("a reversed pair with an unreadable margin reports both") {
   REQUIRE(v.findings().size() == 2);
   CHECK(v.findings()[0].detail == "reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455");
   CHECK(v.findings()[1].field == "by");
-  CHECK(v.findings()[1].detail == "expected a number, got a string");
+  CHECK(v.findings()[1].detail == "expected a number (the claimed delta is not a number), got a string");
   const auto self = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"a", "north"}, {"b", "north"}});
   REQUIRE(self.findings().size() == 2);
   CHECK(self.findings()[1].detail == "expected the margin as a number (percent change)");
@@ -295,10 +337,12 @@ TEST_CASE("comparison refuses misconfiguration when the boundary is built") {
   s.reg.record_domain("names", {"a"}, {.tool = "t"});
   using C = gp::comparison;
   CHECK_THROWS_WITH(gp::Boundary(s.reg, {"keyed"}, C{.fact = "keyed"}),
-                    "comparison: fact 'keyed' is a table; set .column to the column whose values are compared");
+                    "comparison: fact 'keyed' is a Table; set .column to the column whose values rank its rows");
   CHECK_THROWS_AS(gp::Boundary(s.reg, {"keyed"}, C{.fact = "keyed", .column = "w"}), gp::ConfigurationError);
-  CHECK_THROWS_WITH(gp::Boundary(s.reg, {"unkeyed"}, C{.fact = "unkeyed", .column = "v"}),
-                    "comparison: table 'unkeyed' has no key column to find A and B by; record it with key_column set");
+  CHECK_THROWS_WITH(
+      gp::Boundary(s.reg, {"unkeyed"}, C{.fact = "unkeyed", .column = "v"}),
+      "fact 'unkeyed': a ranking read from a table names its rows by the key column, and this table has none; "
+      "record it with key_column set");
   CHECK_THROWS_AS(gp::Boundary(s.reg, {"names"}, C{.fact = "names"}), gp::ConfigurationError);
   CHECK_THROWS_AS(gp::Boundary(s.reg, {"campaign_ctr"}, C{.fact = "campaign_ctr", .column = "ctr"}),
                   gp::ConfigurationError);
@@ -311,12 +355,13 @@ TEST_CASE("comparison refuses misconfiguration when the boundary is built") {
   STATIC_REQUIRE(gp::Check<gp::comparison>);
 }
 
-TEST_CASE("an empty table recorded with its columns still has a misspelled column refused") {
+TEST_CASE("an empty table recorded with its columns has a misspelled column refused and nothing to rank") {
   gp::FactRegistry reg;
   reg.record_table("campaigns", json::array(),
                    {.key_column = "campaign", .tool = "warehouse.query", .columns = {"campaign", "ctr"}});
   CHECK_THROWS_AS(gp::Boundary(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "crt"}),
                   gp::ConfigurationError);
-  gp::Boundary b(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "ctr"});
-  CHECK_FALSE(b.try_submit({{"a", "north"}, {"b", "harbour"}, {"by", 10}}).ok());  // no such rows
+  // Spelled right, a column of no rows ranks nothing: no comparison over it can be true.
+  CHECK_THROWS_WITH(gp::Boundary(reg, {"campaigns"}, gp::comparison{.fact = "campaigns", .column = "ctr"}),
+                    "fact 'campaigns': no row has a value in column 'ctr', so there is nothing to rank");
 }

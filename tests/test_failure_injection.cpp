@@ -452,7 +452,7 @@ TEST_CASE("record_domain running out of memory at any allocation records nothing
   CHECK(check_strong_guarantee(
             "campaigns",
             [] {
-              return std::pair<std::vector<std::string>, gp::DomainOptions>{
+              return std::pair<std::vector<gp::Entity>, gp::DomainOptions>{
                   {"north", "harbour", "delta", "a campaign with a name long enough to allocate"},
                   {.tool = "crm.list", .args = {{"kind", "campaign"}}}};
             },

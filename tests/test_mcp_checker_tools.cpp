@@ -99,8 +99,8 @@ TEST_CASE("a misconfigured check is a tool error carrying the configuration erro
     CHECK_FALSE(r.contains("structuredContent"));
   }
   CHECK(text_of(t.reply_to(3)) ==
-        "superlative: fact 'rows' is a single value (a Fact); this check needs a Ranking (entity -> score, from "
-        "record_ranking)");
+        "superlative: fact 'rows' is a single value (a Fact); this check needs a Ranking (from record_ranking), or a "
+        "Table (from record_table) with .column set to the column to rank it by");
   CHECK(text_of(t.reply_to(4)).find("which this boundary does not name") != std::string::npos);
   CHECK(t.logged("tool 'check' returned an error"));
 }
@@ -152,7 +152,9 @@ TEST_CASE("a check naming a fact nobody recorded is a tool error and the recorde
                              {"output", {{"winner", "north"}}}}) +
                        call(3, "list_facts", ojson::object()));
   CHECK(t.reply_to(2)["result"]["isError"] == true);
-  CHECK(text_of(t.reply_to(2)) == "boundary names fact 'campaign_cvr', which is not recorded");
+  CHECK(text_of(t.reply_to(2)) ==
+        "the boundary names a fact that is not recorded: no fact named 'campaign_cvr' is "
+        "recorded; recorded: 'campaign_ctr'");
   const auto& facts = t.reply_to(3)["result"]["structuredContent"]["facts"];
   REQUIRE(facts.size() == 1);
   CHECK(facts["campaign_ctr"]["order"][0]["entity"] == "harbour");
@@ -245,7 +247,7 @@ TEST_CASE("tool arguments of the wrong shape are tool errors that say which argu
       h.run(call(1, "record_ranking", scores_array) + call(2, "record_ranking", bad_score) +
             call(3, "record_ranking", typo) + call(4, "record_ranking", bad_direction) +
             call(5, "record_table", {{"name", "t"}, {"rows", ojson::array()}, {"total_rows", -3}, {"tool", "x"}}) +
-            call(6, "record_fact", {{"name", "f"}, {"value", {{"a", 1}}}, {"tool", "x"}}) +
+            call(6, "record_fact", {{"name", "f"}, {"value", {{"a", 1}}}, {"tool", ""}}) +
             call(7, "check", {{"facts", {"x"}}, {"checks", ojson::array()}, {"output", ojson::object()}}) +
             call(8, "record_fact", {{"name", "f"}, {"tool", "x"}}));
   const std::vector<std::string> expected = {
@@ -256,9 +258,9 @@ TEST_CASE("tool arguments of the wrong shape are tool errors that say which argu
       "invalid arguments: record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got "
       "'lower'",
       "invalid arguments: record_table: 'total_rows' must be a non-negative integer, got a number",
-      "cannot record fact 'f': a fact's value must be a number, string or bool, got an object",
+      "cannot record fact 'f': provenance needs the tool that produced it; tool is empty",
       "invalid arguments: check: \"checks\" is empty; a check that checks nothing would accept anything",
-      "invalid arguments: record_fact needs 'value' (a number, string or bool)"};
+      "invalid arguments: record_fact needs 'value' (any JSON value)"};
   for (int id = 1; id <= 8; ++id) {
     INFO("id " << id);
     CHECK(t.reply_to(id)["result"]["isError"] == true);
@@ -533,7 +535,9 @@ ojson expected_check_reply(int id, const ojson& definitions, const ojson& specs,
                         {"message", f.message()}});
   ojson result;
   result["content"] = ojson::array({{{"type", "text"}, {"text", verdict.ok() ? "accepted" : verdict.correction()}}});
-  result["structuredContent"] = {{"ok", verdict.ok()}, {"findings", findings}, {"correction", verdict.correction()}};
+  result["structuredContent"] = {
+      {"ok", verdict.ok()},         {"findings", findings},       {"correction", verdict.correction()},
+      {"passed", verdict.passed()}, {"failed", verdict.failed()}, {"warnings", verdict.warnings()}};
   result["isError"] = false;
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", result}};
 }

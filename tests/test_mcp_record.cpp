@@ -49,7 +49,7 @@ TEST_CASE("a ranking recorded from structuredContent rows reproduces the seed's 
   gp::FactRegistry reg;
   const auto& r = gp::mcp::record_ranking(reg, "campaign_ctr", seed_call, structured({{"rows", seed_rows()}}),
                                           {.key = "ctr", .rows = "/rows", .entity = "campaign"});
-  CHECK(r.order() == std::vector<std::string>{"harbour", "north", "delta"});
+  CHECK(r.order() == std::vector<gp::Entity>{"harbour", "north", "delta"});
   CHECK(r.provenance().tool == "warehouse.query");
   gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
   const auto v = b.try_submit(nlohmann::json{{"winner", "north"}});
@@ -81,7 +81,7 @@ TEST_CASE("a single text block is used only when it parses as JSON") {
   gp::FactRegistry reg;
   const auto& r = gp::mcp::record_ranking(
       reg, "ctr", seed_call, text_only(R"({"north": 0.0412, "harbour": 0.0455, "delta": 0.0301})"), {.key = "ctr"});
-  CHECK(r.order() == std::vector<std::string>{"harbour", "north", "delta"});
+  CHECK(r.order() == std::vector<gp::Entity>{"harbour", "north", "delta"});
 
   const auto msg = refusal([&] {
     gp::mcp::record_ranking(reg, "ctr_prose", seed_call, text_only("The best campaign was harbour at 4.55%."),
@@ -98,7 +98,7 @@ TEST_CASE("an object of entity scores keeps the payload's order so that ties bre
   const auto& r = gp::mcp::record_ranking(reg, "tied", seed_call, structured({{"zulu", 1}, {"alpha", 1}, {"mike", 2}}),
                                           {.key = "n"});
   // Alphabetical storage would put alpha before zulu; the tool said zulu first.
-  CHECK(r.order() == std::vector<std::string>{"mike", "zulu", "alpha"});
+  CHECK(r.order() == std::vector<gp::Entity>{"mike", "zulu", "alpha"});
 }
 
 TEST_CASE("an error result is refused and the refusal quotes the tool's error text") {
@@ -179,7 +179,7 @@ TEST_CASE("a score column other than the key is read when named") {
       reg, "r", seed_call, structured({{"rows", rows}}),
       {.key = "ctr", .direction = gp::Direction::lower_is_better, .rows = "rows", .entity = "id", .score = "ctr_7d"});
   CHECK(r.key() == "ctr");
-  CHECK(r.order() == std::vector<std::string>{"a", "b"});
+  CHECK(r.order() == std::vector<gp::Entity>{"a", "b"});
 }
 
 TEST_CASE("a table records its key column and the source's total from the payload") {
@@ -223,7 +223,7 @@ TEST_CASE("a domain is read from names or from a column of rows") {
   gp::FactRegistry reg;
   const auto& d = gp::mcp::record_domain(reg, "campaigns", seed_call, structured({{"rows", seed_rows()}}),
                                          {.members = "/rows", .column = "campaign"});
-  CHECK(d.members() == std::vector<std::string>{"north", "harbour", "delta"});
+  CHECK(d.members() == std::vector<gp::Entity>{"north", "harbour", "delta"});
   const auto& e = gp::mcp::record_domain(reg, "regions", seed_call, text_only(R"(["eu", "us"])"));
   CHECK(e.contains("eu"));
   CHECK(contains(

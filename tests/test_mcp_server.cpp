@@ -285,7 +285,7 @@ TEST_CASE("thousands of mutated requests never crash the server or corrupt a rec
   CHECK(t.replies.size() > 1000);
   CHECK(t.reply_to(2)["result"]["structuredContent"]["findings"][0]["message"] == seed_message);
   CHECK(h.server.registry().get<gp::Ranking>("campaign_ctr").order() ==
-        std::vector<std::string>{"harbour", "north", "delta"});
+        std::vector<gp::Entity>{"harbour", "north", "delta"});
 }
 
 TEST_CASE("a huge method, tool, argument or fact name echoed in an error is cut, so the answer stays small") {

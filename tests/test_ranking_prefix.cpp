@@ -57,17 +57,53 @@ TEST_CASE("the computed order is accepted as names or as objects with their scor
             .ok());
 }
 
-TEST_CASE("a cut inside a tie block accepts either tied entity") {
+TEST_CASE("by default a cut inside a tie block is refused because that top-k is not a fact") {
   Tied t;
-  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 2}, {{"top", {"a", "b"}}}).ok());
-  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 2}, {{"top", {"a", "c"}}}).ok());
-  // c is recorded after b, so the computed order alone would have said "b".
-  CHECK(verdict(t.reg, "wins", {.fact = "wins"}, {{"top", {"a", "c"}}}).ok());
+  for (const json& top : {json{"a", "b"}, json{"a", "c"}}) {
+    const auto v = verdict(t.reg, "wins", {.fact = "wins", .k = 2}, {{"top", top}});
+    REQUIRE(v.findings().size() == 1);
+    CHECK(v.findings()[0].detail ==
+          "the cut at 2 falls inside a tie on 'wins': 'b' and 'c' share 2 across places 2-3, so the top-2 is "
+          "undefined there (pass Ties::accept_any to accept any of them)");
+  }
+  // The same list is refused read as a set too: the set of the top 2 is just as undefined.
+  CHECK_FALSE(verdict(t.reg, "wins", {.fact = "wins", .k = 2, .ordered = false}, {{"top", {"b", "a"}}}).ok());
+  // A cut at a block's edge is a fact: the top 3 holds the whole tie.
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 3}, {{"top", {"a", "c", "b"}}}).ok());
 }
 
-TEST_CASE("a wrong entity at a cut inside a tie block gets a finding that explains the block") {
+TEST_CASE("an unordered list is accepted in any order and must hold every entity of the top k") {
   Tied t;
-  const auto v = verdict(t.reg, "wins", {.fact = "wins", .k = 2}, {{"top", {"a", "d"}}});
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 3, .ordered = false}, {{"top", {"c", "b", "a"}}}).ok());
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 3, .ordered = false}, {{"top", {"b", "a", "c"}}}).ok());
+  const auto v = verdict(t.reg, "wins", {.fact = "wins", .k = 3, .ordered = false}, {{"top", {"c", "d", "a"}}});
+  REQUIRE(v.findings().size() == 2);
+  CHECK(v.findings()[0].detail ==
+        "place 2: 'd' ranked #4 at 1, outside the computed top 3 on 'wins', [\"a\",\"b\",\"c\"]");
+  CHECK(v.findings()[1].detail == "the computed top 3 on 'wins' also contains 'b', which the list leaves out");
+}
+
+TEST_CASE("an unordered list with accepted ties may hold any members of a block cut at k") {
+  Tied t;
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 2, .ties = gp::Ties::accept_any, .ordered = false},
+                {{"top", {"c", "a"}}})
+            .ok());
+  CHECK_FALSE(verdict(t.reg, "wins", {.fact = "wins", .k = 2, .ties = gp::Ties::accept_any, .ordered = false},
+                      {{"top", {"c", "b"}}})
+                  .ok());
+}
+
+TEST_CASE("a cut inside a tie block accepts either tied entity when ties are accepted") {
+  Tied t;
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 2, .ties = gp::Ties::accept_any}, {{"top", {"a", "b"}}}).ok());
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .k = 2, .ties = gp::Ties::accept_any}, {{"top", {"a", "c"}}}).ok());
+  // c is recorded after b, so the computed order alone would have said "b".
+  CHECK(verdict(t.reg, "wins", {.fact = "wins", .ties = gp::Ties::accept_any}, {{"top", {"a", "c"}}}).ok());
+}
+
+TEST_CASE("a wrong entity at a cut inside a tie block gets a finding that explains the block when ties are accepted") {
+  Tied t;
+  const auto v = verdict(t.reg, "wins", {.fact = "wins", .k = 2, .ties = gp::Ties::accept_any}, {{"top", {"a", "d"}}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "'d'");
   CHECK(v.findings()[0].supported == "'b' or 'c'");
@@ -91,9 +127,9 @@ TEST_CASE("a tie block wholly inside the cut is accepted in either order") {
 TEST_CASE("a three-way tie across the cut lets any two of its members fill the last two places") {
   gp::FactRegistry reg;
   reg.record_ranking("r", {{"a", 9}, {"b", 4}, {"c", 4}, {"d", 4}, {"e", 1}}, {.key = "goals", .tool = "t"});
-  CHECK(verdict(reg, "r", {.fact = "r", .k = 3}, {{"top", {"a", "d", "b"}}}).ok());
-  CHECK(verdict(reg, "r", {.fact = "r", .k = 3}, {{"top", {"a", "c", "d"}}}).ok());
-  const auto v = verdict(reg, "r", {.fact = "r", .k = 3}, {{"top", {"a", "e", "b"}}});
+  CHECK(verdict(reg, "r", {.fact = "r", .k = 3, .ties = gp::Ties::accept_any}, {{"top", {"a", "d", "b"}}}).ok());
+  CHECK(verdict(reg, "r", {.fact = "r", .k = 3, .ties = gp::Ties::accept_any}, {{"top", {"a", "c", "d"}}}).ok());
+  const auto v = verdict(reg, "r", {.fact = "r", .k = 3, .ties = gp::Ties::accept_any}, {{"top", {"a", "e", "b"}}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].supported == "'b', 'c' or 'd'");
   CHECK(v.findings()[0].detail ==
@@ -107,14 +143,16 @@ TEST_CASE("a repeated entity is a finding even when it belongs in the list") {
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "'b'");
   CHECK(v.findings()[0].detail ==
-        "place 3 repeats 'b' (already at place 2); in the computed top 3 on 'wins', 'b' and 'c' tie at 2 and fill "
+        "place 3 repeats 'b', which appears twice (already at place 2); in the computed top 3 on 'wins', 'b' and 'c' "
+        "tie at 2 and fill "
         "places 2 and 3 in either order");
 
   Seed s;
   const auto w = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"top", {"harbour", "harbour", "north"}}});
   REQUIRE(w.findings().size() == 2);
   CHECK(w.findings()[0].detail ==
-        "place 2 repeats 'harbour' (already at place 1); place 2 of the computed top 3 on 'ctr' is 'north' (0.0412)");
+        "place 2 repeats 'harbour', which appears twice (already at place 1); place 2 of the computed top 3 on 'ctr' "
+        "is 'north' (0.0412)");
   CHECK(w.findings()[1].detail ==
         "place 3 of the computed top 3 on 'ctr' is 'delta' (0.0301); 'north' ranked #2 at 0.0412");
 }
@@ -124,7 +162,8 @@ TEST_CASE("a name never ranked is a finding that counts the ranked entities") {
   const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"top", {"harbor", "north"}}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "place 1: 'harbor' is not one of the 3 entities ranked on 'ctr'; place 1 of the computed top 2 on 'ctr' is "
+        "place 1: 'harbor' was never ranked: it is not one of the 3 entities ranked on 'ctr'; place 1 of the computed "
+        "top 2 on 'ctr' is "
         "'harbour' (0.0455)");
   CHECK_FALSE(verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"top", {"Harbour", "north"}}}).ok());
 }
@@ -152,7 +191,7 @@ TEST_CASE("a list longer than the ranking is a finding and so is each name past 
       verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"top", {"harbour", "north", "delta", "south"}}});
   REQUIRE(v.findings().size() == 2);
   CHECK(v.findings()[0].detail == "the list has 4 names but only 3 entities are ranked on 'ctr'");
-  CHECK(v.findings()[1].detail == "place 4: 'south' is not one of the 3 entities ranked on 'ctr'");
+  CHECK(v.findings()[1].detail == "place 4: 'south' was never ranked: it is not one of the 3 entities ranked on 'ctr'");
 }
 
 TEST_CASE("an empty list is not a vacuous pass") {
@@ -160,7 +199,8 @@ TEST_CASE("an empty list is not a vacuous pass") {
   const auto v = verdict(s.reg, "campaign_ctr", {.fact = "campaign_ctr"}, {{"top", json::array()}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "an empty list names no entities; the computed order on 'ctr' starts with 'harbour' (0.0455)");
+        "an empty list makes no ranking claim: it names no entities; the computed order on 'ctr' starts with 'harbour' "
+        "(0.0455)");
 }
 
 TEST_CASE("on a lower is better ranking the top of the list is the smallest score") {
@@ -218,10 +258,10 @@ TEST_CASE("wrong shapes are findings not crashes") {
     const auto v = verdict(s.reg, "campaign_ctr", check,
                            json::parse(R"({"top":[1,{"entity":"north"},{"name":"delta","score":"3%"}]})"));
     REQUIRE(v.findings().size() == 3);
-    CHECK(v.findings()[0].detail.rfind("place 1: expected an entity name or an object with a 'name', got a number",
+    CHECK(v.findings()[0].detail.rfind("place 1: 1 was never ranked: it is not one of the 3 entities ranked on 'ctr'",
                                        0) == 0);
     CHECK(v.findings()[1].detail.rfind(
-              "place 2: expected an entity name or an object with a 'name', got an object without one", 0) == 0);
+              "place 2: expected an entity or an object with a 'name', got an object without one", 0) == 0);
     CHECK(v.findings()[2].detail ==
           "place 3: expected a number as 'delta''s score, got a string; 'delta''s recorded 'ctr' is 0.0301");
   }

@@ -2,10 +2,12 @@
 #include "catch2_compat.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <groundplane/groundplane.hpp>
@@ -23,7 +25,7 @@ TEST_CASE("a ranking computes its order best first with competition ranks") {
   gp::FactRegistry reg;
   const auto& r =
       reg.record_ranking("s", {{"a", 1}, {"b", 3}, {"c", 3}, {"d", 2}, {"e", 0}}, {.key = "score", .tool = "t"});
-  CHECK(r.order() == std::vector<std::string>{"b", "c", "d", "a", "e"});
+  CHECK(r.order() == std::vector<gp::Entity>{"b", "c", "d", "a", "e"});
   CHECK(r.rank_of("b") == 1);
   CHECK(r.rank_of("c") == 1);
   CHECK(r.rank_of("d") == 3);
@@ -42,7 +44,7 @@ TEST_CASE("a lower is better ranking puts the smallest score first") {
   gp::FactRegistry reg;
   const auto& r = reg.record_ranking("latency", {{"a", 120}, {"b", 80}, {"c", 95}},
                                      {.key = "ms", .direction = gp::Direction::lower_is_better, .tool = "t"});
-  CHECK(r.order() == std::vector<std::string>{"b", "c", "a"});
+  CHECK(r.order() == std::vector<gp::Entity>{"b", "c", "a"});
   CHECK(r.rank_of("a") == 3);
 }
 
@@ -95,9 +97,25 @@ TEST_CASE("a table with fewer rows than its source had is not complete") {
 TEST_CASE("a domain keeps recorded order and answers membership exactly") {
   gp::FactRegistry reg;
   const auto& d = reg.record_domain("regions", {"north", "harbour", "Delta"}, {.tool = "crm.list"});
-  CHECK(d.members() == std::vector<std::string>{"north", "harbour", "Delta"});
+  CHECK(d.members() == std::vector<gp::Entity>{"north", "harbour", "Delta"});
   CHECK(d.contains("Delta"));
   CHECK_FALSE(d.contains("delta"));
+}
+
+TEST_CASE("a fact holds any JSON value, objects and arrays included, exactly as recorded") {
+  gp::FactRegistry reg;
+  const json config = json::parse(R"({"region": "north", "limits": [1, 2.5, null], "on": true})");
+  CHECK(reg.record_fact("config", config, {.tool = "t"}).value() == config);
+  CHECK(reg.record_fact("list", json::array({"a", 1}), {.tool = "t"}).value() == json::array({"a", 1}));
+  CHECK(reg.record_fact("empty", json::object(), {.tool = "t"}).value() == json::object());
+}
+
+TEST_CASE("a fact whose value hides a non-finite number deep inside is refused naming where") {
+  gp::FactRegistry reg;
+  json v = {{"a", json::array({1, 2})}};
+  v["a"][1] = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_AS(reg.record_fact("f", v, {.tool = "t"}), gp::InvalidFact);
+  CHECK_FALSE(reg.contains("f"));
 }
 
 TEST_CASE("a fact holds one scalar") {
@@ -120,9 +138,7 @@ TEST_CASE("every refused record throws InvalidFact and changes nothing") {
   };
   refused([&] { reg.record_fact("", 1, {.tool = "t"}); });
   refused([&] { reg.record_fact("f", 1, {.tool = ""}); });
-  refused([&] { reg.record_fact("f", json::array({1}), {.tool = "t"}); });
-  refused([&] { reg.record_fact("f", json::object(), {.tool = "t"}); });
-  refused([&] { reg.record_fact("f", nullptr, {.tool = "t"}); });
+  refused([&] { reg.record_fact("f", json::array({1.0, std::nan("")}), {.tool = "t"}); });
   refused([&] { reg.record_fact("f", 1, {.tool = "t", .args = nlohmann::ordered_json::array({1})}); });
   refused([&] { reg.record_ranking("r", {}, {.key = "k", .tool = "t"}); });
   refused([&] { reg.record_ranking("r", {{"a", 1}, {"a", 2}}, {.key = "k", .tool = "t"}); });
@@ -177,12 +193,49 @@ TEST_CASE("refusal messages say what was wrong and escape hostile names") {
   }
 }
 
+TEST_CASE("asking for an unrecorded fact is UnregisteredFact listing every recorded name") {
+  gp::FactRegistry reg;
+  seed_ranking(reg);
+  reg.record_fact("budget", 100, {.tool = "t"});
+  try {
+    (void)reg.get<gp::Ranking>("campaign_crt");
+    FAIL("expected UnregisteredFact");
+  } catch (const gp::UnregisteredFact& e) {
+    CHECK(e.name() == "campaign_crt");
+    CHECK(e.known() == std::vector<std::string>{"campaign_ctr", "budget"});
+    CHECK(std::string(e.what()) == "no fact named 'campaign_crt' is recorded; recorded: 'campaign_ctr', 'budget'");
+  }
+  CHECK_THROWS_AS(reg.kind_of("nope"), gp::UnregisteredFact);
+  CHECK(std::is_base_of_v<gp::ConfigurationError, gp::UnregisteredFact>);
+}
+
+TEST_CASE("an unregistered fact's message lists at most twenty names and counts the rest") {
+  gp::FactRegistry reg;
+  for (int i = 0; i < 23; ++i) reg.record_fact("f" + std::to_string(i), i, {.tool = "t"});
+  try {
+    (void)reg.get<gp::Fact>("g");
+    FAIL("expected UnregisteredFact");
+  } catch (const gp::UnregisteredFact& e) {
+    const std::string what = e.what();
+    CHECK(e.known().size() == 23);
+    CHECK(what.find("'f19' and 3 more") != std::string::npos);
+    CHECK(what.find("'f20'") == std::string::npos);
+  }
+}
+
+TEST_CASE("an empty registry says so when a fact is asked for") {
+  gp::FactRegistry reg;
+  CHECK_THROWS_WITH(reg.get<gp::Fact>("x"), "no fact named 'x' is recorded (the registry is empty)");
+}
+
 TEST_CASE("asking for an absent fact or the wrong kind is a ConfigurationError") {
   gp::FactRegistry reg;
   seed_ranking(reg);
   CHECK_THROWS_AS(reg.kind_of("nope"), gp::ConfigurationError);
   CHECK_THROWS_AS(reg.get<gp::Table>("nope"), gp::ConfigurationError);
-  CHECK_THROWS_WITH(reg.get<gp::Table>("campaign_ctr"), "fact 'campaign_ctr' is a ranking, not a table");
+  CHECK_THROWS_WITH(reg.get<gp::Table>("campaign_ctr"),
+                    "fact 'campaign_ctr' is a ranking, not a table; a table is recorded with record_table (this one "
+                    "was recorded with record_ranking)");
   CHECK_FALSE(reg.contains("nope"));
 }
 

@@ -106,14 +106,18 @@ TEST_CASE("a missing or malformed key is a finding") {
   CHECK(array.findings()[0].detail == "expected a 'campaign' of a row of 'campaign_daily', got an array");
 }
 
-TEST_CASE("a numeric key matches by value so 7 and 7.0 name the same row but text does not") {
+TEST_CASE("an integer key is named by the integer alone so 7.0 and text name no row") {
   gp::FactRegistry reg;
   reg.record_table("stores", json::array({{{"id", 7}, {"revenue", 120.5}}, {{"id", 8}, {"revenue", 99}}}),
                    {.key_column = "id", .tool = "db.stores"});
   const gp::row_integrity check{.fact = "stores", .key_field = "store", .fields = {{"revenue", "revenue"}}};
-  CHECK(verdict(reg, check, {{"store", 7.0}, {"revenue", 120.5}}).ok());
+  const auto as_float = verdict(reg, check, {{"store", 7.0}, {"revenue", 120.5}});
+  REQUIRE(as_float.findings().size() == 1);
+  CHECK(as_float.findings()[0].detail ==
+        "7.0 names no row of 'stores': no row has it in column 'id' (2 rows recorded); an id is an integer: the row "
+        "keyed 7 is named as written, not with a fraction part or an exponent");
   CHECK(verdict(reg, check, {{"store", 7}, {"revenue", 120.50}}).ok());
-  const auto wrong = verdict(reg, check, {{"store", 7.0}, {"revenue", 99}});
+  const auto wrong = verdict(reg, check, {{"store", 7}, {"revenue", 99}});
   REQUIRE(wrong.findings().size() == 1);
   CHECK(wrong.findings()[0].detail == "row 7's 'revenue' is 120.5; 99 is row 8's 'revenue', not row 7's");
   const auto text = verdict(reg, check, {{"store", "7"}, {"revenue", 120.5}});

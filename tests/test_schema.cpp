@@ -250,7 +250,7 @@ TEST_CASE("a runtime CheckList describes the same well-formed schema as the chec
 
 TEST_CASE("above the enum cap a names field keeps its shape and says why it lists no names") {
   gp::FactRegistry reg;
-  std::vector<std::string> names;
+  std::vector<gp::Entity> names;
   for (std::size_t i = 0; i <= gp::SchemaBuilder::max_enum; ++i) names.push_back("store-" + std::to_string(i));
   reg.record_domain("stores", names, {.tool = "crm.stores"});
   gp::Boundary b(reg, {"stores"}, gp::entities_recorded{.facts = {"stores"}, .fields = {"stores"}});

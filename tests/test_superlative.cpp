@@ -64,7 +64,8 @@ TEST_CASE("the right winner with the runner-up's score is a finding that names w
   CHECK(v.findings()[0].field == "score");
   CHECK(v.findings()[0].said == "0.0412");
   CHECK(v.findings()[0].supported == "0.0455");
-  CHECK(v.findings()[0].detail == "'harbour''s recorded 'ctr' is 0.0455; 0.0412 is 'north''s");
+  CHECK(v.findings()[0].detail ==
+        "'harbour''s recorded 'ctr' is 0.0455 and the stated score does not match it; 0.0412 is 'north''s");
 }
 
 TEST_CASE("a score rounded to the digits the model wrote is a finding that points at Rounding::as_stated") {
@@ -131,7 +132,8 @@ TEST_CASE("a name never ranked says so and counts the entities that were") {
   const auto v = verdict(s.reg, "campaign_ctr", gp::superlative{.fact = "campaign_ctr"}, {{"winner", "harbor"}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "'harbor' is not one of the 3 entities ranked on 'ctr'; computed argmax on 'ctr' is 'harbour' (0.0455)");
+        "'harbor' was never ranked: it is not one of the 3 entities ranked on 'ctr'; computed argmax on 'ctr' is "
+        "'harbour' (0.0455)");
 }
 
 TEST_CASE("a case-changed name is not the ranked entity") {
@@ -149,12 +151,20 @@ TEST_CASE("a missing field is a finding that names what the facts support") {
             0) == 0);
 }
 
-TEST_CASE("a number where a name is expected is a finding not a crash") {
+TEST_CASE("a number with a fraction where a name is expected is a finding not a crash") {
+  Seed s;
+  const auto v = verdict(s.reg, "campaign_ctr", gp::superlative{.fact = "campaign_ctr"}, {{"winner", 2.5}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].said == "2.5");
+  CHECK(v.findings()[0].detail.rfind("expected an entity (a string, or an integer id), got a number", 0) == 0);
+}
+
+TEST_CASE("an integer where the ranking holds only names is an entity that was never ranked") {
   Seed s;
   const auto v = verdict(s.reg, "campaign_ctr", gp::superlative{.fact = "campaign_ctr"}, {{"winner", 2}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].said == "2");
-  CHECK(v.findings()[0].detail.rfind("expected an entity name (a string), got a number", 0) == 0);
+  CHECK(v.findings()[0].detail.rfind("2 was never ranked", 0) == 0);
 }
 
 TEST_CASE("a string where a score is expected is a finding not a crash") {

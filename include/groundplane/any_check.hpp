@@ -35,13 +35,6 @@ namespace groundplane {
 
 class AnyCheck;
 
-namespace detail {
-template <class C>
-concept has_check_name = requires {
-  { C::check_name } -> std::convertible_to<std::string_view>;
-};
-}  // namespace detail
-
 class AnyCheck {
  public:
   // Any Check, by value (implicit, so a CheckList takes checks as they are written).
@@ -57,8 +50,13 @@ class AnyCheck {
   // Forwards to the held check's describe(); nothing when it has none.
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const { self_->describe(registry, schema); }
 
+  // The held check's name() (superlative(fact='campaign_ctr', field='winner')), or its
+  // `check_name` when it has none, or "custom check".
+  std::string name() const { return self_->name(); }
   // The held check's `check_name` ("superlative"), or "custom check" when it has none.
-  std::string_view name() const noexcept { return self_->name(); }
+  std::string_view kind() const noexcept { return self_->kind(); }
+  // The held check's warnings(); none when it states none.
+  std::vector<std::string> warnings(const FactRegistry& registry) const { return self_->warnings(registry); }
 
   // The held check when it is a C, else nullptr (like std::function::target). Needs no
   // RTTI: each type has its own tag.
@@ -74,7 +72,9 @@ class AnyCheck {
     virtual void validate(const FactRegistry&) const = 0;
     virtual void verify(const FactRegistry&, const nlohmann::json&, std::vector<Finding>&) const = 0;
     virtual void describe(const FactRegistry&, SchemaBuilder&) const = 0;
-    virtual std::string_view name() const noexcept = 0;
+    virtual std::string name() const = 0;
+    virtual std::string_view kind() const noexcept = 0;
+    virtual std::vector<std::string> warnings(const FactRegistry&) const = 0;
     virtual const void* target(const void* tag) const noexcept = 0;
   };
 
@@ -97,9 +97,14 @@ class AnyCheck {
     void describe(const FactRegistry& registry, SchemaBuilder& schema) const override {
       if constexpr (DescribesSchema<C>) check.describe(registry, schema);
     }
-    std::string_view name() const noexcept override {
+    std::string name() const override { return detail::name_of(check); }
+    std::string_view kind() const noexcept override {
       if constexpr (detail::has_check_name<C>) return C::check_name;
       else return "custom check";
+    }
+    std::vector<std::string> warnings(const FactRegistry& registry) const override {
+      if constexpr (StatesWarnings<C>) return check.warnings(registry);
+      else return {};
     }
     const void* target(const void* t) const noexcept override { return t == tag<C>() ? &check : nullptr; }
     C check;
@@ -151,6 +156,22 @@ class CheckList {
 
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
     for (const auto& c : checks_) c.describe(registry, schema);
+  }
+
+  // Every check's warnings, in order. (A Boundary runs a CheckList's checks one by one,
+  // naming each in its verdict.)
+  std::vector<std::string> warnings(const FactRegistry& registry) const {
+    std::vector<std::string> out;
+    for (const auto& c : checks_)
+      for (auto& w : c.warnings(registry)) out.push_back(std::move(w));
+    return out;
+  }
+
+  // The checks' names, joined: what a CheckList held in an AnyCheck is called.
+  std::string name() const {
+    std::string out = "checks[";
+    for (std::size_t i = 0; i < checks_.size(); ++i) out += (i > 0 ? ", " : "") + checks_[i].name();
+    return out + "]";
   }
 
  private:

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/boundary.hpp"
+#include "groundplane/detail/wording.hpp"
 
 namespace groundplane::detail {
 
@@ -70,7 +71,7 @@ GROUNDPLANE_INLINE void text_findings(const JsonText& doc, std::string_view text
 GROUNDPLANE_INLINE void require_recorded(const FactRegistry& registry, const std::vector<std::string>& facts) {
   for (const auto& name : facts)
     if (!registry.contains(name))
-      throw ConfigurationError("boundary names fact " + quote(name) + ", which is not recorded");
+      throw UnregisteredFact(name, registry.names(), "the boundary names a fact that is not recorded: ");
 }
 
 GROUNDPLANE_INLINE void require_named(const std::vector<std::string>& facts, const std::vector<std::string>& leans_on) {
@@ -144,23 +145,37 @@ GROUNDPLANE_INLINE nlohmann::json facts_view(const FactRegistry& registry, const
   return out;
 }
 
-GROUNDPLANE_INLINE std::vector<Finding> checked_output(const nlohmann::json& output, ChecksRun checks) {
-  std::vector<Finding> findings;
+GROUNDPLANE_INLINE void CheckRun::record(std::string name, std::size_t before,
+                                         std::vector<std::string> check_warnings) {
+  cap_per_field(findings, before);
+  for (auto& w : check_warnings)
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+  const bool failed_here = findings.size() > before;
+  (failed_here ? failed : passed).push_back(std::move(name));
+  if (failed_here && stop_at_first) stopped = true;
+}
+
+GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
+  return Verdict(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
+}
+
+GROUNDPLANE_INLINE Verdict checked_output(const nlohmann::json& output, ChecksRun checks) {
+  CheckRun run;
+  run.stop_at_first = checks.stop_at_first;
   if (!output.is_object()) {
     Finding f;
     f.check = "structured_output";
     f.said = render(output);
     f.detail = "expected a JSON object of named fields, got " + std::string(type_name(output)) +
                "; prose is not a claim that can be checked";
-    findings.push_back(std::move(f));
-    return findings;
+    run.findings.push_back(std::move(f));
+    return std::move(run).verdict();
   }
-  checks.run(checks.boundary, output, findings);
-  return findings;
+  checks.run(checks.boundary, output, run);
+  return std::move(run).verdict();
 }
 
-GROUNDPLANE_INLINE std::vector<Finding> checked_node(const JsonText& doc, const nlohmann::json& output,
-                                                     ChecksRun checks) {
+GROUNDPLANE_INLINE Verdict checked_node(const JsonText& doc, const nlohmann::json& output, ChecksRun checks) {
   const StatedNumbers numbers{&doc, [](const void* d, const nlohmann::json& node, StatedText& out) {
                                 const NumberText* t = static_cast<const JsonText*>(d)->number_text(node);
                                 if (t == nullptr) return false;
@@ -171,25 +186,25 @@ GROUNDPLANE_INLINE std::vector<Finding> checked_node(const JsonText& doc, const 
   return checked_output(output, checks);
 }
 
-GROUNDPLANE_INLINE std::vector<Finding> checked_text(const JsonText& doc, std::string_view text, ChecksRun checks) {
-  std::vector<Finding> findings;
-  text_findings(doc, text, findings);
-  if (!doc.ok()) return findings;
-  for (auto& f : checked_node(doc, doc.value(), checks)) findings.push_back(std::move(f));
-  return findings;
+GROUNDPLANE_INLINE Verdict checked_text(const JsonText& doc, std::string_view text, ChecksRun checks) {
+  std::vector<Finding> about_text;
+  text_findings(doc, text, about_text);
+  if (!doc.ok()) return Verdict(std::move(about_text));
+  // Under stop_at_first the text's own findings are the first failure.
+  if (!about_text.empty() && checks.stop_at_first) return Verdict(std::move(about_text));
+  Verdict checked = checked_node(doc, doc.value(), checks);
+  std::vector<Finding> all = std::move(about_text);
+  for (const auto& f : checked.findings()) all.push_back(f);
+  return Verdict(std::move(all), checked.passed(), checked.failed(), checked.warnings());
 }
 
-GROUNDPLANE_INLINE Finding nothing_submitted_finding(const FactRegistry& registry,
-                                                     const std::vector<std::string>& facts, std::size_t checks) {
-  Finding f;
-  f.check = "boundary";
-  if (facts.size() == 1) {
-    f.fact = facts.front();
-    f.provenance = registry.visit(f.fact, [](const auto& fact) { return fact.provenance().render(); });
-  }
-  f.detail = "the boundary was left without submit(); its " + std::to_string(checks) +
-             " check(s) never ran, and a check that silently never ran is worse than none";
-  return f;
+GROUNDPLANE_INLINE std::string nothing_submitted_message(const std::vector<std::string>& facts, std::size_t checks) {
+  std::string out = "the boundary";
+  if (!facts.empty()) out += " over " + names_listed(facts);
+  out += " was left without submit(): its " + std::to_string(checks) +
+         " check(s) never ran, and a check that silently never ran is worse than none; submit the model's output "
+         "on every path, or pass BoundaryOptions{.require_output = false} for a block that makes no claim";
+  return out;
 }
 
 }  // namespace groundplane::detail

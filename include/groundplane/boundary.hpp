@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/any_check.hpp"
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
@@ -43,11 +44,28 @@ struct dependent_type {
   using type = T;
 };
 
+// One submission's checks as they run: what each found, which passed and failed, the
+// warnings. The one place a check's result is recorded (Boundary::run_one), so what a
+// later feature adds per check goes there.
+struct CheckRun {
+  bool stop_at_first = false;
+  bool stopped = false;  // a check failed under stop_at_first: the rest do not run
+  std::vector<Finding> findings;
+  std::vector<std::string> passed;
+  std::vector<std::string> failed;
+  std::vector<std::string> warnings;
+
+  // Records one check that ran, whose findings start at `before`.
+  void record(std::string name, std::size_t before, std::vector<std::string> check_warnings);
+  Verdict verdict() &&;
+};
+
 // What a Boundary does that does not depend on which checks it holds, compiled once
 // (boundary-inl.hpp): a Boundary<Cs...> hands these its checks as one ChecksRun.
 struct ChecksRun {
   const void* boundary;
-  void (*run)(const void* boundary, const nlohmann::json& output, std::vector<Finding>& findings);
+  void (*run)(const void* boundary, const nlohmann::json& output, CheckRun& run);
+  bool stop_at_first = false;
 };
 
 // ConfigurationError unless every named fact is recorded.
@@ -61,16 +79,25 @@ inline constexpr std::size_t max_findings_per_field = 8;
 
 nlohmann::json facts_view(const FactRegistry& registry, const std::vector<std::string>& facts);
 // The checks run on `output`, or one finding when it is not a JSON object.
-std::vector<Finding> checked_output(const nlohmann::json& output, ChecksRun checks);
+Verdict checked_output(const nlohmann::json& output, ChecksRun checks);
 // The findings about the text itself, then (when it is one JSON value) the checks run on
 // what it holds, reading each number with the digits it was written with.
-std::vector<Finding> checked_text(const JsonText& doc, std::string_view text, ChecksRun checks);
+Verdict checked_text(const JsonText& doc, std::string_view text, ChecksRun checks);
 // The checks run on a node of doc.value(), reading numbers as checked_text does.
-std::vector<Finding> checked_node(const JsonText& doc, const nlohmann::json& output, ChecksRun checks);
-Finding nothing_submitted_finding(const FactRegistry& registry, const std::vector<std::string>& facts,
-                                  std::size_t checks);
+Verdict checked_node(const JsonText& doc, const nlohmann::json& output, ChecksRun checks);
+std::string nothing_submitted_message(const std::vector<std::string>& facts, std::size_t checks);
 
 }  // namespace detail
+
+// How a Boundary treats its scope and its checks. (Members may be appended; they are
+// written with designated initializers, so their order is part of the API.)
+struct BoundaryOptions {
+  // false: the scope may end without a submit (a block that made no claim).
+  bool require_output = true;
+  // true: checks run in order and stop at the first that fails; the verdict holds that
+  // check's findings only, and the checks after it are neither passed nor failed.
+  bool stop_at_first = false;
+};
 
 template <Check... Cs>
 class Boundary {
@@ -81,8 +108,14 @@ class Boundary {
   // Validates the configuration now (ConfigurationError): every named fact is recorded,
   // every check leans only on named facts, and each check's own validate() passes.
   Boundary(const FactRegistry& registry, std::vector<std::string> facts, Cs... checks)
+      : Boundary(registry, std::move(facts), BoundaryOptions{}, std::move(checks)...) {}
+
+  // The same, with options before the checks:
+  //   gp::Boundary b(reg, {"ctr"}, {.stop_at_first = true}, gp::superlative{.fact = "ctr"});
+  Boundary(const FactRegistry& registry, std::vector<std::string> facts, BoundaryOptions options, Cs... checks)
       : registry_(registry),
         facts_(std::move(facts)),
+        options_(options),
         checks_(std::move(checks)...),
         uncaught_at_start_(std::uncaught_exceptions()) {
     detail::require_recorded(registry_, facts_);
@@ -115,7 +148,7 @@ class Boundary {
   // The same checks; an unsupported claim is reported, never thrown.
   Verdict try_submit(const nlohmann::json& output) {
     submitted_ = true;
-    return Verdict(detail::checked_output(output, checks_run()));
+    return detail::checked_output(output, checks_run());
   }
 
   // The model's JSON text, read exactly as written (gp::JsonText): numbers keep their
@@ -137,7 +170,7 @@ class Boundary {
   template <class Json>
   Verdict try_submit_json(const BasicJsonText<Json>& doc, std::string_view json_text) {
     submitted_ = true;
-    return Verdict(detail::checked_text(doc, json_text, checks_run()));
+    return detail::checked_text(doc, json_text, checks_run());
   }
 
   // A value inside JSON text already read with gp::JsonText — the `output` member of a
@@ -147,7 +180,7 @@ class Boundary {
   template <class Json>
   Verdict try_submit(const BasicJsonText<Json>& text, const nlohmann::json& output) {
     submitted_ = true;
-    return Verdict(detail::checked_node(text, output, checks_run()));
+    return detail::checked_node(text, output, checks_run());
   }
 
   // Output held in another nlohmann::basic_json flavour (ordered_json, say).
@@ -167,13 +200,15 @@ class Boundary {
 
   bool submitted() const noexcept { return submitted_; }
   const std::vector<std::string>& fact_names() const noexcept { return facts_; }
+  const BoundaryOptions& options() const noexcept { return options_; }
 
-  // Leaving the scope without submit() throws NothingSubmitted — unless an exception is
-  // already unwinding through this scope, which must not be replaced by ours (and must
-  // not terminate the program).
+  // Leaving the scope without submit() throws NothingSubmitted (a ConfigurationError) —
+  // unless BoundaryOptions::require_output is false, or an exception is already
+  // unwinding through this scope, which must not be replaced by ours (and must not
+  // terminate the program).
   ~Boundary() noexcept(false) {
-    if (submitted_ || std::uncaught_exceptions() > uncaught_at_start_) return;
-    throw NothingSubmitted({detail::nothing_submitted_finding(registry_, facts_, sizeof...(Cs))});
+    if (submitted_ || !options_.require_output || std::uncaught_exceptions() > uncaught_at_start_) return;
+    throw NothingSubmitted(detail::nothing_submitted_message(facts_, sizeof...(Cs)));
   }
 
  private:
@@ -184,17 +219,28 @@ class Boundary {
   }
 
   detail::ChecksRun checks_run() const {
-    return {this, [](const void* self, const nlohmann::json& output, std::vector<Finding>& findings) {
+    return {this,
+            [](const void* self, const nlohmann::json& output, detail::CheckRun& run) {
               const Boundary& b = *static_cast<const Boundary*>(self);
-              std::apply([&](const auto&... c) { (b.verify_one(c, output, findings), ...); }, b.checks_);
-            }};
+              std::apply([&](const auto&... c) { (b.run_one(c, output, run), ...); }, b.checks_);
+            },
+            options_.stop_at_first};
   }
 
+  // Runs one check and records its result: the per-check step of every submission. A
+  // CheckList's checks run (and are named) one by one.
   template <class C>
-  void verify_one(const C& check, const nlohmann::json& output, std::vector<Finding>& findings) const {
-    const std::size_t before = findings.size();
-    check.verify(registry_, output, findings);
-    detail::cap_per_field(findings, before);
+  void run_one(const C& check, const nlohmann::json& output, detail::CheckRun& run) const {
+    if (run.stopped) return;
+    if constexpr (std::is_same_v<C, CheckList>) {
+      for (const auto& c : check) run_one(c, output, run);
+    } else {
+      const std::size_t before = run.findings.size();
+      check.verify(registry_, output, run.findings);
+      std::vector<std::string> warnings;
+      if constexpr (StatesWarnings<C>) warnings = check.warnings(registry_);
+      run.record(detail::name_of(check), before, std::move(warnings));
+    }
   }
 
   template <class C>
@@ -204,6 +250,7 @@ class Boundary {
 
   const FactRegistry& registry_;
   std::vector<std::string> facts_;
+  BoundaryOptions options_;
   std::tuple<Cs...> checks_;
   int uncaught_at_start_;
   bool submitted_ = false;

@@ -48,7 +48,36 @@ concept DescribesSchema = Check<C> && requires(const C& c, const FactRegistry& r
   c.describe(registry, schema);
 };
 
+// Optional: `std::string name() const` — the check's kind and the members that identify
+// it (superlative(fact='campaign_ctr', field='winner')), as Verdict::passed() and
+// failed() list it. Without one a check is named by its `check_name`.
+template <class C>
+concept NamesItself = requires(const C& c) {
+  { c.name() } -> std::convertible_to<std::string>;
+};
+
+// Optional: `std::vector<std::string> warnings(const gp::FactRegistry&) const` — what
+// the check computes around rather than from (rows skipped under OnMissing::skip),
+// carried on the verdict whenever the check runs.
+template <class C>
+concept StatesWarnings = requires(const C& c, const FactRegistry& registry) {
+  { c.warnings(registry) } -> std::convertible_to<std::vector<std::string>>;
+};
+
 namespace detail {
+
+template <class C>
+concept has_check_name = requires {
+  { C::check_name } -> std::convertible_to<std::string_view>;
+};
+
+// How Verdict::passed() and failed() name a check.
+template <class C>
+std::string name_of(const C& check) {
+  if constexpr (NamesItself<C>) return check.name();
+  else if constexpr (has_check_name<C>) return std::string(C::check_name);
+  else return "custom check";
+}
 
 // The fact a check is configured with, of the kind it needs; ConfigurationError naming
 // the check otherwise.
@@ -83,8 +112,7 @@ inline std::string_view kind_as_needed(FactKind kind) noexcept {
 template <class T>
 const T& fact_for(const FactRegistry& registry, std::string_view fact, std::string_view check) {
   if (fact.empty()) throw ConfigurationError(std::string(check) + ": no fact named; set .fact");
-  if (!registry.contains(fact))
-    throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is not recorded in the registry");
+  if (!registry.contains(fact)) throw UnregisteredFact(std::string(fact), registry.names(), std::string(check) + ": ");
   const FactKind kind = registry.kind_of(fact);
   if (kind != fact_kind_of<T>)
     throw ConfigurationError(std::string(check) + ": fact " + quote(fact) + " is " + std::string(kind_as_found(kind)) +

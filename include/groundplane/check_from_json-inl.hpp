@@ -21,6 +21,7 @@
 #include "groundplane/checks/aggregate_reconciles.hpp"
 #include "groundplane/checks/comparison.hpp"
 #include "groundplane/checks/entities_recorded.hpp"
+#include "groundplane/checks/field_matches_fact.hpp"
 #include "groundplane/checks/ranking_prefix.hpp"
 #include "groundplane/checks/row_integrity.hpp"
 #include "groundplane/checks/superlative.hpp"
@@ -34,43 +35,7 @@ namespace groundplane {
 
 namespace detail::spec {
 
-// ---- enum names ---------------------------------------------------------------------
-
-template <class E>
-struct enum_names;
-template <>
-struct enum_names<Pick> {
-  static constexpr std::pair<std::string_view, Pick> values[] = {{"best", Pick::best}, {"worst", Pick::worst}};
-};
-template <>
-struct enum_names<Ties> {
-  static constexpr std::pair<std::string_view, Ties> values[] = {{"reject", Ties::reject},
-                                                                 {"accept_any", Ties::accept_any}};
-};
-template <>
-struct enum_names<Rounding> {
-  static constexpr std::pair<std::string_view, Rounding> values[] = {{"exact", Rounding::exact},
-                                                                     {"as_stated", Rounding::as_stated}};
-};
-template <>
-struct enum_names<Aggregate> {
-  static constexpr std::pair<std::string_view, Aggregate> values[] = {
-      {"sum", Aggregate::sum}, {"mean", Aggregate::mean}, {"count", Aggregate::count},
-      {"min", Aggregate::min}, {"max", Aggregate::max},   {"median", Aggregate::median}};
-};
-template <>
-struct enum_names<Convention> {
-  static constexpr std::pair<std::string_view, Convention> values[] = {
-      {"percent_change", Convention::percent_change},
-      {"percentage_points", Convention::percentage_points},
-      {"ratio", Convention::ratio},
-      {"difference", Convention::difference}};
-};
-
-template <class E>
-concept named_enum = requires {
-  enum_names<E>::values;
-};
+// Enum names: the one table each enum's header keeps (detail::enum_names).
 
 // ---- members of each check ----------------------------------------------------------
 
@@ -91,30 +56,43 @@ struct members_of;
 template <>
 struct members_of<superlative> {
   using C = superlative;
-  static constexpr auto list =
-      std::tuple{member("fact", &C::fact, true),  member("field", &C::field), member("score_field", &C::score_field),
-                 member("pick", &C::pick),        member("ties", &C::ties),   member("tolerance", &C::tolerance),
-                 member("rounding", &C::rounding)};
+  static constexpr auto list = std::tuple{member("fact", &C::fact, true),
+                                          member("field", &C::field),
+                                          member("score_field", &C::score_field),
+                                          member("pick", &C::pick),
+                                          member("ties", &C::ties),
+                                          member("tolerance", &C::tolerance),
+                                          member("rounding", &C::rounding),
+                                          member("column", &C::column),
+                                          member("direction", &C::direction),
+                                          member("on_missing", &C::on_missing),
+                                          member("rank_field", &C::rank_field)};
 };
 template <>
 struct members_of<ranking_prefix> {
   using C = ranking_prefix;
   static constexpr auto list =
-      std::tuple{member("fact", &C::fact, true), member("field", &C::field), member("k", &C::k),
-                 member("tolerance", &C::tolerance), member("rounding", &C::rounding)};
+      std::tuple{member("fact", &C::fact, true),     member("field", &C::field),           member("k", &C::k),
+                 member("tolerance", &C::tolerance), member("rounding", &C::rounding),     member("column", &C::column),
+                 member("direction", &C::direction), member("on_missing", &C::on_missing), member("ties", &C::ties),
+                 member("ordered", &C::ordered)};
 };
 template <>
 struct members_of<aggregate_reconciles> {
   using C = aggregate_reconciles;
   static constexpr auto list =
-      std::tuple{member("fact", &C::fact, true),  member("field", &C::field, true), member("op", &C::op, true),
-                 member("column", &C::column),    member("where", &C::where),       member("tolerance", &C::tolerance),
-                 member("rounding", &C::rounding)};
+      std::tuple{member("fact", &C::fact, true),      member("field", &C::field, true),
+                 member("op", &C::op, true),          member("column", &C::column),
+                 member("where", &C::where),          member("tolerance", &C::tolerance),
+                 member("rounding", &C::rounding),    member("weight_column", &C::weight_column),
+                 member("on_missing", &C::on_missing)};
 };
 template <>
 struct members_of<entities_recorded> {
   using C = entities_recorded;
-  static constexpr auto list = std::tuple{member("facts", &C::facts, true), member("fields", &C::fields, true)};
+  static constexpr auto list =
+      std::tuple{member("facts", &C::facts, true), member("fields", &C::fields, true),
+                 member("allow_empty", &C::allow_empty), member("case_sensitive", &C::case_sensitive)};
 };
 template <>
 struct members_of<row_integrity> {
@@ -129,27 +107,34 @@ struct members_of<row_integrity> {
 template <>
 struct members_of<comparison> {
   using C = comparison;
-  static constexpr auto list = std::tuple{member("fact", &C::fact, true),         member("column", &C::column),
-                                          member("a_field", &C::a_field),         member("b_field", &C::b_field),
-                                          member("value_field", &C::value_field), member("convention", &C::convention),
-                                          member("tolerance", &C::tolerance),     member("rounding", &C::rounding)};
+  static constexpr auto list = std::tuple{
+      member("fact", &C::fact, true),     member("column", &C::column),           member("a_field", &C::a_field),
+      member("b_field", &C::b_field),     member("value_field", &C::value_field), member("convention", &C::convention),
+      member("tolerance", &C::tolerance), member("rounding", &C::rounding),       member("order", &C::order),
+      member("direction", &C::direction), member("on_missing", &C::on_missing)};
 };
 template <>
 struct members_of<actions_performed> {
   using C = actions_performed;
   static constexpr auto list = std::tuple{member("fact", &C::fact, true), member("field", &C::field)};
 };
+template <>
+struct members_of<field_matches_fact> {
+  using C = field_matches_fact;
+  static constexpr auto list =
+      std::tuple{member("fact", &C::fact, true), member("field", &C::field, true), member("path", &C::path)};
+};
 
 template <class... Cs>
 struct check_types {};
 using known_checks = check_types<superlative, ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity,
-                                 comparison, actions_performed>;
+                                 comparison, actions_performed, field_matches_fact>;
 
 // ---- messages ------------------------------------------------------------------------
 
 inline std::string known_check_names() {
   return "superlative, ranking_prefix, aggregate_reconciles, entities_recorded, row_integrity, comparison, "
-         "actions_performed";
+         "actions_performed, field_matches_fact";
 }
 
 [[noreturn]] inline void refuse(const std::string& what) { throw ConfigurationError("check_from_json: " + what); }
@@ -252,19 +237,33 @@ inline void read(const nlohmann::json& v, Tolerance& out, const Where& at) {
   }
 }
 
+inline void read(const nlohmann::json& v, bool& out, const Where& at) {
+  if (!v.is_boolean()) wrong_type(at, "true or false", v);
+  out = v.get<bool>();
+}
+
 template <named_enum E>
 void read(const nlohmann::json& v, E& out, const Where& at) {
-  std::string valid;
-  for (const auto& [name, value] : enum_names<E>::values)
-    valid += (valid.empty() ? "'" : ", '") + std::string(name) + "'";
+  const std::string valid = enum_name_list<E>();
   if (!v.is_string()) refuse(at.name() + " must be one of " + valid + ", got " + std::string(type_name(v)));
   const auto& said = v.get_ref<const std::string&>();
-  for (const auto& [name, value] : enum_names<E>::values)
-    if (said == name) {
-      out = value;
-      return;
-    }
+  if (const auto value = enum_from_name<E>(said)) {
+    out = *value;
+    return;
+  }
   refuse(at.name() + " must be one of " + valid + "; got " + quote(said));
+}
+
+// An optional enum: null (or the member left out) is "not set".
+template <named_enum E>
+void read(const nlohmann::json& v, std::optional<E>& out, const Where& at) {
+  if (v.is_null()) {
+    out.reset();
+    return;
+  }
+  E value{};
+  read(v, value, at);
+  out = value;
 }
 
 // ---- writing one member ----------------------------------------------------------------
@@ -281,11 +280,14 @@ inline nlohmann::json write(const std::vector<std::pair<std::string, std::string
 inline nlohmann::json write(const Tolerance& t) {
   return {{"absolute", to_json(t.absolute)}, {"relative", to_json(t.relative)}};
 }
+inline nlohmann::json write(bool v) { return v; }
 template <named_enum E>
 nlohmann::json write(E e) {
-  for (const auto& [name, value] : enum_names<E>::values)
-    if (value == e) return std::string(name);
-  return nullptr;
+  return std::string(enum_name(e));
+}
+template <named_enum E>
+nlohmann::json write(const std::optional<E>& e) {
+  return e ? write(*e) : nlohmann::json();
 }
 
 // ---- one check ---------------------------------------------------------------------------
@@ -379,7 +381,7 @@ GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohma
 
 GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE nlohmann::json check_to_json(const AnyCheck& check) {
   if (auto spec = detail::spec::spec_of(check, detail::spec::known_checks{})) return std::move(*spec);
-  throw ConfigurationError("check_to_json: " + detail::quote(check.name()) +
+  throw ConfigurationError("check_to_json: " + detail::quote(check.kind()) +
                            " is not one of the checks check_from_json builds, so it has no JSON spec");
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
@@ -20,7 +21,24 @@ GROUNDPLANE_INLINE std::string join_messages(const std::vector<Finding>& finding
   return out;
 }
 
+GROUNDPLANE_INLINE std::string unregistered_message(const std::string& name, const std::vector<std::string>& known,
+                                                    std::string_view context) {
+  std::string out(context);
+  out += "no fact named " + quote(name) + " is recorded";
+  if (known.empty()) return out + " (the registry is empty)";
+  out += "; recorded: ";
+  for (std::size_t i = 0; i < known.size() && i < 20; ++i) out += (i > 0 ? ", " : "") + quote(known[i]);
+  if (known.size() > 20) out += " and " + std::to_string(known.size() - 20) + " more";
+  return out;
+}
+
 }  // namespace detail
+
+GROUNDPLANE_INLINE UnregisteredFact::UnregisteredFact(std::string name, std::vector<std::string> known,
+                                                      std::string_view context)
+    : ConfigurationError(detail::unregistered_message(name, known, context)),
+      name_(std::move(name)),
+      known_(std::move(known)) {}
 
 GROUNDPLANE_INLINE UnsupportedClaim::UnsupportedClaim(std::vector<Finding> findings)
     : Error(detail::join_messages(findings)), findings_(std::move(findings)) {}

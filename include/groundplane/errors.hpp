@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,20 @@ class InvalidNumber : public ConfigurationError {
   using ConfigurationError::ConfigurationError;
 };
 
+// A fact was asked for by a name the registry does not hold: name() is the name asked
+// for, known() every recorded name (record order); the message lists them (at most 20,
+// then a count).
+class UnregisteredFact : public ConfigurationError {
+ public:
+  UnregisteredFact(std::string name, std::vector<std::string> known, std::string_view context = "");
+  const std::string& name() const noexcept { return name_; }
+  const std::vector<std::string>& known() const noexcept { return known_; }
+
+ private:
+  std::string name_;
+  std::vector<std::string> known_;
+};
+
 namespace detail {
 // what(): every finding's message, separated by a blank line.
 std::string join_messages(const std::vector<Finding>& findings);
@@ -53,10 +68,12 @@ class UnsupportedClaim : public Error {
   std::vector<Finding> findings_;
 };
 
-// A boundary scope was left without submit(): its checks never ran.
-class NothingSubmitted : public UnsupportedClaim {
+// A boundary scope was left without submit(): its checks never ran. A developer's
+// mistake (a code path that forgot to submit), never the model's, so it is not an
+// UnsupportedClaim: a re-ask loop catching claims does not re-ask a model for it.
+class NothingSubmitted : public ConfigurationError {
  public:
-  using UnsupportedClaim::UnsupportedClaim;
+  using ConfigurationError::ConfigurationError;
 };
 
 }  // namespace groundplane

@@ -2,27 +2,11 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/json_pointer.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
 
 namespace groundplane {
-
-GROUNDPLANE_INLINE std::string_view to_string(FactKind k) noexcept {
-  switch (k) {
-    case FactKind::fact:
-      return "fact";
-    case FactKind::ranking:
-      return "ranking";
-    case FactKind::table:
-      return "table";
-    case FactKind::domain:
-      return "domain";
-  }
-  return "fact";
-}
-
-GROUNDPLANE_INLINE std::string_view to_string(Direction d) noexcept {
-  return d == Direction::higher_is_better ? "higher_is_better" : "lower_is_better";
-}
 
 namespace detail {
 GROUNDPLANE_INLINE std::optional<std::string> row_key(const nlohmann::json& v) {
@@ -67,7 +51,7 @@ GROUNDPLANE_INLINE void validate_header(std::string_view name, const Provenance&
 }  // namespace detail
 
 namespace detail {
-GROUNDPLANE_INLINE std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos) {
+GROUNDPLANE_INLINE std::vector<Entity> tie_block_names(const Ranking& r, std::size_t pos) {
   const auto [first, count] = r.tie_block_at(pos);
   return {r.order().begin() + static_cast<std::ptrdiff_t>(first),
           r.order().begin() + static_cast<std::ptrdiff_t>(first + count)};
@@ -111,8 +95,7 @@ namespace detail {
 GROUNDPLANE_INLINE nlohmann::json fact_view(const Ranking& r) {
   nlohmann::json order = nlohmann::json::array();
   for (std::size_t pos = 0; pos < r.order().size(); ++pos) {
-    const auto& entity = r.order()[pos];
-    nlohmann::json entry = {{"rank", r.rank_of(entity)}, {"entity", entity}};
+    nlohmann::json entry = {{"rank", r.rank_at(pos)}, {"entity", r.order()[pos].to_json()}};
     put_exact(entry, "score", r.score_at(pos));
     order.push_back(std::move(entry));
   }
@@ -149,7 +132,12 @@ GROUNDPLANE_INLINE nlohmann::json fact_view(const Table& t) {
 
 namespace detail {
 GROUNDPLANE_INLINE nlohmann::json fact_view(const Domain& d) {
-  return {{"kind", "domain"}, {"provenance", provenance_view(d.provenance())}, {"members", d.members()}};
+  nlohmann::json members = nlohmann::json::array();
+  for (const auto& m : d.members()) members.push_back(m.to_json());
+  nlohmann::json view = {
+      {"kind", "domain"}, {"provenance", provenance_view(d.provenance())}, {"members", std::move(members)}};
+  if (!d.label().empty()) view["label"] = d.label();
+  return view;
 }
 }  // namespace detail
 
@@ -175,12 +163,76 @@ GROUNDPLANE_INLINE std::string_view Score::non_finite_name() const noexcept {
 GROUNDPLANE_INLINE Fact::Fact(std::string name, nlohmann::json value, Provenance provenance)
     : name_(std::move(name)), value_(std::move(value)), provenance_(std::move(provenance)) {
   detail::validate_header(name_, provenance_);
-  if (!(value_.is_number() || value_.is_string() || value_.is_boolean()))
-    detail::refuse(name_,
-                   "a fact's value must be a number, string or bool, got " + std::string(detail::type_name(value_)));
-  if (value_.is_number_float() && !std::isfinite(value_.get<double>()))
-    detail::refuse(name_, "its value is " + std::string(detail::non_finite_name(value_.get<double>())) +
-                              ", which is not a number a claim can be checked against");
+  if (value_.is_binary()) detail::refuse(name_, "a fact's value must be JSON data, got binary data");
+  if (const auto at = detail::non_finite_at(value_))
+    detail::refuse(name_, (at->empty() ? std::string("its value") : "its value at " + detail::quote(*at)) +
+                              " is a non-finite number, which is not a number a claim can be checked against");
+}
+
+namespace detail {
+GROUNDPLANE_INLINE std::string column_list(const std::vector<std::string>& columns) { return names_listed(columns); }
+}  // namespace detail
+
+namespace detail {
+GROUNDPLANE_INLINE std::optional<std::string> non_finite_at(const nlohmann::json& v, const std::string& at) {
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) return at;
+    return std::nullopt;
+  }
+  if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (auto found = non_finite_at(v[i], at + "/" + std::to_string(i))) return found;
+  } else if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (auto found = non_finite_at(it.value(), at + "/" + pointer_token(it.key()))) return found;
+  }
+  return std::nullopt;
+}
+}  // namespace detail
+
+GROUNDPLANE_INLINE Ranking::Ranking(std::string name, Scores scores, std::string key, Direction direction,
+                                    Provenance provenance)
+    : name_(std::move(name)),
+      key_(std::move(key)),
+      direction_(direction),
+      scores_(std::move(scores)),
+      provenance_(std::move(provenance)) {
+  detail::validate_header(name_, provenance_);
+  if (key_.empty()) detail::refuse(name_, "a ranking needs the measured quantity as its key; key is empty");
+  if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
+  if (scores_.size() > detail::NameIndex::max_size)
+    detail::refuse(name_, "a ranking holds at most " + std::to_string(detail::NameIndex::max_size) + " entities");
+  std::size_t integers = 0;
+  for (const auto& entry : scores_) integers += entry.first.is_integer() ? std::size_t{1} : std::size_t{0};
+  index_.reserve(scores_.size() - integers, integers);
+  for (std::size_t i = 0; i < scores_.size(); ++i) {
+    const auto& entity = scores_[i].first;
+    if (entity.is_string() && entity.text().empty())
+      detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
+    if (!scores_[i].second.finite())
+      detail::refuse(name_, "entity " + entity.render() + " has the score " +
+                                std::string(scores_[i].second.non_finite_name()) +
+                                ", which is not a number a ranking can order");
+    if (index_.insert(static_cast<detail::NameIndex::Id>(i), entity.is_integer(), entity_at()))
+      detail::refuse(name_, "entity " + entity.render() + " appears more than once");
+  }
+  // Best first; a stable sort keeps recorded order inside a tie.
+  std::vector<std::size_t>& by_rank = by_rank_;
+  by_rank.resize(scores_.size());
+  for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
+  std::stable_sort(by_rank.begin(), by_rank.end(),
+                   [&](std::size_t a, std::size_t b) { return better(scores_[a].second, scores_[b].second); });
+  order_.reserve(by_rank.size());
+  position_.assign(scores_.size(), 0);
+  rank_.assign(scores_.size(), 0);
+  for (std::size_t pos = 0; pos < by_rank.size(); ++pos) {
+    const std::size_t i = by_rank[pos];
+    order_.push_back(scores_[i].first);
+    position_[i] = pos;
+    const bool tied_with_previous = pos > 0 && scores_[by_rank[pos - 1]].second == scores_[i].second;
+    rank_[i] = tied_with_previous ? rank_[by_rank[pos - 1]] : pos + 1;
+  }
 }
 
 GROUNDPLANE_INLINE nlohmann::json Table::value(std::size_t row, std::string_view column) const {
@@ -234,7 +286,103 @@ GROUNDPLANE_INLINE std::optional<std::size_t> Table::row_of(const nlohmann::json
   if (!k) return std::nullopt;
   const auto it = key_index_.find(*k);
   if (it == key_index_.end()) return std::nullopt;
+  // Found by value; a key names its row only written as the same kind of number.
+  if (key.is_number() && detail::is_integer_json(key) != detail::is_integer_json(data_[*key_col_].json(it->second)))
+    return std::nullopt;
   return it->second;
+}
+
+GROUNDPLANE_INLINE std::optional<Entity> Table::entity_at(std::size_t row) const {
+  if (!key_col_) return std::nullopt;
+  const detail::Column& col = data_[*key_col_];
+  if (col.tags[row] == detail::CellTag::string)
+    return Entity(col.strings.at(static_cast<detail::StringPool::Id>(col.words[row])));
+  if (col.tags[row] == detail::CellTag::integer || col.tags[row] == detail::CellTag::unsigned_int ||
+      col.tags[row] == detail::CellTag::big)
+    return Entity::from_json(col.json(row));
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::vector<nlohmann::json> Table::column(std::string_view name) const {
+  const auto c = column_of(name);
+  if (!c)
+    throw ConfigurationError(
+        "table " + detail::quote(name_) + " has no column " + detail::quote(name) +
+        (columns_.empty() ? std::string() : " (its columns: " + detail::column_list(columns_) + ")"));
+  std::vector<nlohmann::json> out;
+  out.reserve(row_count_);
+  for (std::size_t r = 0; r < row_count_; ++r) out.push_back(data_[*c].json(r));
+  return out;
+}
+
+GROUNDPLANE_INLINE Ranking Table::to_ranking(std::string_view column, Direction direction, OnMissing on_missing) const {
+  return ranking_by(column, direction, on_missing).ranking;
+}
+
+GROUNDPLANE_INLINE const detail::DerivedRanking& Table::ranking_by(std::string_view column, Direction direction,
+                                                                   OnMissing on_missing) const {
+  std::lock_guard lock(derived_->mutex);
+  const auto it = derived_->cache.find(std::make_tuple(std::string(column), direction, on_missing));
+  if (it != derived_->cache.end()) return *it->second;
+  auto made = std::make_unique<const detail::DerivedRanking>(derive_ranking(column, direction, on_missing));
+  const detail::DerivedRanking& ref = *made;
+  derived_->cache.emplace(std::make_tuple(std::string(column), direction, on_missing), std::move(made));
+  return ref;
+}
+
+GROUNDPLANE_INLINE detail::DerivedRanking Table::derive_ranking(std::string_view column, Direction direction,
+                                                                OnMissing on_missing) const {
+  const std::string who = "fact " + detail::quote(name_) + ": ";
+  if (!key_col_)
+    throw ConfigurationError(who +
+                             "a ranking read from a table names its rows by the key column, and this table "
+                             "has none; record it with key_column set");
+  const auto c = column_of(column);
+  if (!c)
+    throw ConfigurationError(
+        who + "column " + detail::quote(column) + " is not a column of the table" +
+        (columns_.empty() ? std::string() : " (its columns: " + detail::column_list(columns_) + ")"));
+  const detail::Column& col = data_[*c];
+  const auto key_text = [&](std::size_t r) { return detail::render(data_[*key_col_].json(r)); };
+  Scores scores;
+  scores.reserve(row_count_);
+  std::vector<Entity> skipped;
+  std::vector<std::string> missing;  // rendered keys, for the refusal
+  std::size_t missing_count = 0;
+  for (std::size_t r = 0; r < row_count_; ++r) {
+    auto entity = entity_at(r);
+    if (!entity)
+      throw ConfigurationError(who + "row " + std::to_string(r) + " has the key " + key_text(r) + " (" +
+                               std::string(detail::type_name(data_[*key_col_].json(r))) + ") in key column " +
+                               detail::quote(*key_column_) +
+                               "; an entity is a string or an integer, so this table's rows cannot be ranked");
+    const detail::CellTag tag = col.tags[r];
+    if (tag == detail::CellTag::null) {
+      ++missing_count;
+      if (missing.size() < 10) missing.push_back(entity->render());
+      skipped.push_back(std::move(*entity));
+      continue;
+    }
+    if (!detail::is_number(tag))
+      throw ConfigurationError(who + "column " + detail::quote(column) + " row " + entity->render() + " holds " +
+                               detail::render(col.json(r)) + " (" + std::string(detail::type_name(col.json(r))) +
+                               "), not a number; the rows cannot be ranked by it");
+    scores.emplace_back(std::move(*entity), Score(col.number(r)));
+  }
+  if (missing_count > 0 && on_missing == OnMissing::refuse) {
+    std::string rows;
+    for (const auto& m : missing) rows += (rows.empty() ? "" : ", ") + m;
+    if (missing_count > missing.size()) rows += " and " + std::to_string(missing_count - missing.size()) + " more";
+    throw ConfigurationError(who + "column " + detail::quote(column) + " has no value (missing or null) in " +
+                             std::to_string(missing_count) + " of " + std::to_string(row_count_) + " rows: " + rows +
+                             "; a ranking of the rest is not the ranking of the table (pass OnMissing::skip to rank "
+                             "the rows that have one, with a warning)");
+  }
+  if (scores.empty())
+    throw ConfigurationError(who + "no row has a value in column " + detail::quote(column) +
+                             ", so there is nothing to rank");
+  if (on_missing == OnMissing::refuse) skipped.clear();
+  return {Ranking(name_, std::move(scores), std::string(column), direction, provenance_), std::move(skipped)};
 }
 
 GROUNDPLANE_INLINE std::optional<std::size_t> Table::row_of_text(std::string_view key) const {
@@ -305,15 +453,21 @@ GROUNDPLANE_INLINE void Table::index_key_column() {
                             std::to_string(first) + " and " + std::to_string(second));
 }
 
-GROUNDPLANE_INLINE Domain::Domain(std::string name, std::vector<std::string> members, Provenance provenance)
-    : name_(std::move(name)), members_(std::move(members)), provenance_(std::move(provenance)) {
+GROUNDPLANE_INLINE Domain::Domain(std::string name, std::vector<Entity> members, Provenance provenance,
+                                  std::string label)
+    : name_(std::move(name)),
+      members_(std::move(members)),
+      provenance_(std::move(provenance)),
+      label_(std::move(label)) {
   detail::validate_header(name_, provenance_);
   if (members_.size() > detail::NameIndex::max_size)
     detail::refuse(name_, "a domain holds at most " + std::to_string(detail::NameIndex::max_size) + " members");
-  index_.reserve(members_.size());
+  std::size_t integers = 0;
+  for (const auto& m : members_) integers += m.is_integer() ? std::size_t{1} : std::size_t{0};
+  index_.reserve(members_.size() - integers, integers);
   for (std::size_t i = 0; i < members_.size(); ++i)
-    if (index_.insert(static_cast<detail::NameIndex::Id>(i), member_at()))
-      detail::refuse(name_, "member " + detail::quote(members_[i]) + " appears more than once");
+    if (index_.insert(static_cast<detail::NameIndex::Id>(i), members_[i].is_integer(), member_at()))
+      detail::refuse(name_, "member " + members_[i].render() + " appears more than once");
 }
 
 }  // namespace groundplane

@@ -3,7 +3,8 @@
 // A fact is immutable once constructed: every member is set by its constructor, which
 // validates the data (throwing InvalidFact) and computes what the checks will ask for,
 // so the cost is paid once at record time. A changed value is a new fact under a new
-// name; nothing here can be modified after the fact exists.
+// name; nothing here can be modified after the fact exists. (A Table keeps one cache: the
+// rankings derived from its columns, computed on first use, each once.)
 #pragma once
 
 #include <algorithm>
@@ -12,10 +13,14 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,10 +31,13 @@
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/column.hpp"
+#include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/float_decimal.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/string_index.hpp"
+#include "groundplane/detail/unicode.hpp"
+#include "groundplane/entity.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/tool_args.hpp"
@@ -50,10 +58,31 @@ struct Provenance {
 
 enum class FactKind { fact, ranking, table, domain };
 enum class Direction { higher_is_better, lower_is_better };
+// A row a ranking or an aggregate would read has no value (missing, or null) in the
+// column: refuse to compute from the rest, or skip it with a warning on the verdict.
+enum class OnMissing { refuse, skip };
 
-std::string_view to_string(FactKind k) noexcept;
+template <>
+struct detail::enum_names<FactKind> {
+  static constexpr std::pair<std::string_view, FactKind> values[] = {{"fact", FactKind::fact},
+                                                                     {"ranking", FactKind::ranking},
+                                                                     {"table", FactKind::table},
+                                                                     {"domain", FactKind::domain}};
+};
+template <>
+struct detail::enum_names<Direction> {
+  static constexpr std::pair<std::string_view, Direction> values[] = {{"higher_is_better", Direction::higher_is_better},
+                                                                      {"lower_is_better", Direction::lower_is_better}};
+};
+template <>
+struct detail::enum_names<OnMissing> {
+  static constexpr std::pair<std::string_view, OnMissing> values[] = {{"refuse", OnMissing::refuse},
+                                                                      {"skip", OnMissing::skip}};
+};
 
-std::string_view to_string(Direction d) noexcept;
+inline std::string_view to_string(FactKind k) noexcept { return detail::enum_name(k); }
+inline std::string_view to_string(Direction d) noexcept { return detail::enum_name(d); }
+inline std::string_view to_string(OnMissing m) noexcept { return detail::enum_name(m); }
 
 // One entry's score in a Scores list: a Decimal in every way. A non-finite double
 // (NaN, ±infinity) is held unconverted instead of throwing where the list is written
@@ -79,7 +108,7 @@ class Score : public Decimal {
   double raw_ = 0;
 };
 
-using Scores = std::vector<std::pair<std::string, Score>>;
+using Scores = std::vector<std::pair<Entity, Score>>;
 
 namespace detail {
 
@@ -91,19 +120,74 @@ struct StringHash {
 };
 using StringIndex = std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>>;
 
-// The strings a NameIndex over a Domain's members / a Ranking's entities reads.
+// The text of the i-th entity of a list held elsewhere (a Domain's members, a
+// Ranking's entries).
 struct MemberAt {
-  const std::vector<std::string>* names;
-  std::string_view operator()(NameIndex::Id i) const noexcept { return (*names)[i]; }
+  const std::vector<Entity>* names;
+  std::string_view operator()(NameIndex::Id i) const noexcept { return (*names)[i].text(); }
 };
 struct EntityAt {
-  const std::vector<std::pair<std::string, Score>>* scores;
-  std::string_view operator()(NameIndex::Id i) const noexcept { return (*scores)[i].first; }
+  const std::vector<std::pair<Entity, Score>>* scores;
+  std::string_view operator()(NameIndex::Id i) const noexcept { return (*scores)[i].first.text(); }
 };
 
+// Entities by type and value: string entities and integer entities are indexed apart
+// (by text and by digits), so "101" never finds 101.
+class EntityIndex {
+ public:
+  void reserve(std::size_t strings, std::size_t integers) {
+    strings_.reserve(strings);
+    integers_.reserve(integers);
+  }
+  // Indexes entity `id` (key_of(id) its text); the id of an equal entity already
+  // indexed, or nullopt.
+  template <class KeyOf>
+  std::optional<NameIndex::Id> insert(NameIndex::Id id, bool integer, KeyOf&& key_of) {
+    return (integer ? integers_ : strings_).insert(id, std::forward<KeyOf>(key_of));
+  }
+  template <class KeyOf>
+  std::optional<NameIndex::Id> find(const Entity& e, KeyOf&& key_of) const {
+    return (e.is_integer() ? integers_ : strings_).find(e.text(), std::forward<KeyOf>(key_of));
+  }
+  // The entity a JSON value names, type-strict (Entity::from_json): a string finds a
+  // string entity, an integer an integer one; 101.0, true or "101" for 101 find none.
+  template <class KeyOf>
+  std::optional<NameIndex::Id> find_json(const nlohmann::json& said, KeyOf&& key_of) const {
+    if (said.is_string()) return strings_.find(said.get_ref<const std::string&>(), std::forward<KeyOf>(key_of));
+    if (said.is_number_unsigned())
+      return integers_.find(std::to_string(said.get<std::uint64_t>()), std::forward<KeyOf>(key_of));
+    if (said.is_number_integer())
+      return integers_.find(std::to_string(said.get<std::int64_t>()), std::forward<KeyOf>(key_of));
+    return std::nullopt;
+  }
+
+ private:
+  NameIndex strings_;
+  NameIndex integers_;
+};
+
+// Names compared ignoring case (NFC + simple case folding, detail/unicode.hpp): the
+// folded form of each string entity of a fact, built on first use, once.
+struct FoldedNames {
+  std::once_flag once;
+  std::unordered_map<std::string, std::size_t> first;  // folded text -> first position holding it
+};
+
+// The position of the string entity (of `count`, text_of(i) each) whose folded form is
+// `name`'s; built into `cache` on first use.
+template <class TextOf>
+std::optional<std::size_t> find_folded(FoldedNames& cache, std::size_t count, TextOf&& text_of, std::string_view name);
+
 // A cell or a stated value as a row key: type-tagged, numbers in Decimal form so that
-// 7 and 7.0 are one key; nullopt for values that cannot key a row.
+// 7 and 7.0 are one key; nullopt for values that cannot key a row. (A key column
+// refuses 7 and 7.0 as one value twice; a lookup then also requires the same kind of
+// number: see Table::row_of.)
 std::optional<std::string> row_key(const nlohmann::json& v);
+
+// A JSON number written as an integer (101) rather than with a fraction or an exponent.
+inline bool is_integer_json(const nlohmann::json& v) noexcept {
+  return v.is_number_integer() || v.is_number_unsigned();
+}
 
 std::string_view non_finite_name(double v) noexcept;
 
@@ -113,9 +197,16 @@ std::string_view non_finite_name(double v) noexcept;
 
 void validate_header(std::string_view name, const Provenance& p);
 
+// A table's columns for a message: 'a', 'b' and 'c' (at most 20, then a count).
+std::string column_list(const std::vector<std::string>& columns);
+
+// "/rows/0/score" for the first non-finite number inside a value; nullopt when none.
+std::optional<std::string> non_finite_at(const nlohmann::json& v, const std::string& at = "");
+
 }  // namespace detail
 
-// One scalar: a number, a string or a bool.
+// One recorded value: a number, a string, a bool, null, an array or an object — what a
+// tool returned. A non-finite number anywhere in it is refused (InvalidFact).
 class Fact {
  public:
   Fact(std::string name, nlohmann::json value, Provenance provenance);
@@ -133,45 +224,7 @@ class Fact {
 // entity index computed once at record time.
 class Ranking {
  public:
-  Ranking(std::string name, Scores scores, std::string key, Direction direction, Provenance provenance)
-      : name_(std::move(name)),
-        key_(std::move(key)),
-        direction_(direction),
-        scores_(std::move(scores)),
-        provenance_(std::move(provenance)) {
-    detail::validate_header(name_, provenance_);
-    if (key_.empty()) detail::refuse(name_, "a ranking needs the measured quantity as its key; key is empty");
-    if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
-    if (scores_.size() > detail::NameIndex::max_size)
-      detail::refuse(name_, "a ranking holds at most " + std::to_string(detail::NameIndex::max_size) + " entities");
-    index_.reserve(scores_.size());
-    for (std::size_t i = 0; i < scores_.size(); ++i) {
-      const auto& entity = scores_[i].first;
-      if (entity.empty()) detail::refuse(name_, "entity #" + std::to_string(i + 1) + " has an empty name");
-      if (!scores_[i].second.finite())
-        detail::refuse(name_, "entity " + detail::quote(entity) + " has the score " +
-                                  std::string(scores_[i].second.non_finite_name()) +
-                                  ", which is not a number a ranking can order");
-      if (index_.insert(static_cast<detail::NameIndex::Id>(i), entity_at()))
-        detail::refuse(name_, "entity " + detail::quote(entity) + " appears more than once");
-    }
-    // Best first; a stable sort keeps recorded order inside a tie.
-    std::vector<std::size_t>& by_rank = by_rank_;
-    by_rank.resize(scores_.size());
-    for (std::size_t i = 0; i < by_rank.size(); ++i) by_rank[i] = i;
-    std::stable_sort(by_rank.begin(), by_rank.end(),
-                     [&](std::size_t a, std::size_t b) { return better(scores_[a].second, scores_[b].second); });
-    order_.reserve(by_rank.size());
-    position_.assign(scores_.size(), 0);
-    rank_.assign(scores_.size(), 0);
-    for (std::size_t pos = 0; pos < by_rank.size(); ++pos) {
-      const std::size_t i = by_rank[pos];
-      order_.push_back(scores_[i].first);
-      position_[i] = pos;
-      const bool tied_with_previous = pos > 0 && scores_[by_rank[pos - 1]].second == scores_[i].second;
-      rank_[i] = tied_with_previous ? rank_[by_rank[pos - 1]] : pos + 1;
-    }
-  }
+  Ranking(std::string name, Scores scores, std::string key, Direction direction, Provenance provenance);
 
   const std::string& name() const noexcept { return name_; }
   const Provenance& provenance() const noexcept { return provenance_; }
@@ -179,27 +232,49 @@ class Ranking {
   Direction direction() const noexcept { return direction_; }
   const Scores& scores() const noexcept { return scores_; }
   std::size_t size() const noexcept { return scores_.size(); }
-  // Entity names, best first; ties keep recorded order.
-  const std::vector<std::string>& order() const noexcept { return order_; }
-  bool contains(std::string_view entity) const { return index_.find(entity, entity_at()).has_value(); }
+  // Entities, best first; ties keep recorded order.
+  const std::vector<Entity>& order() const noexcept { return order_; }
+  bool contains(const Entity& entity) const { return index_.find(entity, entity_at()).has_value(); }
   // 1-based competition rank ("1224"); 0 when the entity was not ranked.
-  std::size_t rank_of(std::string_view entity) const {
+  std::size_t rank_of(const Entity& entity) const {
     const auto i = index_.find(entity, entity_at());
     return i ? rank_[*i] : 0;
   }
   // The recorded score; std::nullopt when the entity was not ranked.
-  std::optional<Decimal> score_of(std::string_view entity) const {
+  std::optional<Decimal> score_of(const Entity& entity) const {
     const auto i = index_.find(entity, entity_at());
     if (!i) return std::nullopt;
     return scores_[*i].second;
   }
   // The score at 0-based position `pos` of order().
   const Decimal& score_at(std::size_t pos) const { return scores_[by_rank_.at(pos)].second; }
+  // The competition rank of the entity at 0-based position `pos` of order().
+  std::size_t rank_at(std::size_t pos) const { return rank_[by_rank_.at(pos)]; }
   // 0-based position of the entity in order(); std::nullopt when not ranked.
-  std::optional<std::size_t> position_of(std::string_view entity) const {
+  std::optional<std::size_t> position_of(const Entity& entity) const {
     const auto i = index_.find(entity, entity_at());
     if (!i) return std::nullopt;
     return position_[*i];
+  }
+  // The position in order() of the entity a JSON value names, type-strict: a string
+  // names a string entity, an integer an integer one; anything else ("101" for 101,
+  // 101.0, true, null) names none.
+  std::optional<std::size_t> locate(const nlohmann::json& said) const {
+    const auto i = index_.find_json(said, entity_at());
+    if (!i) return std::nullopt;
+    return position_[*i];
+  }
+  // The position in order() of the string entity equal to `name` after Unicode NFC
+  // normalization and simple case folding ("Harbour", "HARBOUR" find "harbour");
+  // computed for the whole ranking once, on first use. Integer entities are never found.
+  std::optional<std::size_t> locate_ignoring_case(std::string_view name) const {
+    return detail::find_folded(
+        *folded_, order_.size(),
+        [this](std::size_t i) -> std::optional<std::string_view> {
+          if (order_[i].is_integer()) return std::nullopt;
+          return std::string_view(order_[i].text());
+        },
+        name);
   }
   // How many entities share the score at order() position `pos` (the tie block's size),
   // and where that block starts.
@@ -246,15 +321,34 @@ class Ranking {
   Direction direction_;
   Scores scores_;
   Provenance provenance_;
-  detail::NameIndex index_;            // entity -> recorded position
-  std::vector<std::string> order_;     // best first
+  detail::EntityIndex index_;          // entity -> recorded position
+  std::vector<Entity> order_;          // best first
   std::vector<std::size_t> by_rank_;   // position in order_ -> recorded position
   std::vector<std::size_t> position_;  // recorded position -> position in order_
   std::vector<std::size_t> rank_;      // recorded position -> competition rank
+  std::shared_ptr<detail::FoldedNames> folded_ = std::make_shared<detail::FoldedNames>();
 };
 
 // What a table cell holds.
 enum class CellKind { null, number, string, boolean, other };  // other: an array or an object
+
+namespace detail {
+
+// A ranking read from a table's column (Table::ranking_by), and the key-column values of
+// the rows it skipped for having no value there (OnMissing::skip).
+struct DerivedRanking {
+  Ranking ranking;
+  std::vector<Entity> skipped;
+};
+
+// The rankings a table's columns have been read as, each computed once. Shared by copies
+// of the table (they hold the same rows); guarded for readers on many threads.
+struct DerivedRankings {
+  std::mutex mutex;
+  std::map<std::tuple<std::string, Direction, OnMissing>, std::unique_ptr<const DerivedRanking>, std::less<>> cache;
+};
+
+}  // namespace detail
 
 // Rows of named columns, stored by column (see detail/column.hpp: numbers packed as
 // decimals, strings interned per column), with a hash index on the key column.
@@ -271,7 +365,8 @@ class Table {
       : name_(std::move(name)),
         key_column_(std::move(key_column)),
         total_rows_(total_rows),
-        provenance_(std::move(provenance)) {
+        provenance_(std::move(provenance)),
+        derived_(std::make_shared<detail::DerivedRankings>()) {
     detail::validate_header(name_, provenance_);
     if (!rows.is_array())
       detail::refuse(name_,
@@ -344,11 +439,43 @@ class Table {
   // The column's storage, for scans that read it directly (aggregates, lookups).
   const detail::Column& column_data(std::size_t column) const noexcept { return data_[column]; }
 
-  // The row whose key-column value equals `key` (numbers by value: 7 and 7.0 match);
-  // std::nullopt when no row has it or the table has no key column.
+  // The row whose key-column value is `key`, by JSON type and value: an integer finds
+  // an integer key, a number with a fraction part or exponent a number written so (7.0
+  // does not find 7, nor 7 find 7.0), a string a string; std::nullopt when no row has it
+  // or the table has no key column.
   std::optional<std::size_t> row_of(const nlohmann::json& key) const;
   // The same for a string key, without building a JSON value.
   std::optional<std::size_t> row_of_text(std::string_view key) const;
+
+  // The entity the key column names row `row` by (a string or an integer key);
+  // std::nullopt without a key column, or for a key of another kind (7.5, true).
+  std::optional<Entity> entity_at(std::size_t row) const;
+
+  // The row whose string key equals `name` after NFC normalization and simple case
+  // folding (see Ranking::locate_ignoring_case); computed once, on first use.
+  std::optional<std::size_t> row_ignoring_case(std::string_view name) const {
+    return detail::find_folded(
+        *folded_, key_col_ ? row_count_ : 0, [this](std::size_t r) { return text(r, *key_col_); }, name);
+  }
+
+  // Every value of one column, one per row in row order (null where a row has none);
+  // ConfigurationError for a column the table does not have.
+  std::vector<nlohmann::json> column(std::string_view name) const;
+
+  // The rows ranked by `column`, computed in code: a Ranking named like the table, keyed
+  // by the column, with the table's provenance, whose entities are the key column's
+  // values. A row with no value in the column (missing or null): OnMissing::refuse is a
+  // ConfigurationError naming the fact, the column and the rows' keys (the first 10,
+  // then a count); OnMissing::skip ranks the others. A cell that is not a number, a key
+  // that is not a string or an integer, a table without a key column or a column it
+  // does not have: ConfigurationError.
+  Ranking to_ranking(std::string_view column, Direction direction = Direction::higher_is_better,
+                     OnMissing on_missing = OnMissing::refuse) const;
+
+  // The same derivation, computed once per column, direction and policy and kept for
+  // the table's lifetime (thread-safe): what the checks read, with the keys `skip`
+  // dropped. Errors as to_ranking.
+  const detail::DerivedRanking& ranking_by(std::string_view column, Direction direction, OnMissing on_missing) const;
 
  private:
   std::size_t column_for(const std::string& key);
@@ -359,6 +486,7 @@ class Table {
     using value_t = nlohmann::detail::value_t;
     switch (v.type()) {
       case value_t::null:
+        c.json_nulls.push_back(r);
         return;
       case value_t::boolean:
         c.tags[r] = v.template get<bool>() ? CellTag::boolean_true : CellTag::boolean_false;
@@ -418,6 +546,8 @@ class Table {
 
   [[noreturn]] void duplicate_key(const nlohmann::json& v, std::size_t first, std::size_t second) const;
 
+  detail::DerivedRanking derive_ranking(std::string_view column, Direction direction, OnMissing on_missing) const;
+
   std::string name_;
   std::vector<std::string> columns_;
   detail::StringIndex column_index_;
@@ -429,26 +559,60 @@ class Table {
   std::vector<std::size_t> key_row_by_id_;  // string key: pool id -> row
   detail::StringIndex key_index_;           // other keys: detail::row_key -> row
   Provenance provenance_;
+  std::shared_ptr<detail::DerivedRankings> derived_;
+  std::shared_ptr<detail::FoldedNames> folded_ = std::make_shared<detail::FoldedNames>();
 };
 
-// A recorded set of entity names.
+// A recorded set of entities (strings or integers).
 class Domain {
  public:
-  Domain(std::string name, std::vector<std::string> members, Provenance provenance);
+  // `label`: what a member is called in messages ("region": "not one of the 3 recorded
+  // regions"); "" for the generic "name".
+  Domain(std::string name, std::vector<Entity> members, Provenance provenance, std::string label = "");
   const std::string& name() const noexcept { return name_; }
   const Provenance& provenance() const noexcept { return provenance_; }
   // Members in recorded order.
-  const std::vector<std::string>& members() const noexcept { return members_; }
-  bool contains(std::string_view member) const { return index_.find(member, member_at()).has_value(); }
+  const std::vector<Entity>& members() const noexcept { return members_; }
+  const std::string& label() const noexcept { return label_; }
+  bool contains(const Entity& member) const { return index_.find(member, member_at()).has_value(); }
+  // Whether a JSON value names a member, type-strict (see Ranking::locate).
+  bool contains_json(const nlohmann::json& said) const { return index_.find_json(said, member_at()).has_value(); }
+  // The position in members() of the string member equal to `name` after NFC
+  // normalization and simple case folding; computed once, on first use.
+  std::optional<std::size_t> locate_ignoring_case(std::string_view name) const {
+    return detail::find_folded(
+        *folded_, members_.size(),
+        [this](std::size_t i) -> std::optional<std::string_view> {
+          if (members_[i].is_integer()) return std::nullopt;
+          return std::string_view(members_[i].text());
+        },
+        name);
+  }
 
  private:
   detail::MemberAt member_at() const noexcept { return {&members_}; }
 
   std::string name_;
-  std::vector<std::string> members_;
+  std::vector<Entity> members_;
   Provenance provenance_;
-  detail::NameIndex index_;
+  std::string label_;
+  detail::EntityIndex index_;
+  std::shared_ptr<detail::FoldedNames> folded_ = std::make_shared<detail::FoldedNames>();
 };
+
+namespace detail {
+template <class TextOf>
+std::optional<std::size_t> find_folded(FoldedNames& cache, std::size_t count, TextOf&& text_of, std::string_view name) {
+  std::call_once(cache.once, [&] {
+    cache.first.reserve(count);
+    for (std::size_t i = 0; i < count; ++i)
+      if (const std::optional<std::string_view> t = text_of(i)) cache.first.emplace(folded_nfc(*t), i);
+  });
+  const auto it = cache.first.find(folded_nfc(name));
+  if (it == cache.first.end()) return std::nullopt;
+  return it->second;
+}
+}  // namespace detail
 
 template <class T>
 inline constexpr bool is_fact_type_v =
@@ -468,7 +632,7 @@ namespace detail {
 inline bool columns_known(const Table& t) noexcept { return t.row_count() > 0 || !t.columns().empty(); }
 
 // The entities in the tie block at order() position `pos`.
-std::vector<std::string> tie_block_names(const Ranking& r, std::size_t pos);
+std::vector<Entity> tie_block_names(const Ranking& r, std::size_t pos);
 
 // The view of a fact handed to the model (Boundary::facts(), the MCP list_facts tool):
 // kind, provenance and the values — for a Ranking the order computed in code.

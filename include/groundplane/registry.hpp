@@ -51,6 +51,9 @@ struct TableOptions {
 struct DomainOptions {
   std::string tool;
   ToolArgs args = {};
+  // What a member is called in messages ("region": "not one of the 3 recorded regions");
+  // "" for the generic "name".
+  std::string label = "";
 };
 
 class FactRegistry {
@@ -74,22 +77,22 @@ class FactRegistry {
     return insert(Table(std::move(name), rows, std::move(options.key_column), options.total_rows,
                         {std::move(options.tool), std::move(options.args)}, options.columns));
   }
-  const Domain& record_domain(std::string name, std::vector<std::string> members, DomainOptions options);
+  const Domain& record_domain(std::string name, std::vector<Entity> members, DomainOptions options);
 
   bool contains(std::string_view name) const;
 
   // Absent: ConfigurationError.
   FactKind kind_of(std::string_view name) const;
 
-  // Absent or of another kind: ConfigurationError.
+  // Absent: UnregisteredFact (listing what is recorded). Of another kind:
+  // ConfigurationError saying which record_* records the kind asked for.
   template <class T>
   requires is_fact_type_v<T>
   const T& get(std::string_view name) const {
     std::shared_lock lock(mutex_);
     const Entry& e = entry(name);
     if (const T* fact = std::get_if<T>(&e)) return *fact;
-    throw ConfigurationError("fact " + detail::quote(name) + " is a " + std::string(to_string(kind_of_entry(e))) +
-                             ", not a " + std::string(to_string(fact_kind_of<T>)));
+    wrong_kind(name, kind_of_entry(e), fact_kind_of<T>);
   }
 
   // The fact's name, kind-independent, for callers that visit every fact.
@@ -111,7 +114,9 @@ class FactRegistry {
 
   static FactKind kind_of_entry(const Entry& e) noexcept { return static_cast<FactKind>(e.index()); }
 
+  // Called with the lock held: UnregisteredFact for a name not recorded.
   const Entry& entry(std::string_view name) const;
+  [[noreturn]] static void wrong_kind(std::string_view name, FactKind is, FactKind wanted);
 
   template <class T>
   const T& insert(T&& fact) {
@@ -135,6 +140,13 @@ class FactRegistry {
   std::vector<std::unique_ptr<Entry>> entries_;  // record order; each fact pinned in place
   detail::StringIndex index_;                    // name -> position in entries_
 };
+
+// Records each named member of an app's state object as a Fact named after its key,
+// with `options` as every fact's provenance — values a step upstream already put in the
+// state, adopted as facts. A key the state does not hold (or a state that is not an
+// object) is InvalidFact, and then nothing is recorded.
+void record_state(FactRegistry& registry, const nlohmann::json& state, const std::vector<std::string>& keys,
+                  const FactOptions& options);
 
 }  // namespace groundplane
 

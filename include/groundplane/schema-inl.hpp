@@ -12,6 +12,23 @@ GROUNDPLANE_INLINE SchemaBuilder::SchemaBuilder()
             {"properties", nlohmann::json::object()},
             {"required", nlohmann::json::array()}} {}
 
+GROUNDPLANE_INLINE nlohmann::json SchemaBuilder::entity_schema(const std::vector<Entity>& names,
+                                                               std::string_view what) {
+  bool strings = false, integers = false;
+  for (const auto& n : names) (n.is_integer() ? integers : strings) = true;
+  nlohmann::json s = nlohmann::json::object();
+  if (strings != integers) s["type"] = strings ? "string" : "integer";
+  if (names.size() <= max_enum) {
+    s["enum"] = nlohmann::json::array();
+    for (const auto& n : names) s["enum"].push_back(n.to_json());
+    s["description"] = "one of the recorded " + std::string(what);
+  } else {
+    s["description"] = "one of the " + std::to_string(names.size()) + " recorded " + std::string(what) +
+                       " (enum omitted above " + std::to_string(max_enum) + " names)";
+  }
+  return s;
+}
+
 namespace detail {
 GROUNDPLANE_INLINE void make_strict(nlohmann::json& s) {
   if (!s.is_object()) return;

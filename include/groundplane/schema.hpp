@@ -12,6 +12,7 @@
 
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/entity.hpp"
 
 namespace groundplane {
 
@@ -50,6 +51,10 @@ class SchemaBuilder {
     }
     return s;
   }
+
+  // The same for entities: {"type": "string"}, {"type": "integer"} or (mixed) neither,
+  // with the enum of their JSON values.
+  static nlohmann::json entity_schema(const std::vector<Entity>& names, std::string_view what);
 
   const nlohmann::json& schema() const noexcept { return root_; }
 

@@ -19,6 +19,7 @@
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/bigint.hpp"
+#include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/errors.hpp"
@@ -36,6 +37,13 @@ struct Tolerance {
 // as_stated: said == the true value rounded half away from zero to the number of
 // decimals the model wrote (said.decimals()). Opt-in; never the default.
 enum class Rounding { exact, as_stated };
+
+template <>
+struct detail::enum_names<Rounding> {
+  static constexpr std::pair<std::string_view, Rounding> values[] = {{"exact", Rounding::exact},
+                                                                     {"as_stated", Rounding::as_stated}};
+};
+inline std::string_view to_string(Rounding r) noexcept { return detail::enum_name(r); }
 
 namespace detail {
 

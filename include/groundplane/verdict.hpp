@@ -1,13 +1,16 @@
-// gp::Verdict — the result of Boundary::try_submit, and the correction a model reads.
+// gp::Verdict — the result of Boundary::try_submit: the findings, which checks passed and
+// which failed, the warnings, and the correction a model reads.
 #pragma once
 
-#include <cctype>
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/linkage.hpp"
 #include "groundplane/finding.hpp"
 
 namespace groundplane {
@@ -16,6 +19,12 @@ class Verdict {
  public:
   Verdict() = default;
   explicit Verdict(std::vector<Finding> findings) : findings_(std::move(findings)) {}
+  Verdict(std::vector<Finding> findings, std::vector<std::string> passed, std::vector<std::string> failed,
+          std::vector<std::string> warnings)
+      : findings_(std::move(findings)),
+        passed_(std::move(passed)),
+        failed_(std::move(failed)),
+        warnings_(std::move(warnings)) {}
 
   bool ok() const noexcept { return findings_.empty(); }
   explicit operator bool() const noexcept { return ok(); }
@@ -24,6 +33,23 @@ class Verdict {
   // are moved out by value: a reference would dangle once the Verdict is destroyed,
   // before the loop body runs.
   std::vector<Finding> findings() && noexcept { return std::move(findings_); }
+
+  // The names of the checks that ran and found nothing (passed) or something (failed),
+  // in the boundary's order: superlative(fact='campaign_ctr', field='winner'). Under
+  // BoundaryOptions::stop_at_first a check that did not run is in neither.
+  const std::vector<std::string>& passed() const noexcept { return passed_; }
+  const std::vector<std::string>& failed() const noexcept { return failed_; }
+  // What the checks computed around rather than from (rows OnMissing::skip left out),
+  // for the developer: never silent, never a finding.
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+
+  // One line per finding ("" when ok): the check, the field, what the model said, what
+  // the facts support and why.
+  std::string to_text() const;
+  // {"ok", "findings": [{check, field, said, supported, fact, provenance, detail,
+  // message}], "passed", "failed", "warnings"}: every string valid UTF-8 (what came from
+  // data or a model is already escaped), so it serializes anywhere.
+  nlohmann::json to_json() const;
 
   // Longest correction() returns, in bytes, however many claims failed: ten retries
   // must not balloon a model's context.
@@ -37,67 +63,25 @@ class Verdict {
   // to …": the model cannot pass options); "" when the output was accepted. Each retry
   // of a re-ask loop gets only the latest correction, so however many retries there
   // are, the model's context grows by at most max_correction bytes per turn.
-  std::string correction() const {
-    if (ok()) return "";
-    std::string out =
-        "Your previous answer was rejected by a check against the recorded facts. "
-        "Correct these claims and answer again with the same JSON fields, using only the facts provided:";
-    std::size_t listed = 0;
-    for (const auto& f : findings_) {
-      if (listed == max_listed) break;
-      std::string line = "\n- ";
-      line += f.field.empty() ? std::string("the output") : "field " + detail::quote(f.field);
-      line += f.said.empty() ? std::string(": missing") : ": you said " + f.said;
-      if (!f.supported.empty()) line += "; the facts support " + f.supported;
-      if (const std::string why = for_the_model(f.detail); !why.empty()) line += ". " + why;
-      constexpr std::size_t max_line = 320;
-      if (line.size() > max_line) line = cut(line, max_line);
-      if (out.size() + line.size() > max_correction - 60) break;
-      out += line;
-      ++listed;
-    }
-    if (listed < findings_.size())
-      out += "\n- … and " + std::to_string(findings_.size() - listed) + " more rejected claim(s).";
-    return out;
-  }
+  std::string correction() const;
 
  private:
   // The explanation line without advice addressed to the developer. Checks phrase such
   // advice as a clause that starts with "pass" and names an option: "; pass
   // Rounding::as_stated to accept stated precision" or " (pass Ties::accept_any to …)".
-  static std::string for_the_model(std::string detail) {
-    const auto names_option = [&](std::size_t i) {
-      if (i >= detail.size() || detail[i] < 'A' || detail[i] > 'Z') return false;
-      while (i < detail.size() && (std::isalnum(static_cast<unsigned char>(detail[i])) || detail[i] == '_')) ++i;
-      return detail.compare(i, 2, "::") == 0;
-    };
-    for (std::size_t at = 0; (at = detail.find(" (pass ", at)) != std::string::npos;) {
-      const std::size_t close = detail.find(')', at);
-      if (!names_option(at + 7) || close == std::string::npos) {
-        ++at;
-        continue;
-      }
-      detail.erase(at, close + 1 - at);
-    }
-    for (std::size_t at = 0; (at = detail.find("; pass ", at)) != std::string::npos;) {
-      if (!names_option(at + 7)) {
-        ++at;
-        continue;
-      }
-      const std::size_t next = detail.find("; ", at + 2);
-      detail.erase(at, next == std::string::npos ? std::string::npos : next - at);
-    }
-    return detail;
-  }
+  static std::string for_the_model(std::string detail);
 
   // Cut on a UTF-8 character boundary and mark the cut.
-  static std::string cut(const std::string& s, std::size_t bytes) {
-    std::size_t n = bytes;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-    return s.substr(0, n) + std::string(detail::ellipsis);
-  }
+  static std::string cut(const std::string& s, std::size_t bytes);
 
   std::vector<Finding> findings_;
+  std::vector<std::string> passed_;
+  std::vector<std::string> failed_;
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace groundplane
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/verdict-inl.hpp"
+#endif

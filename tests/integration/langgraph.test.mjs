@@ -133,7 +133,7 @@ test('a misconfigured check ends the run with an error instead of a retry', { ti
     const broken = checkNode(tools.check, ['row_count'], [{ check: 'superlative', fact: 'row_count' }], transcript);
     await assert.rejects(
       buildGraph(model, broken).invoke({ messages: [new HumanMessage('Which campaign performed best?')] }),
-      /superlative: fact 'row_count' is a single value \(a Fact\); this check needs a Ranking \(entity -> score, from record_ranking\)/,
+      /superlative: fact 'row_count' is a single value \(a Fact\); this check needs a Ranking \(from record_ranking\), or a Table \(from record_table\) with \.column set to the column to rank it by/,
     );
     assert.equal(modelCalls, 1, 'the model was not re-asked about a configuration error');
     console.log(`--- misconfigured run ---\n${transcript.join('\n')}\n(ended with the tool error; no retry)\n---`);

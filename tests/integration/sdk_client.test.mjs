@@ -90,7 +90,7 @@ test('the MCP SDK client records the seed ranking and gets the seed message back
       },
     });
     assert.equal(misconfigured.isError, true);
-    assert.equal(misconfigured.content[0].text, "superlative: fact 'row_count' is a single value (a Fact); this check needs a Ranking (entity -> score, from record_ranking)");
+    assert.equal(misconfigured.content[0].text, "superlative: fact 'row_count' is a single value (a Fact); this check needs a Ranking (from record_ranking), or a Table (from record_table) with .column set to the column to rank it by");
 
     // A tool the server does not have is a protocol error, not a result.
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => {

@@ -44,6 +44,10 @@ GROUNDPLANE_INLINE const Table& record_ledger(FactRegistry& registry, std::strin
                                 .columns = {"action", "principal", "outcome", "version"}});
 }
 
+GROUNDPLANE_INLINE std::string actions_performed::name() const {
+  return std::string(check_name) + "(fact=" + detail::quote(fact) + ", field=" + detail::quote(field) + ")";
+}
+
 GROUNDPLANE_INLINE void actions_performed::validate(const FactRegistry& registry) const {
   const Table& t = detail::fact_for<Table>(registry, fact, check_name);
   detail::validate_field(field, check_name, "field");

@@ -53,6 +53,9 @@ struct actions_performed {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // actions_performed(fact='ledger', field='performed')
+  std::string name() const;
+
   void validate(const FactRegistry& registry) const;
 
   // The claimable actions: those with a row that DID happen.

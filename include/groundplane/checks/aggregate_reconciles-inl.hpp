@@ -6,22 +6,20 @@
 
 namespace groundplane {
 
-GROUNDPLANE_INLINE std::string_view to_string(Aggregate op) noexcept {
-  switch (op) {
-    case Aggregate::sum:
-      return "sum";
-    case Aggregate::mean:
-      return "mean";
-    case Aggregate::count:
-      return "count";
-    case Aggregate::min:
-      return "min";
-    case Aggregate::max:
-      return "max";
-    case Aggregate::median:
-      return "median";
-  }
-  return "sum";
+GROUNDPLANE_INLINE std::string aggregate_reconciles::name() const {
+  return std::string(check_name) + "(fact=" + detail::quote(fact) + ", field=" + detail::quote(field) + ")";
+}
+
+GROUNDPLANE_INLINE std::vector<std::string> aggregate_reconciles::warnings(const FactRegistry& registry) const {
+  if (on_missing != OnMissing::skip || op == Aggregate::count || column.empty()) return {};
+  const auto& table = registry.get<Table>(fact);
+  if (!table.complete()) return {};
+  const Selection sel = select(table);
+  if (sel.missing == 0) return {};
+  return {name() + ": " + detail::group_thousands(sel.missing) + " of the " + rows_phrase(sel.matched) +
+          (sel.missing == 1 ? " has" : " have") + " no value in " + detail::quote(column) + "; the " +
+          std::string(to_string(op)) + " is over the other " + detail::group_thousands(sel.matched - sel.missing) +
+          " (OnMissing::skip)"};
 }
 
 GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& registry) const {
@@ -31,11 +29,19 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& regis
   const std::string who = std::string(check_name) + ": ";
   if (op != Aggregate::count && column.empty())
     throw ConfigurationError(who + "a " + std::string(to_string(op)) + " needs a column; set .column");
+  if (!weight_column.empty() && op != Aggregate::mean && op != Aggregate::sum)
+    throw ConfigurationError(who +
+                             "weight_column applies to a mean or a sum (a weighted mean, or a sum of products), "
+                             "not to a " +
+                             std::string(to_string(op)));
   // A table with no rows and no columns listed has no names to check against; it still
   // reconciles (a sum of 0). What a column holds is known only from its rows.
   const bool checkable = detail::columns_known(table);
   if (!column.empty() && checkable && !table.column_of(column))
     throw ConfigurationError(who + "column " + detail::quote(column) + " is not a column of table " +
+                             detail::quote(fact) + known_columns(table));
+  if (!weight_column.empty() && checkable && !table.column_of(weight_column))
+    throw ConfigurationError(who + "weight_column " + detail::quote(weight_column) + " is not a column of table " +
                              detail::quote(fact) + known_columns(table));
   if (!where.is_object())
     throw ConfigurationError(who + "where must be a JSON object {column: value}, got " +
@@ -83,6 +89,38 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& regis
       }
     }
   }
+  validate_cells(table);
+}
+
+GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table) const {
+  if (column.empty() || op == Aggregate::count || !table.complete()) return;
+  const auto c = table.column_of(column);
+  if (!c) return;
+  const auto w = weight_column.empty() ? std::nullopt : table.column_of(weight_column);
+  const std::vector<std::uint8_t> mask = matching(table);
+  const auto row_name = [&](std::size_t r) {
+    const auto e = table.entity_at(r);
+    return e ? "row " + e->render() : "row " + std::to_string(r);
+  };
+  const std::string who = std::string(check_name) + ": fact " + detail::quote(fact) + " column ";
+  for (std::size_t r = 0; r < table.row_count(); ++r) {
+    if (!mask.empty() && mask[r] == 0) continue;
+    const CellKind kind = table.kind(r, *c);
+    if (kind == CellKind::null) continue;
+    if (kind != CellKind::number)
+      throw ConfigurationError(who + detail::quote(column) + " " + row_name(r) + " holds " +
+                               detail::render(table.cell(r, *c)) + " (" +
+                               std::string(detail::type_name(table.cell(r, *c))) + "), not a number; the " +
+                               std::string(to_string(op)) + " cannot be recomputed until the recorded data is fixed");
+    if (weight_column.empty()) continue;
+    if (!w || table.kind(r, *w) != CellKind::number)
+      throw ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds " +
+                               (w ? detail::render(table.cell(r, *w)) : std::string("no value")) +
+                               ", not a number to weight by");
+    if (op == Aggregate::mean && table.number(r, *w)->signum() < 0)
+      throw ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds the negative weight " +
+                               detail::render(*table.number(r, *w)) + "; a weighted mean needs weights of 0 or more");
+  }
 }
 
 GROUNDPLANE_INLINE void aggregate_reconciles::describe(const FactRegistry&, SchemaBuilder& schema) const {
@@ -116,8 +154,38 @@ GROUNDPLANE_INLINE void aggregate_reconciles::verify(const FactRegistry& registr
     findings.push_back(std::move(f));
     return;
   }
+  // A hole in the column: the row without a value could be the one that changes it.
+  if (op != Aggregate::count && sel.missing > 0 && on_missing == OnMissing::refuse) {
+    f.detail = detail::group_thousands(sel.missing) + " of " + rows_phrase(sel.matched) +
+               (sel.missing == 1 ? " has" : " have") + " no value in " + detail::quote(column) + ": a " +
+               std::string(to_string(op)) +
+               " over the rest is not a fact, as the missing row could be the one that changes it (pass "
+               "OnMissing::skip to aggregate the rows that have one)";
+    findings.push_back(std::move(f));
+    return;
+  }
 
-  const auto truth = compute(sel);
+  std::optional<Truth> unweighted;
+  std::optional<Truth> truth;
+  if (weight_column.empty()) {
+    truth = compute(sel);
+  } else {
+    unweighted = compute(sel);
+    const Weighted w = weighted(table);
+    if (op == Aggregate::sum) {
+      truth = Truth{detail::Rational(w.products),
+                    "(the sum of " + detail::quote(column) + " × " + detail::quote(weight_column) + " over each row)"};
+    } else if (!w.weights.is_zero()) {
+      truth = Truth{detail::Rational(w.products, w.weights), "(weighted by " + detail::quote(weight_column) + ": " +
+                                                                 detail::render(w.products) + " / " +
+                                                                 detail::render(w.weights) + ")"};
+    } else if (sel.numbers > 0) {
+      f.detail = "the weights in " + detail::quote(weight_column) + " over the " + rows_phrase(sel.numbers) +
+                 " sum to 0, so a mean weighted by them has no value";
+      findings.push_back(std::move(f));
+      return;
+    }
+  }
   if (!truth) {
     const std::string op_name(to_string(op));
     if (sel.matched == 0 && where_phrase().empty())
@@ -145,7 +213,7 @@ GROUNDPLANE_INLINE void aggregate_reconciles::verify(const FactRegistry& registr
   }
   const auto match = detail::match_number(*value, truth->value, tolerance, rounding);
   if (match.ok) return;
-  if (sel.matched == 0 && !where_phrase().empty()) {
+  if (sel.matched == 0 && !where_phrase().empty() && weight_column.empty()) {
     // True of no rows is accepted (above); anything else is not coached toward the
     // empty aggregate: the filter matching nothing is the news.
     f.supported.clear();
@@ -154,9 +222,34 @@ GROUNDPLANE_INLINE void aggregate_reconciles::verify(const FactRegistry& registr
     findings.push_back(std::move(f));
     return;
   }
-  f.detail = computed;
+  f.detail = computed + "; off by " + off_by(*value, truth->value);
+  if (unweighted && detail::match_number(*value, unweighted->value, tolerance, rounding).ok)
+    f.detail += "; the stated number is the unweighted " + std::string(to_string(op)) + ", " + show(unweighted->value) +
+                ", not weighted by " + detail::quote(weight_column);
   if (!match.hint.empty()) f.detail += "; " + match.hint;
   findings.push_back(std::move(f));
+}
+
+GROUNDPLANE_INLINE std::string aggregate_reconciles::off_by(const Decimal& stated, const detail::Rational& truth) {
+  const detail::Rational off(stated * truth.den() - truth.num(), truth.den());
+  return (off.signum() > 0 ? "+" : "") + show(off);
+}
+
+GROUNDPLANE_INLINE aggregate_reconciles::Weighted aggregate_reconciles::weighted(const Table& table) const {
+  Weighted out;
+  const auto c = table.column_of(column);
+  const auto w = table.column_of(weight_column);
+  if (!c || !w) return out;
+  const std::vector<std::uint8_t> mask = matching(table);
+  for (std::size_t r = 0; r < table.row_count(); ++r) {
+    if (!mask.empty() && mask[r] == 0) continue;
+    const auto v = table.number(r, *c);
+    const auto weight = table.number(r, *w);
+    if (!v || !weight) continue;  // a row without a value (skipped); weights were validated
+    out.products += *v * *weight;
+    out.weights += *weight;
+  }
+  return out;
 }
 
 GROUNDPLANE_INLINE aggregate_reconciles::Condition aggregate_reconciles::compile(const Table& table,
@@ -168,7 +261,7 @@ GROUNDPLANE_INLINE aggregate_reconciles::Condition aggregate_reconciles::compile
   const auto at = table.column_of(name);
   if (want.is_number()) c.number = Decimal::from_json(want);
   if (!at) {
-    c.test = want.is_null() ? Test::always : Test::never;
+    c.test = Test::never;  // a column no row has: not even null matches (no cell holds null)
     return c;
   }
   const detail::Column& col = table.column_data(*at);
@@ -181,8 +274,7 @@ GROUNDPLANE_INLINE aggregate_reconciles::Condition aggregate_reconciles::compile
         c.word = *w;
       }
   } else if (want.is_null()) {
-    c.test = Test::tag;
-    c.tag = detail::CellTag::null;
+    c.test = col.json_nulls.empty() ? Test::never : Test::json_null;
   } else if (want.is_boolean()) {
     c.test = Test::tag;
     c.tag = want.get<bool>() ? detail::CellTag::boolean_true : detail::CellTag::boolean_false;
@@ -289,17 +381,22 @@ GROUNDPLANE_INLINE void aggregate_reconciles::narrow(const Condition& c, std::ve
   }
 }
 
-GROUNDPLANE_INLINE aggregate_reconciles::Selection aggregate_reconciles::select(const Table& table) const {
-  const std::size_t n = table.row_count();
-  // Rows passing `where`, one byte each; empty when there is no condition to test.
+GROUNDPLANE_INLINE std::vector<std::uint8_t> aggregate_reconciles::matching(const Table& table) const {
   std::vector<std::uint8_t> mask;
   if (where.is_object())
     for (auto it = where.begin(); it != where.end(); ++it) {
       const Condition c = compile(table, it.key(), it.value());
       if (c.test == Condition::Test::always) continue;
-      if (mask.empty()) mask.assign(n, 1);
+      if (mask.empty()) mask.assign(table.row_count(), 1);
       narrow(c, mask);
     }
+  return mask;
+}
+
+GROUNDPLANE_INLINE aggregate_reconciles::Selection aggregate_reconciles::select(const Table& table) const {
+  const std::size_t n = table.row_count();
+  // Rows passing `where`, one byte each; empty when there is no condition to test.
+  const std::vector<std::uint8_t> mask = matching(table);
   const bool unfiltered = mask.empty();
   const std::uint8_t* m = mask.data();
   const auto count_matched = [&] {

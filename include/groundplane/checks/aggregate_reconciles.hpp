@@ -6,22 +6,31 @@
 //                            .where = {{"region", "north"}}}
 //
 // What is computed, over the rows whose cells equal every `where` value (numbers by
-// value, so 7 matches 7.0; strings exactly; null matches an absent cell):
+// value, so 7 matches 7.0; strings exactly; null matches a cell holding null, not a row
+// without the column):
 //   sum, min, max   exact Decimals; a sum over no rows is 0.
 //   mean            sum / count as an exact quotient, never a floating division.
 //   median          the middle value; for an even count the mean of the middle two,
 //                   exact (the median of 1, 2, 3, 4 is 2.5).
 //   count           the matching rows; with a column, those that have a value in it.
-// A row with no value (absent or null) in the column is skipped and counted in the
-// explanation ("over 998 rows; 2 rows have no 'amount'").
+// With weight_column (mean or sum): the weighted mean Σ(w·v)/Σw or the weighted sum
+// Σ(w·v), exact — revenue from a price and a units column, no product ever computed in
+// floating point. When a stated number misses the weighted value but is the unweighted
+// one, the detail says so.
 //
 // When no number can be computed, the finding says why and prints no number:
 //  - a table whose complete() is false is refused: the rows recorded are part of the
 //    source, and a sum over part of a table is not a sum;
-//  - a cell that is not a number (say the string 'n/a') in the column: the data, not
-//    the model, is at fault, and the finding names the first such cell rather than
-//    silently skipping it;
-//  - a mean, median, min or max over no values has no value.
+//  - a matching row with no value (missing or null) in the column: an aggregate over the
+//    rest is not a fact either (every op but count) — unless on_missing is
+//    OnMissing::skip, which aggregates the rows that have one and puts a warning on the
+//    verdict saying how many were left out;
+//  - a mean, median, min or max over no values, or a weighted mean whose weights sum to
+//    0, has no value.
+// A cell that is not a number (say the string 'n/a') in the column, or a weight that is
+// missing, not a number, or negative for a mean, is the data's fault, not the model's: a
+// ConfigurationError naming the fact, the column and the row, when the boundary is
+// built. A wrong number's detail says by how much ("off by +490").
 //
 // A truncated table reads:
 //   unsupported claim in field 'total': model said 9000
@@ -61,8 +70,13 @@ namespace groundplane {
 
 enum class Aggregate { sum, mean, count, min, max, median };
 
-// "sum", "mean", "count", "min", "max", "median": the names check_from_json reads.
-std::string_view to_string(Aggregate op) noexcept;
+template <>
+struct detail::enum_names<Aggregate> {
+  static constexpr std::pair<std::string_view, Aggregate> values[] = {
+      {"sum", Aggregate::sum}, {"mean", Aggregate::mean}, {"count", Aggregate::count},
+      {"min", Aggregate::min}, {"max", Aggregate::max},   {"median", Aggregate::median}};
+};
+inline std::string_view to_string(Aggregate op) noexcept { return detail::enum_name(op); }
 
 struct aggregate_reconciles {
   std::string fact;         // a Table
@@ -72,10 +86,19 @@ struct aggregate_reconciles {
   nlohmann::json where = nlohmann::json::object();  // equality filter {column: value}
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
+  std::string weight_column = "";  // mean or sum: weighted by this column
+  // A matching row with no value in `column`: refuse (a finding), or skip it (a warning).
+  OnMissing on_missing = OnMissing::refuse;
 
   static constexpr const char* check_name = "aggregate_reconciles";
 
   std::vector<std::string> leans_on() const { return {fact}; }
+
+  // aggregate_reconciles(fact='orders', field='total')
+  std::string name() const;
+
+  // Under OnMissing::skip: how many matching rows had no value and were left out.
+  std::vector<std::string> warnings(const FactRegistry& registry) const;
 
   void validate(const FactRegistry& registry) const;
 
@@ -102,7 +125,7 @@ struct aggregate_reconciles {
 
   // One `where` condition, compiled against the table's storage.
   struct Condition {
-    enum class Test { never, always, tag, text, word, number, json };
+    enum class Test { never, always, tag, json_null, text, word, number, json };
     const detail::Column* column = nullptr;
     Test test = Test::never;
     detail::CellTag tag = detail::CellTag::null;
@@ -118,6 +141,8 @@ struct aggregate_reconciles {
           return true;
         case Test::tag:
           return column->tags[row] == tag;
+        case Test::json_null:
+          return std::binary_search(column->json_nulls.begin(), column->json_nulls.end(), row);
         case Test::text:
           return column->tags[row] == detail::CellTag::string && column->words[row] == word;
         case Test::word: {
@@ -165,7 +190,24 @@ struct aggregate_reconciles {
   // accepts. The common tests are branch-free passes over one or two arrays.
   static void narrow(const Condition& c, std::vector<std::uint8_t>& mask);
 
+  // The rows passing `where`, one byte each; empty when there is no condition to test.
+  std::vector<std::uint8_t> matching(const Table& table) const;
+
   Selection select(const Table& table) const;
+
+  // The weighted sum Σ(w·v) and total weight Σw over the matching rows with a value.
+  struct Weighted {
+    Decimal products;
+    Decimal weights;
+  };
+  Weighted weighted(const Table& table) const;
+
+  // ConfigurationError for a matching row whose value is not a number, or whose weight
+  // is missing, not a number, or negative for a mean.
+  void validate_cells(const Table& table) const;
+
+  // The stated number off the truth, signed: "off by +490".
+  static std::string off_by(const Decimal& stated, const detail::Rational& truth);
 
   // The exact aggregate, or nullopt when it has no value (a mean of nothing).
   std::optional<Truth> compute(Selection& sel) const {  // reorders sel.values / sel.words for a median

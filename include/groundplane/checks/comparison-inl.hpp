@@ -6,43 +6,20 @@
 
 namespace groundplane {
 
-GROUNDPLANE_INLINE std::string_view to_string(Convention c) noexcept {
-  switch (c) {
-    case Convention::percent_change:
-      return "percent_change";
-    case Convention::percentage_points:
-      return "percentage_points";
-    case Convention::ratio:
-      return "ratio";
-    case Convention::difference:
-      return "difference";
-  }
-  return "percent_change";
+GROUNDPLANE_INLINE std::string comparison::name() const {
+  return std::string(check_name) + "(fact=" + detail::quote(fact) +
+         (column.empty() ? std::string() : ", column=" + detail::quote(column)) +
+         ", a_field=" + detail::quote(a_field) + ", b_field=" + detail::quote(b_field) +
+         ", value_field=" + detail::quote(value_field) + ")";
+}
+
+GROUNDPLANE_INLINE std::vector<std::string> comparison::warnings(const FactRegistry& registry) const {
+  return detail::skipped_rows_warning(source(registry), name(), column);
 }
 
 GROUNDPLANE_INLINE void comparison::validate(const FactRegistry& registry) const {
   const std::string who = std::string(check_name) + ": ";
-  if (!fact.empty() && registry.contains(fact) && registry.kind_of(fact) == FactKind::table) {
-    const auto& table = registry.get<Table>(fact);
-    if (column.empty())
-      throw ConfigurationError(who + "fact " + detail::quote(fact) +
-                               " is a table; set .column to the column whose values are compared");
-    if (detail::columns_known(table) && !table.column_of(column))
-      throw ConfigurationError(who + "column " + detail::quote(column) + " is not a column of table " +
-                               detail::quote(fact) + " (its columns: " + detail::render_all_of(table.columns()) + ")");
-    if (!table.key_column())
-      throw ConfigurationError(who + "table " + detail::quote(fact) +
-                               " has no key column to find A and B by; record it with key_column set");
-  } else if (!fact.empty() && registry.contains(fact) && registry.kind_of(fact) != FactKind::ranking) {
-    throw ConfigurationError(who + "fact " + detail::quote(fact) + " is " +
-                             std::string(detail::kind_as_found(registry.kind_of(fact))) +
-                             "; this check needs a Ranking, or a Table with a column");
-  } else {
-    detail::fact_for<Ranking>(registry, fact, check_name);  // names the missing or unnamed fact
-    if (!column.empty())
-      throw ConfigurationError(who + "column " + detail::quote(column) + " is set but fact " + detail::quote(fact) +
-                               " is a ranking, which compares its scores; leave column empty");
-  }
+  source(registry);
   detail::validate_field(a_field, check_name, "a_field");
   detail::validate_field(b_field, check_name, "b_field");
   if (a_field == b_field)
@@ -53,28 +30,28 @@ GROUNDPLANE_INLINE void comparison::validate(const FactRegistry& registry) const
 }
 
 GROUNDPLANE_INLINE void comparison::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
-  nlohmann::json entity;
-  if (registry.kind_of(fact) == FactKind::ranking) {
-    const auto& ranking = registry.get<Ranking>(fact);
-    entity = SchemaBuilder::name_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'");
-  } else {
-    entity = key_schema(registry.get<Table>(fact));
-  }
+  const Ranking& ranking = *source(registry).ranking;
+  const nlohmann::json entity =
+      SchemaBuilder::entity_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'");
   schema.add(a_field, entity, true);
-  schema.add(b_field, std::move(entity), true);
+  schema.add(b_field, entity, true);
   if (!value_field.empty())
-    schema.add(value_field,
-               {{"type", "number"},
-                {"description",
-                 "how much the first entity beat the second by, as " + std::string(label(reading(convention)))}},
-               true);
+    schema.add(
+        value_field,
+        {{"type", "number"},
+         {"description", "how much the first entity beat the second by, as " + std::string(label(reading(convention))) +
+                             (order == ComparisonOrder::a_minus_b ? " of the first against the second (signed)"
+                                                                  : " of the second against the first (signed)")}},
+        true);
 }
 
 GROUNDPLANE_INLINE void comparison::verify(const FactRegistry& registry, const nlohmann::json& output,
                                            std::vector<Finding>& findings) const {
-  const Finding base = registry.visit(fact, [&](const auto& f) { return detail::finding_about(check_name, "", f); });
-  const auto a = resolve(registry, output, a_field, base, findings);
-  const auto b = resolve(registry, output, b_field, base, findings);
+  const detail::RankingSource src = source(registry);
+  const Ranking& ranking = *src.ranking;
+  const Finding base = detail::finding_about(check_name, "", ranking);
+  const auto a = resolve(src, output, a_field, base, findings);
+  const auto b = resolve(src, output, b_field, base, findings);
 
   // The stated margin: a missing or non-numeric one is a finding of its own, reported
   // alongside whatever is wrong with the pair.
@@ -92,10 +69,12 @@ GROUNDPLANE_INLINE void comparison::verify(const FactRegistry& registry, const n
     findings.push_back(std::move(vf));
   };
   const std::string not_a_number =
-      unreadable && said != nullptr ? "expected a number, got " + std::string(detail::type_name(*said)) : std::string();
+      unreadable && said != nullptr
+          ? "expected a number (the claimed delta is not a number), got " + std::string(detail::type_name(*said))
+          : std::string();
 
-  if (!a || !b || a->same_as(*b) || !beat(registry, a->value, b->value)) {
-    if (a && b) findings.push_back(pair_finding(registry, base, *a, *b, stated));
+  if (!a || !b || a->same_as(*b) || !ranking.better(a->value, b->value)) {
+    if (a && b) findings.push_back(pair_finding(ranking, base, *a, *b, stated));
     if (unreadable) margin_finding(not_a_number);
     else if (!value_field.empty() && said == nullptr)
       margin_finding("expected the margin as a number (" + std::string(label(reading(convention))) + ")");
@@ -104,26 +83,29 @@ GROUNDPLANE_INLINE void comparison::verify(const FactRegistry& registry, const n
 
   if (value_field.empty()) return;
   const Reading r = reading(convention);
-  const auto truth = value_of(r, a->value, b->value);
+  const Side& x = order == ComparisonOrder::a_minus_b ? *a : *b;
+  const Side& y = order == ComparisonOrder::a_minus_b ? *b : *a;
+  const auto truth = value_of(r, x.value, y.value);
   if (truth) vf.supported = show(*truth);
-  if (unreadable) return margin_finding(not_a_number + "; " + computed(registry, r, *a, *b));
-  if (!stated) return margin_finding(computed(registry, r, *a, *b));
-  if (truth) {
-    const auto match = detail::match_number(stated->abs(), magnitude(*truth), tolerance, rounding);
-    if (match.ok) return;
-    vf.detail = computed(registry, r, *a, *b);
-    if (!match.hint.empty()) {
-      vf.detail += "; " + match.hint;
-    } else {
-      const std::string m = matches(*stated, *a, *b, r);
-      vf.detail +=
-          "; " + (m.empty() ? detail::render(*stated) + " matches none of the four conventions, either way round"
-                            : m + ", not " + std::string(label(r)));
-    }
+  if (unreadable) return margin_finding(not_a_number + "; " + computed(ranking, r, x, y));
+  if (!stated) return margin_finding(computed(ranking, r, x, y));
+  if (!truth) {
+    vf.detail = computed(ranking, r, x, y) + ", so no stated number can be right (undefined whatever the claim)";
+    findings.push_back(std::move(vf));
+    return;
+  }
+  const auto match = detail::match_number(*stated, *truth, tolerance, rounding);
+  if (match.ok) return;
+  // How far off, exactly: stated - truth.
+  const detail::Rational off(*stated * truth->den() - truth->num(), truth->den());
+  vf.detail = computed(ranking, r, x, y) + "; off by " + (off.signum() > 0 ? "+" : "") + show(off);
+  if (!match.hint.empty()) {
+    vf.detail += "; " + match.hint;
   } else {
-    vf.detail = computed(registry, r, *a, *b);
     const std::string m = matches(*stated, *a, *b, r);
-    if (!m.empty()) vf.detail += "; " + m;
+    vf.detail += "; " + (m.empty() ? detail::render(*stated) + " matches none of the four conventions in either order"
+                                   : m + ", not " + std::string(label(r)) + " in the order configured (" +
+                                         std::string(to_string(order)) + ")");
   }
   findings.push_back(std::move(vf));
 }
@@ -204,43 +186,35 @@ GROUNDPLANE_INLINE std::string comparison::show(const detail::Rational& r) {
   return r.to_string();
 }
 
-GROUNDPLANE_INLINE std::string comparison::on_what(const FactRegistry& registry) const {
-  if (registry.kind_of(fact) == FactKind::table) return detail::quote(column);
-  const auto& r = registry.get<Ranking>(fact);
+GROUNDPLANE_INLINE std::string comparison::on_what(const Ranking& r) {
   return detail::quote(r.key()) + (r.direction() == Direction::lower_is_better ? " (lower is better)" : "");
 }
 
-GROUNDPLANE_INLINE bool comparison::beat(const FactRegistry& registry, const Decimal& a, const Decimal& b) const {
-  if (registry.kind_of(fact) == FactKind::table) return a > b;
-  return registry.get<Ranking>(fact).better(a, b);
-}
-
-GROUNDPLANE_INLINE std::string comparison::computed(const FactRegistry& registry, Reading r, const Side& a,
-                                                    const Side& b) const {
-  const std::string head = a.shown + " vs " + b.shown + " on " + on_what(registry) + " as " + std::string(label(r));
-  const auto v = value_of(r, a.value, b.value);
-  if (!v) return head + " has no value: " + b.shown + "'s value is 0";
-  return head + " is " + show(*v) + " = " + formula(r, a.value, b.value);
+GROUNDPLANE_INLINE std::string comparison::computed(const Ranking& ranking, Reading r, const Side& x, const Side& y) {
+  const std::string head = x.shown + " vs " + y.shown + " on " + on_what(ranking) + " as " + std::string(label(r));
+  const auto v = value_of(r, x.value, y.value);
+  if (!v) return head + " has no value: " + y.shown + "'s value is 0";
+  return head + " is " + show(*v) + " = " + formula(r, x.value, y.value);
 }
 
 GROUNDPLANE_INLINE std::string comparison::matches(const Decimal& stated, const Side& a, const Side& b,
                                                    std::optional<Reading> skip) const {
   std::vector<std::string> hits;
-  const Decimal said = stated.abs();
-  for (const bool reversed : {false, true}) {
-    const Side& x = reversed ? b : a;
-    const Side& y = reversed ? a : b;
+  for (const bool other_order : {false, true}) {
+    const bool a_first = (order == ComparisonOrder::a_minus_b) != other_order;
+    const Side& x = a_first ? a : b;
+    const Side& y = a_first ? b : a;
     for (const Reading r : all_readings) {
-      if (!reversed && skip && r == *skip) continue;
-      // Margins are compared by magnitude, so these read the same either way round.
-      if (reversed && (r == Reading::percentage_points || r == Reading::difference)) continue;
+      if (!other_order && skip && r == *skip) continue;
       const auto v = value_of(r, x.value, y.value);
       if (!v) continue;
       // At the digits the model wrote, or within the tolerance: it names a likely
       // mistake, it does not accept anything.
-      if (!detail::match_number(said, magnitude(*v), tolerance, Rounding::as_stated).ok) continue;
+      if (!detail::match_number(stated, *v, tolerance, Rounding::as_stated).ok) continue;
       hits.push_back(std::string(label(r)) +
-                     (reversed ? " with the entities reversed (" + x.shown + " vs " + y.shown + ")" : std::string()));
+                     (other_order ? " in the other order (" + x.shown + " vs " + y.shown + ", " +
+                                        (a_first ? "ComparisonOrder::a_minus_b" : "ComparisonOrder::b_minus_a") + ")"
+                                  : std::string()));
     }
   }
   if (hits.empty()) return "";
@@ -249,7 +223,7 @@ GROUNDPLANE_INLINE std::string comparison::matches(const Decimal& stated, const 
   return out;
 }
 
-GROUNDPLANE_INLINE Finding comparison::pair_finding(const FactRegistry& registry, const Finding& base, const Side& a,
+GROUNDPLANE_INLINE Finding comparison::pair_finding(const Ranking& ranking, const Finding& base, const Side& a,
                                                     const Side& b, const std::optional<Decimal>& stated) const {
   Finding f = base;
   if (a.same_as(b)) {
@@ -260,7 +234,7 @@ GROUNDPLANE_INLINE Finding comparison::pair_finding(const FactRegistry& registry
   }
   f.field = a_field;
   f.said = a.shown;
-  const std::string on = on_what(registry);
+  const std::string on = on_what(ranking);
   if (a.value == b.value) {  // a tie's margin is no clue to anything
     f.detail = "tied: " + a.shown + " did not beat " + b.shown + " on " + on + ": both are " + detail::render(a.value);
     return f;
@@ -275,73 +249,38 @@ GROUNDPLANE_INLINE Finding comparison::pair_finding(const FactRegistry& registry
   return f;
 }
 
-GROUNDPLANE_INLINE std::optional<comparison::Side> comparison::resolve(const FactRegistry& registry,
+GROUNDPLANE_INLINE std::optional<comparison::Side> comparison::resolve(const detail::RankingSource& source,
                                                                        const nlohmann::json& output,
                                                                        const std::string& field_name,
                                                                        const Finding& base,
                                                                        std::vector<Finding>& findings) const {
+  const Ranking& ranking = *source.ranking;
   Finding f = base;
   f.field = field_name;
   const nlohmann::json* said = detail::find_field(output, field_name);
-  if (said != nullptr) f.said = detail::render(*said);
+  if (said != nullptr) f.said = detail::render_claim(*said);
   const auto fail = [&](std::string why) {
     f.detail = std::move(why);
     findings.push_back(std::move(f));
     return std::nullopt;
   };
-
-  if (registry.kind_of(fact) == FactKind::ranking) {
-    const auto& ranking = registry.get<Ranking>(fact);
-    const std::string ranked = " of the " + detail::count_of(ranking.size(), "entity", "entities") + " ranked on " +
-                               detail::quote(ranking.key());
-    if (said == nullptr) return fail("expected the name of one" + ranked);
-    if (!said->is_string())
-      return fail("expected an entity name (a string), got " + std::string(detail::type_name(*said)));
-    const auto& name = said->get_ref<const std::string&>();
-    const auto pos = ranking.position_of(name);
-    if (!pos) return fail(f.said + " is not one" + ranked);
-    return Side{f.said, ranking.score_at(*pos), *pos};
+  const std::string ranked = " of the " + detail::count_of(ranking.size(), "entity", "entities") + " ranked on " +
+                             detail::quote(ranking.key());
+  const auto names = [&](const nlohmann::json& v) { return ranking.locate(v).has_value(); };
+  if (said == nullptr) return fail("expected the name of one" + ranked);
+  if (!said->is_string() && !detail::is_integer_json(*said))
+    return fail(detail::not_an_entity(*said) + detail::entity_type_hint(*said, names));
+  const auto pos = ranking.locate(*said);
+  if (!pos) {
+    if (source.skipped != nullptr)
+      if (const auto e = Entity::from_json(*said);
+          e && std::find(source.skipped->begin(), source.skipped->end(), *e) != source.skipped->end())
+        return fail(f.said + "'s row has no value in " + detail::quote(column) +
+                    " (skipped under OnMissing::skip), so nothing can be said of it");
+    return fail(f.said + " is not one" + ranked + detail::entity_type_hint(*said, names) +
+                "; recorded: " + detail::names_listed(ranking.order()));
   }
-
-  const auto& table = registry.get<Table>(fact);
-  const std::string keys = "key column " + detail::quote(*table.key_column()) + " of table " + detail::quote(fact);
-  if (said == nullptr) return fail("expected a value from " + keys);
-  if (!(said->is_string() || said->is_number() || said->is_boolean()))
-    return fail("expected a value from " + keys + ", got " + std::string(detail::type_name(*said)));
-  const auto row = table.row_of(*said);
-  if (!row)
-    return fail(f.said + " names none of the " + detail::count_of(table.row_count(), "row", "rows") + " by " + keys);
-  const auto col = table.column_of(column);
-  static const nlohmann::json absent;
-  const nlohmann::json& cell = col ? table.cell(*row, *col) : absent;
-  if (cell.is_null())
-    return fail("the row for " + f.said + " has no " + detail::quote(column) +
-                "; the recorded data must be fixed before this claim can be checked");
-  auto value = Decimal::from_json(cell);
-  if (!value)
-    return fail("the row for " + f.said + " holds " + detail::render(cell) + " (" +
-                std::string(detail::type_name(cell)) + ") in " + detail::quote(column) +
-                ", not a number; the recorded data must be fixed before this claim can be checked");
-  return Side{f.said, std::move(*value), *row};
-}
-
-GROUNDPLANE_INLINE nlohmann::json comparison::key_schema(const Table& table) {
-  const auto col = table.column_of(*table.key_column());
-  std::vector<std::string> names;
-  nlohmann::json values = nlohmann::json::array();
-  bool all_strings = true;
-  for (std::size_t r = 0; col && r < table.row_count(); ++r) {
-    const auto& v = table.cell(r, *col);
-    all_strings = all_strings && v.is_string();
-    if (v.is_string()) names.push_back(v.get<std::string>());
-    values.push_back(v);
-  }
-  const std::string what = "keys in column '" + *table.key_column() + "'";
-  if (all_strings) return SchemaBuilder::name_schema(names, what);
-  if (values.size() <= SchemaBuilder::max_enum)
-    return {{"enum", std::move(values)}, {"description", "one of the recorded " + what}};
-  return {{"description", "one of the " + std::to_string(values.size()) + " recorded " + what +
-                              " (enum omitted above " + std::to_string(SchemaBuilder::max_enum) + " names)"}};
+  return Side{ranking.order()[*pos].render(), ranking.score_at(*pos), *pos};
 }
 
 }  // namespace groundplane

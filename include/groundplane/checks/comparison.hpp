@@ -3,33 +3,34 @@
 //   gp::comparison{.fact = "campaign_ctr"}        // reads "a", "b" and "by"
 //   gp::comparison{.fact = "campaigns", .column = "ctr", .convention = gp::Convention::ratio}
 //
-// A and B are entities of a Ranking (their scores), or keys of a Table with a key
-// column (the rows' `column` values). With a = A's value and b = B's, all exact:
-//   percent_change      (a - b) / b * 100
-//   percentage_points   (a - b) * 100
-//   ratio               a / b
-//   difference          a - b
+// A and B are entities of a Ranking (their scores), or of a Table read by `column` (its
+// key column names the rows; direction and on_missing as for superlative). With x and y
+// the two values in `order` — A and B for ComparisonOrder::a_minus_b (the default), B
+// and A for b_minus_a — all exact:
+//   percent_change      (x - y) / y * 100
+//   percentage_points   (x - y) * 100
+//   ratio               x / y
+//   difference          x - y
 //
-// "Beat" follows the fact's direction: a Ranking's Direction (lower_is_better: the
-// smaller value wins), a Table's larger value. When A did not beat B the finding says
-// "reversed" (or "tied") and shows both values. The margin's sign is not part of the
-// claim — "beat" already says who was ahead — so N is compared with the magnitude of
-// the convention's value: "us beat eu by 33.3" on a lower-is-better latency, where
-// (80 - 120) / 120 * 100 = -33.33…, is judged as 33.33….
+// The sign is part of the claim: N is the signed value in `order`, whatever the fact's
+// direction — "us beat eu by 32 ms" on a lower-is-better latency (88 vs 120) is 32 only
+// as B − A, so that check is configured with order = b_minus_a; -32 there, or 32 under
+// a_minus_b, is a finding whatever its magnitude. "Beat" follows the direction: when A
+// did not beat B the finding says "reversed" (or "tied") and shows both values.
 //
-// When N is wrong for the configured convention, the finding recomputes the other
-// conventions, the ratio written as a percentage (A is 110% of B), and every one of
-// those with the entities reversed (B vs A), and names the ones N does match — at the
-// digits N was written with, or within the tolerance:
+// When N is wrong, the detail says by how much ("off by +0.0001") and recomputes the
+// other conventions, the ratio written as a percentage (A is 110% of B), each in both
+// orders, naming the ones N does match — at the digits N was written with, or within
+// the tolerance:
 //
 //   unsupported claim in field 'by': model said 0.43, registered facts support 10.436893…
 //   | fact='campaign_ctr'
 //   | provenance=warehouse.query(table='campaign_daily', window='7d')
-//   | 'harbour' vs 'north' on 'ctr' as percent change is 10.436893… = (0.0455 - 0.0412) / 0.0412 * 100; 0.43 matches
-//   percentage points, not percent change
+//   | 'harbour' vs 'north' on 'ctr' as percent change is 10.436893… = (0.0455 - 0.0412) / 0.0412 * 100; off by
+//   -10.006893…; 0.43 matches percentage points, not percent change
 //
 // A percent change or ratio against a zero value has no value: that is a finding, never
-// a division. value_field = "" checks only who beat whom.
+// a division, whatever the claim. value_field = "" checks only who beat whom.
 #pragma once
 
 #include <cstddef>
@@ -43,9 +44,11 @@
 
 #include "groundplane/check.hpp"
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/ranked.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
@@ -59,9 +62,24 @@
 namespace groundplane {
 
 enum class Convention { percent_change, percentage_points, ratio, difference };
+// Which value is x in the convention's formula: A's (A − B, A / B) or B's (B − A, B / A).
+enum class ComparisonOrder { a_minus_b, b_minus_a };
 
-// "percent_change", "percentage_points", "ratio", "difference": the names check_from_json reads.
-std::string_view to_string(Convention c) noexcept;
+template <>
+struct detail::enum_names<Convention> {
+  static constexpr std::pair<std::string_view, Convention> values[] = {
+      {"percent_change", Convention::percent_change},
+      {"percentage_points", Convention::percentage_points},
+      {"ratio", Convention::ratio},
+      {"difference", Convention::difference}};
+};
+template <>
+struct detail::enum_names<ComparisonOrder> {
+  static constexpr std::pair<std::string_view, ComparisonOrder> values[] = {{"a_minus_b", ComparisonOrder::a_minus_b},
+                                                                            {"b_minus_a", ComparisonOrder::b_minus_a}};
+};
+inline std::string_view to_string(Convention c) noexcept { return detail::enum_name(c); }
+inline std::string_view to_string(ComparisonOrder o) noexcept { return detail::enum_name(o); }
 
 struct comparison {
   std::string fact;  // a Ranking, or a Table with `column` (and a key column)
@@ -72,10 +90,19 @@ struct comparison {
   Convention convention = Convention::percent_change;
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
+  ComparisonOrder order = ComparisonOrder::a_minus_b;  // the stated number is signed, in this order
+  std::optional<Direction> direction = std::nullopt;   // as superlative's
+  OnMissing on_missing = OnMissing::refuse;            // as superlative's
 
   static constexpr const char* check_name = "comparison";
 
   std::vector<std::string> leans_on() const { return {fact}; }
+
+  // comparison(fact='campaign_ctr', a_field='a', b_field='b', value_field='by')
+  std::string name() const;
+
+  // The rows of a Table fact skipped under OnMissing::skip.
+  std::vector<std::string> warnings(const FactRegistry& registry) const;
 
   void validate(const FactRegistry& registry) const;
 
@@ -99,8 +126,6 @@ struct comparison {
 
   static std::string formula(Reading r, const Decimal& x, const Decimal& y);
 
-  static detail::Rational magnitude(const detail::Rational& r) { return detail::Rational(r.num().abs(), r.den()); }
-
   // The exact value when it terminates, else its first digits and "…".
   static std::string show(const detail::Rational& r);
 
@@ -113,28 +138,26 @@ struct comparison {
     bool same_as(const Side& o) const { return id == o.id; }
   };
 
-  std::string on_what(const FactRegistry& registry) const;
+  detail::RankingSource source(const FactRegistry& registry) const {
+    return detail::ranking_source(registry, fact, column, direction, on_missing, check_name);
+  }
 
-  // A beat B: by the ranking's direction, or the larger value for a table.
-  bool beat(const FactRegistry& registry, const Decimal& a, const Decimal& b) const;
+  static std::string on_what(const Ranking& ranking);
 
   // "'harbour' vs 'north' on 'ctr' as percent change is 10.436893… = (0.0455 - 0.0412) / 0.0412 * 100"
-  std::string computed(const FactRegistry& registry, Reading r, const Side& a, const Side& b) const;
+  static std::string computed(const Ranking& ranking, Reading r, const Side& x, const Side& y);
 
-  // "0.43 matches percentage points", "9.45 matches percent change with the entities
-  // reversed ('north' vs 'harbour')"; "" when it matches no reading. `skip` is the
-  // configured reading of A vs B, already judged.
+  // "0.43 matches percentage points", "-0.0043 matches the difference in the other order
+  // ('north' vs 'harbour', ComparisonOrder::b_minus_a)"; "" when it matches no reading.
+  // `skip` is the configured reading in the configured order, already judged.
   std::string matches(const Decimal& stated, const Side& a, const Side& b, std::optional<Reading> skip) const;
 
   // A pair that cannot carry the claim: one entity twice, a tie, or B ahead of A.
-  Finding pair_finding(const FactRegistry& registry, const Finding& base, const Side& a, const Side& b,
+  Finding pair_finding(const Ranking& ranking, const Finding& base, const Side& a, const Side& b,
                        const std::optional<Decimal>& stated) const;
 
-  std::optional<Side> resolve(const FactRegistry& registry, const nlohmann::json& output, const std::string& field_name,
-                              const Finding& base, std::vector<Finding>& findings) const;
-
-  // The key column's values, as an enum (strings as a name schema).
-  static nlohmann::json key_schema(const Table& table);
+  std::optional<Side> resolve(const detail::RankingSource& source, const nlohmann::json& output,
+                              const std::string& field_name, const Finding& base, std::vector<Finding>& findings) const;
 };
 
 }  // namespace groundplane

@@ -195,6 +195,39 @@ GROUNDPLANE_INLINE std::string pointer_into(std::string_view field, std::string_
 }
 }  // namespace detail
 
+GROUNDPLANE_INLINE std::string entities_recorded::name() const {
+  const auto list = [](const std::vector<std::string>& v) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i > 0 ? ", " : "") + detail::quote(v[i]);
+    return out + "]";
+  };
+  return std::string(check_name) + "(facts=" + list(facts) + ", fields=" + list(fields) + ")";
+}
+
+GROUNDPLANE_INLINE entities_recorded::Sources::Sources(const FactRegistry& registry,
+                                                       const std::vector<std::string>& facts, bool exact_case)
+    : case_sensitive(exact_case) {
+  for (const auto& fact : facts) {
+    Source s;
+    s.name = fact;
+    switch (registry.kind_of(fact)) {
+      case FactKind::domain:
+        s.domain = &registry.get<Domain>(fact);
+        break;
+      case FactKind::ranking:
+        s.ranking = &registry.get<Ranking>(fact);
+        break;
+      case FactKind::table:
+        s.table = &registry.get<Table>(fact);
+        break;
+      case FactKind::fact:
+        break;
+    }
+    s.provenance = registry.visit(fact, [](const auto& f) { return f.provenance().render(); });
+    list.push_back(std::move(s));
+  }
+}
+
 GROUNDPLANE_INLINE void entities_recorded::validate(const FactRegistry& registry) const {
   if (facts.empty())
     throw ConfigurationError(std::string(check_name) + ": no facts named; set .facts to the recorded sets of names");
@@ -203,14 +236,13 @@ GROUNDPLANE_INLINE void entities_recorded::validate(const FactRegistry& registry
                              ": no fields named; set .fields to the output fields that hold names");
   for (const auto& name : facts) {
     if (name.empty()) throw ConfigurationError(std::string(check_name) + ": .facts holds an empty name");
-    if (!registry.contains(name))
-      throw ConfigurationError(std::string(check_name) + ": fact " + detail::quote(name) +
-                               " is not recorded in the registry");
+    if (!registry.contains(name)) throw UnregisteredFact(name, registry.names(), std::string(check_name) + ": ");
     const FactKind kind = registry.kind_of(name);
     if (kind == FactKind::fact)
       throw ConfigurationError(
           std::string(check_name) + ": fact " + detail::quote(name) +
-          " is a single value (a Fact); this check needs a Domain, a Ranking or a Table with a key column");
+          " is a single value (a Fact); this check needs a Domain (from record_domain), a Ranking (from "
+          "record_ranking) or a Table with a key column (from record_table)");
     if (kind == FactKind::table && !registry.get<Table>(name).key_column())
       throw ConfigurationError(std::string(check_name) + ": table " + detail::quote(name) +
                                " has no key column, so it names no entities; record it with a key_column");
@@ -219,41 +251,50 @@ GROUNDPLANE_INLINE void entities_recorded::validate(const FactRegistry& registry
 }
 
 GROUNDPLANE_INLINE void entities_recorded::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
-  const Sources sources(registry, facts);
-  std::vector<std::string_view> names;
-  std::unordered_set<std::string_view> seen;
-  sources.for_each_name([&](std::string_view n) {
+  const Sources sources(registry, facts, case_sensitive);
+  std::vector<Entity> names;
+  std::unordered_set<Entity> seen;
+  sources.for_each_name([&](const Entity& n) {
     if (seen.insert(n).second) names.push_back(n);
     return true;
   });
   const std::string what =
       "names in " + (facts.size() == 1 ? detail::quote(facts.front()) : detail::quoted_or_list(facts));
-  const nlohmann::json name = SchemaBuilder::name_schema(names, what);
+  const nlohmann::json name = SchemaBuilder::entity_schema(names, what);
   const nlohmann::json named_object = {{"type", "object"}, {"properties", {{"name", name}}}, {"required", {"name"}}};
-  const nlohmann::json shapes = {
-      {"anyOf", {name, {{"type", "array"}, {"items", name}}, {{"type", "array"}, {"items", named_object}}}}};
+  nlohmann::json list = {{"type", "array"}, {"items", name}};
+  nlohmann::json objects = {{"type", "array"}, {"items", named_object}};
+  if (!allow_empty) {
+    list["minItems"] = 1;
+    objects["minItems"] = 1;
+  }
+  const nlohmann::json shapes = {{"anyOf", {name, std::move(list), std::move(objects)}}};
   for (const auto& field : fields) schema.add(field, shapes, true);
 }
 
 GROUNDPLANE_INLINE void entities_recorded::verify(const FactRegistry& registry, const nlohmann::json& output,
                                                   std::vector<Finding>& findings) const {
-  Search search{Sources(registry, facts), suggestion_budget, {}};
+  Search search{Sources(registry, facts, case_sensitive), suggestion_budget, {}, {}};
   for (const auto& field : fields) {
     const nlohmann::json* said = detail::find_field(output, field);
     if (said == nullptr) {
       Finding f = blank(search.sources, field);
       f.detail =
-          "expected a name, an array of names or an array of objects with a \"name\"; give [] when no "
-          "names were used";
+          "expected a name, an array of names or an array of objects with a \"name\"; the output has no "
+          "such field";
       findings.push_back(std::move(f));
-    } else if (said->is_string()) {
-      check_one(search, field, *said, findings);
+    } else if (said->is_string() || detail::is_integer_json(*said)) {
+      if (said->is_string() && said->get_ref<const std::string&>().empty()) check_empty(search, field, *said, findings);
+      else check_one(search, field, *said, findings);
     } else if (!said->is_array()) {
       Finding f = blank(search.sources, field);
-      f.said = detail::render(*said);
+      f.said = detail::render_claim(*said);
       f.detail = "expected a name, an array of names or an array of objects with a \"name\", got " +
-                 std::string(detail::type_name(*said));
+                 std::string(detail::type_name(*said)) +
+                 detail::entity_type_hint(*said, [&](const nlohmann::json& v) { return search.sources.contain(v); });
       findings.push_back(std::move(f));
+    } else if (said->empty()) {
+      check_empty(search, field, *said, findings);
     } else {
       // At most max_listed findings for one field, then one counting the rest: an
       // output naming 100,000 invented entities stays a bounded message.
@@ -265,8 +306,7 @@ GROUNDPLANE_INLINE void entities_recorded::verify(const FactRegistry& registry, 
         const nlohmann::json* name = item.is_object() ? nullptr : &item;
         if (item.is_object())
           if (const auto it = item.find("name"); it != item.end()) name = &*it;
-        if (name != nullptr && name->is_string() && search.sources.contain(name->get_ref<const std::string&>()))
-          continue;
+        if (name != nullptr && search.sources.contain(*name)) continue;
         if (listed == max_listed) {
           ++unlisted;
           continue;
@@ -309,34 +349,73 @@ GROUNDPLANE_INLINE Finding entities_recorded::blank(const Sources& sources, cons
   return f;
 }
 
+GROUNDPLANE_INLINE const std::string& entities_recorded::recorded_names(Search& search) {
+  if (!search.recorded.empty()) return search.recorded;
+  std::vector<Entity> shown;
+  std::size_t total = 0;
+  std::unordered_set<Entity> seen;
+  search.sources.for_each_name([&](const Entity& e) {
+    if (!seen.insert(e).second) return true;
+    ++total;
+    if (shown.size() < names_shown) shown.push_back(e);
+    return total < 10'000'000;
+  });
+  std::string out = "recorded: ";
+  for (std::size_t i = 0; i < shown.size(); ++i) out += (i > 0 ? ", " : "") + shown[i].render();
+  if (total > shown.size()) out += " and " + detail::group_thousands(total - shown.size()) + " more";
+  search.recorded = std::move(out);
+  return search.recorded;
+}
+
+GROUNDPLANE_INLINE void entities_recorded::check_empty(const Search& search, const std::string& field,
+                                                       const nlohmann::json& said,
+                                                       std::vector<Finding>& findings) const {
+  if (allow_empty) return;
+  Finding f = blank(search.sources, field);
+  f.said = detail::render_claim(said);
+  f.detail = std::string(said.is_array() ? "an empty list" : "an empty name") +
+             " is itself a claim — that no recorded " + search.sources.noun() +
+             " qualifies — and no recorded fact supports it (pass entities_recorded::allow_empty to accept one)";
+  findings.push_back(std::move(f));
+}
+
 GROUNDPLANE_INLINE void entities_recorded::check_one(Search& search, const std::string& field,
                                                      const nlohmann::json& said, std::vector<Finding>& findings) const {
-  if (said.is_string() && search.sources.contain(said.get_ref<const std::string&>())) return;
+  if (search.sources.contain(said)) return;
+  if (said.is_string() && said.get_ref<const std::string&>().empty()) return check_empty(search, field, said, findings);
   Finding f = blank(search.sources, field);
-  f.said = detail::render(said);
-  if (!said.is_string()) {
-    f.detail = "expected a recorded name (a string), got " + std::string(detail::type_name(said));
+  f.said = detail::render_claim(said);
+  const std::string noun = search.sources.noun();
+  const auto names = [&](const nlohmann::json& v) { return search.sources.contain(v); };
+  if (!said.is_string() && !detail::is_integer_json(said)) {
+    f.detail = detail::not_an_entity(said) + ", which is not a name recorded as a " + noun +
+               detail::entity_type_hint(said, names) + "; " + recorded_names(search);
     findings.push_back(std::move(f));
     return;
   }
-  const auto& name = said.get_ref<const std::string&>();
-  auto it = search.cache.find(name);
-  if (it == search.cache.end()) {
-    detail::NameSuggester suggester(name, &search.budget);
-    search.sources.for_each_name([&](std::string_view candidate) { return suggester.offer(candidate); });
-    it = search.cache.emplace(name, std::make_pair(suggester.names(), suggester.case_only())).first;
-  }
-  const auto& [closest, case_only] = it->second;
-  f.detail = f.said + " is not a recorded name";
+  f.detail = f.said + " is not a recorded " + noun;
   if (facts.size() > 1) f.detail += " in " + detail::quoted_or_list(facts);
-  if (case_only) f.detail += " (names are case-sensitive)";
-  if (!closest.empty()) {
-    f.detail += "; closest: ";
-    for (std::size_t i = 0; i < closest.size(); ++i) f.detail += (i > 0 ? ", " : "") + detail::quote(closest[i]);
-    // Two names that print alike are never left looking identical.
-    if (const std::string how = detail::invisible_difference(name, closest.front()); !how.empty())
-      f.detail += "; " + how;
+  f.detail += detail::entity_type_hint(said, names);
+  if (said.is_string()) {
+    const auto& name = said.get_ref<const std::string&>();
+    auto it = search.cache.find(name);
+    if (it == search.cache.end()) {
+      detail::NameSuggester suggester(name, &search.budget);
+      search.sources.for_each_name(
+          [&](const Entity& candidate) { return candidate.is_integer() || suggester.offer(candidate.text()); });
+      it = search.cache.emplace(name, std::make_pair(suggester.names(), suggester.case_only())).first;
+    }
+    const auto& [closest, case_only] = it->second;
+    if (case_only && case_sensitive) f.detail += " (names are case-sensitive)";
+    if (!closest.empty()) {
+      f.detail += "; closest: ";
+      for (std::size_t i = 0; i < closest.size(); ++i) f.detail += (i > 0 ? ", " : "") + detail::quote(closest[i]);
+      // Two names that print alike are never left looking identical.
+      if (const std::string how = detail::invisible_difference(name, closest.front()); !how.empty())
+        f.detail += "; " + how;
+    }
   }
+  f.detail += "; " + recorded_names(search);
   findings.push_back(std::move(f));
 }
 

@@ -4,22 +4,30 @@
 //
 // Each field holds a name, an array of names, or an array of objects with a "name"
 // (a top-level key, or a JSON Pointer when it starts with '/'). A name is recorded when
-// it is, exactly and case-sensitively, a member of one of the facts: a Domain's members,
-// a Ranking's entities, or the string values of a Table's key column. A field the output
-// lacks is a finding (give [] when no names were used).
+// it is a member of one of the facts — a Domain's members, a Ranking's entities, or the
+// values of a Table's key column — by JSON type and value: an integer id (101) is a
+// name, and "101" or 101.0 is not that name. Strings compare exactly and
+// case-sensitively; case_sensitive = false compares them after Unicode NFC normalization
+// and simple case folding. A field the output lacks is a finding, and so is an empty
+// list or an empty string — the claim that none qualified — unless allow_empty.
 //
 // An unknown name reads:
 //   unsupported claim in field '/mentioned/1': model said 'harbor'
 //   | fact='campaigns'
 //   | provenance=crm.list(kind='campaign')
-//   | 'harbor' is not a recorded name; closest: 'harbour'
+//   | 'harbor' is not a recorded name; closest: 'harbour'; recorded: 'north', 'harbour', 'delta'
+//
+// The recorded names are listed (at most 20, then "and N more"). A Domain recorded with a
+// label names its members so: "'atlas' is not a recorded region".
 //
 // Cost. Membership is one hash lookup per name and per fact, whatever the size of the
 // sets. Only a name that misses is searched for suggestions, and that search is bounded:
 //   - a candidate is at most max_distance(name) edits away (Levenshtein, counted in
 //     characters, i.e. code points, so an accent or an invisible character is one edit):
 //     1 for names of up to 4 characters, 2 up to 12, 3 beyond; a case-only difference
-//     ("Harbour" for "harbour") is always the closest;
+//     ("Harbour" for "harbour") is always the closest; or, failing that, the two share
+//     most of their characters in order (a longest common subsequence of at least 60% of
+//     their combined length: 'northwest' and 'north'), ranked after the near typos;
 //   - a candidate whose length differs by more than that bound, or whose set of
 //     characters differs by more than that many, is skipped before any distance is
 //     computed, and the distance itself is computed in a band of that width with an
@@ -49,6 +57,7 @@
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/ranked.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -170,22 +179,8 @@ class NameSuggester {
   bool offer(std::string_view candidate) {
     if (*budget_ == 0) return false;
     --*budget_;
-    // Lengths in characters, not bytes (an accent or an invisible character is one
-    // edit), decided without reading the candidate where its byte length is enough: it
-    // has at most as many characters as bytes, and counting stops past the longest allowed.
-    const std::size_t longest = length_ + bound_;
-    if (candidate.size() + bound_ < length_) return true;
-    if (candidate.size() > longest && character_count(candidate, longest + 1) > longest) return true;
-    std::size_t score = 0;  // 0: differs only in case; otherwise the edit distance
-    if (!equal_ignoring_ascii_case(candidate, name_)) {
-      const std::uint64_t m = char_mask(candidate);
-      if (static_cast<std::size_t>(std::popcount(m & ~mask_)) > bound_ ||
-          static_cast<std::size_t>(std::popcount(mask_ & ~m)) > bound_)
-        return true;
-      score = distance_(name_, candidate, bound_);
-      if (score > bound_) return true;
-    }
-    keep(score, candidate);
+    if (const auto d = near_typo(candidate)) keep(*d, candidate);
+    else if (const auto sim = similarity(candidate)) keep(bound_ + 1 + (100 - *sim), candidate);
     return true;
   }
 
@@ -199,6 +194,51 @@ class NameSuggester {
   std::size_t bound() const noexcept { return bound_; }
 
  private:
+  // 0: differs only in case; otherwise the edit distance, when within the bound.
+  std::optional<std::size_t> near_typo(std::string_view candidate) {
+    // Lengths in characters, not bytes (an accent or an invisible character is one
+    // edit), decided without reading the candidate where its byte length is enough: it
+    // has at most as many characters as bytes, and counting stops past the longest allowed.
+    const std::size_t longest = length_ + bound_;
+    if (candidate.size() + bound_ < length_) return std::nullopt;
+    if (candidate.size() > longest && character_count(candidate, longest + 1) > longest) return std::nullopt;
+    if (equal_ignoring_ascii_case(candidate, name_)) return 0;
+    const std::uint64_t m = char_mask(candidate);
+    if (static_cast<std::size_t>(std::popcount(m & ~mask_)) > bound_ ||
+        static_cast<std::size_t>(std::popcount(mask_ & ~m)) > bound_)
+      return std::nullopt;
+    const std::size_t d = distance_(name_, candidate, bound_);
+    if (d > bound_) return std::nullopt;
+    return d;
+  }
+
+  // The share (percent) of both names' characters their longest common subsequence
+  // covers, when it is at least 60%; names over 64 characters are not compared.
+  std::optional<std::size_t> similarity(std::string_view candidate) {
+    constexpr std::size_t longest_compared = 64;
+    const std::size_t la = length_;
+    if (la == 0 || la > longest_compared) return std::nullopt;
+    // 10 × min(la, lb) >= 3 × (la + lb) bounds lb to [3la/7, 7la/3].
+    if (candidate.size() * 7 < 3 * la) return std::nullopt;
+    const std::size_t most = (7 * la) / 3;
+    const std::size_t lb = character_count(candidate, most + 1);
+    if (lb > most || lb * 7 < 3 * la) return std::nullopt;
+    decode_code_points(name_, a32_);
+    decode_code_points(candidate, b32_);
+    lcs_.assign(b32_.size() + 1, 0);
+    for (std::size_t i = 1; i <= a32_.size(); ++i) {
+      std::size_t diagonal = 0;
+      for (std::size_t j = 1; j <= b32_.size(); ++j) {
+        const std::size_t up = lcs_[j];
+        lcs_[j] = a32_[i - 1] == b32_[j - 1] ? diagonal + 1 : std::max(lcs_[j], lcs_[j - 1]);
+        diagonal = up;
+      }
+    }
+    const std::size_t common = lcs_[b32_.size()];
+    if (10 * common < 3 * (la + lb)) return std::nullopt;
+    return 200 * common / (la + lb);
+  }
+
   void keep(std::size_t score, std::string_view candidate) {
     for (const auto& kept : best_)
       if (kept.second == candidate) return;  // the same name recorded in two facts
@@ -214,6 +254,9 @@ class NameSuggester {
   std::uint64_t mask_;
   std::size_t* budget_;
   BoundedEditDistance distance_;
+  std::vector<char32_t> a32_;
+  std::vector<char32_t> b32_;
+  std::vector<std::size_t> lcs_;
   std::vector<std::pair<std::size_t, std::string>> best_;
 };
 
@@ -229,12 +272,19 @@ std::string pointer_into(std::string_view field, std::string_view token);
 struct entities_recorded {
   std::vector<std::string> facts;   // Domains, Rankings (entities), Tables (key column)
   std::vector<std::string> fields;  // string, array of strings, or array of objects with "name"
+  bool allow_empty = false;         // true: [] or "" (none qualified) is accepted
+  bool case_sensitive = true;       // false: names compare after NFC and simple case folding
 
   static constexpr const char* check_name = "entities_recorded";
   // Recorded names examined for suggestions in one verify call, across all unknown names.
   static constexpr std::size_t suggestion_budget = 2'000'000;
+  // Recorded names a finding lists.
+  static constexpr std::size_t names_shown = 20;
 
   std::vector<std::string> leans_on() const { return facts; }
+
+  // entities_recorded(facts=['regions'], fields=['winner'])
+  std::string name() const;
 
   void validate(const FactRegistry& registry) const;
 
@@ -253,63 +303,56 @@ struct entities_recorded {
       const Domain* domain = nullptr;
       const Ranking* ranking = nullptr;
       const Table* table = nullptr;
-      std::optional<std::size_t> key;  // the table's key column
       std::string name;
       std::string provenance;
     };
     std::vector<Source> list;
+    bool case_sensitive = true;
 
-    Sources(const FactRegistry& registry, const std::vector<std::string>& facts) {
-      for (const auto& fact : facts) {
-        Source s;
-        s.name = fact;
-        switch (registry.kind_of(fact)) {
-          case FactKind::domain:
-            s.domain = &registry.get<Domain>(fact);
-            break;
-          case FactKind::ranking:
-            s.ranking = &registry.get<Ranking>(fact);
-            break;
-          case FactKind::table:
-            s.table = &registry.get<Table>(fact);
-            if (s.table->key_column()) s.key = s.table->column_of(*s.table->key_column());
-            break;
-          case FactKind::fact:
-            break;
-        }
-        s.provenance = registry.visit(fact, [](const auto& f) { return f.provenance().render(); });
-        list.push_back(std::move(s));
-      }
-    }
+    Sources(const FactRegistry& registry, const std::vector<std::string>& facts, bool exact_case);
 
-    // Exact, case-sensitive: one hash lookup per fact.
-    bool contain(std::string_view name) const {
+    // By JSON type and value: one hash lookup per fact (two for a string not found
+    // exactly when case does not count).
+    bool contain(const nlohmann::json& said) const {
+      if (!said.is_string() && !detail::is_integer_json(said)) return false;
       for (const auto& s : list) {
-        if (s.domain && s.domain->contains(name)) return true;
-        if (s.ranking && s.ranking->contains(name)) return true;
-        if (s.table && s.key && s.table->row_of_text(name)) return true;
+        if (s.domain && s.domain->contains_json(said)) return true;
+        if (s.ranking && s.ranking->locate(said)) return true;
+        if (s.table && s.table->row_of(said)) return true;
+      }
+      if (case_sensitive || !said.is_string()) return false;
+      const auto& text = said.get_ref<const std::string&>();
+      for (const auto& s : list) {
+        if (s.domain && s.domain->locate_ignoring_case(text)) return true;
+        if (s.ranking && s.ranking->locate_ignoring_case(text)) return true;
+        if (s.table && s.table->row_ignoring_case(text)) return true;
       }
       return false;
     }
 
-    // f(name) for every recorded name, fact by fact (a ranking's best first), until f
+    // f(entity) for every recorded name, fact by fact (a ranking's best first), until f
     // returns false.
     template <class F>
     void for_each_name(F&& f) const {
       for (const auto& s : list) {
         if (s.domain) {
           for (const auto& m : s.domain->members())
-            if (!f(std::string_view(m))) return;
+            if (!f(m)) return;
         } else if (s.ranking) {
           for (const auto& entity : s.ranking->order())
-            if (!f(std::string_view(entity))) return;
-        } else if (s.table && s.key) {
-          for (std::size_t r = 0; r < s.table->row_count(); ++r) {
-            const auto text = s.table->text(r, *s.key);
-            if (text && !f(*text)) return;
-          }
+            if (!f(entity)) return;
+        } else if (s.table) {
+          for (std::size_t r = 0; r < s.table->row_count(); ++r)
+            if (const auto e = s.table->entity_at(r); e && !f(*e)) return;
         }
       }
+    }
+
+    // What a member is called: a single Domain's label, else "name".
+    std::string noun() const {
+      if (list.size() == 1 && list.front().domain && !list.front().domain->label().empty())
+        return list.front().domain->label();
+      return "name";
     }
   };
 
@@ -318,13 +361,20 @@ struct entities_recorded {
     Sources sources;
     std::size_t budget;
     std::unordered_map<std::string, std::pair<std::vector<std::string>, bool>> cache;  // name -> (closest, case-only)
+    std::string recorded;  // the recorded names, listed once per call
   };
 
   // A finding carrying the fact and its provenance when there is exactly one fact.
   static Finding blank(const Sources& sources, const std::string& field);
 
+  // "; recorded: 'north', 'harbour', …" (at most names_shown).
+  static const std::string& recorded_names(Search& search);
+
   void check_one(Search& search, const std::string& field, const nlohmann::json& said,
                  std::vector<Finding>& findings) const;
+
+  void check_empty(const Search& search, const std::string& field, const nlohmann::json& said,
+                   std::vector<Finding>& findings) const;
 };
 
 static_assert(Check<entities_recorded>);

@@ -6,8 +6,18 @@
 
 namespace groundplane {
 
+GROUNDPLANE_INLINE std::string ranking_prefix::name() const {
+  return std::string(check_name) + "(fact=" + detail::quote(fact) +
+         (column.empty() ? std::string() : ", column=" + detail::quote(column)) + ", field=" + detail::quote(field) +
+         ")";
+}
+
+GROUNDPLANE_INLINE std::vector<std::string> ranking_prefix::warnings(const FactRegistry& registry) const {
+  return detail::skipped_rows_warning(source(registry), name(), column);
+}
+
 GROUNDPLANE_INLINE void ranking_prefix::validate(const FactRegistry& registry) const {
-  const auto& ranking = detail::fact_for<Ranking>(registry, fact, check_name);
+  const auto& ranking = *source(registry).ranking;
   detail::validate_field(field, check_name, "field");
   detail::validate_tolerance(tolerance, check_name);
   if (k > ranking.size())
@@ -17,15 +27,15 @@ GROUNDPLANE_INLINE void ranking_prefix::validate(const FactRegistry& registry) c
 }
 
 GROUNDPLANE_INLINE void ranking_prefix::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
-  const auto& ranking = registry.get<Ranking>(fact);
+  const auto& ranking = *source(registry).ranking;
   const std::string what = "entities ranked on '" + ranking.key() + "'";
-  const nlohmann::json name = SchemaBuilder::name_schema(ranking.order(), what);
+  const nlohmann::json name = SchemaBuilder::entity_schema(ranking.order(), what);
   nlohmann::json entry = {
       {"type", "object"}, {"properties", {{"name", name}, {"score", {{"type", "number"}}}}}, {"required", {"name"}}};
   nlohmann::json list = {{"type", "array"},
                          {"items", {{"anyOf", {name, std::move(entry)}}}},
                          {"description", (k > 0 ? "the top " + std::to_string(k) : std::string("the leading")) + " " +
-                                             what + ", best first"}};
+                                             what + (ordered ? ", best first" : ", in any order")}};
   list["minItems"] = k > 0 ? k : std::size_t{1};
   list["maxItems"] = k > 0 ? k : ranking.size();
   schema.add(field, std::move(list), true);
@@ -33,7 +43,7 @@ GROUNDPLANE_INLINE void ranking_prefix::describe(const FactRegistry& registry, S
 
 GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, const nlohmann::json& output,
                                                std::vector<Finding>& findings) const {
-  const auto& ranking = registry.get<Ranking>(fact);
+  const auto& ranking = *source(registry).ranking;
   const nlohmann::json* said = detail::find_field(output, field);
   const std::size_t n = said != nullptr && said->is_array() ? said->size() : 0;
   // The cut the explanations speak of: k, or as far as the list reaches into the ranking.
@@ -59,8 +69,8 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
                    (k == 1 ? " was asked for" : " were asked for");
     findings.push_back(whole);
   } else if (k == 0 && n == 0) {
-    whole.detail =
-        "an empty list names no entities; the computed order on " + on_key(ranking) + " starts with " + leader(ranking);
+    whole.detail = "an empty list makes no ranking claim: it names no entities; the computed order on " +
+                   on_key(ranking) + " starts with " + leader(ranking);
     findings.push_back(std::move(whole));
     return;
   } else if (k == 0 && n > ranking.size()) {
@@ -69,7 +79,15 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     findings.push_back(whole);
   }
 
-  std::unordered_map<std::string, std::size_t> seen;  // name -> 0-based place first named
+  // The top `cut` is not a fact when the cut splits a block of tied scores.
+  if (ties == Ties::reject && cut > 0 && cut <= ranking.size())
+    if (std::string inside = cut_inside_tie(ranking, cut); !inside.empty()) {
+      Finding f = whole;
+      f.detail = std::move(inside);
+      findings.push_back(std::move(f));
+    }
+
+  std::unordered_map<std::size_t, std::size_t> seen;  // position in the order -> 0-based place first named
   std::size_t reported = 0;
   std::vector<std::size_t> unreported;  // 0-based places past the cap
   const auto report = [&](Finding f, std::size_t at) {
@@ -81,6 +99,10 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     }
   };
 
+  // Set semantics: the positions the list may hold (every block the cut reaches, whole).
+  const std::size_t reach = cut == 0 || cut > ranking.size()
+                                ? std::min(cut, ranking.size())
+                                : ranking.tie_block_at(cut - 1).first + ranking.tie_block_at(cut - 1).second;
   for (std::size_t i = 0; i < n; ++i) {
     const nlohmann::json& entry = (*said)[i];
     const nlohmann::json* name_json = &entry;
@@ -92,47 +114,76 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     // Built only when a finding is made: a long list that is right costs no strings.
     const auto place_finding = [&] {
       Finding f = detail::finding_about(check_name, field, ranking);
-      if (i < ranking.size()) f.supported = detail::render_alternatives(detail::tie_block_names(ranking, i));
+      if (i < ranking.size())
+        f.supported = ordered ? detail::render_alternatives(detail::tie_block_names(ranking, i))
+                              : render_prefix(ranking, expected);
       return f;
     };
     const auto then = [&] { return i < ranking.size() ? "; " + expect_at(ranking, i, cut) : std::string(); };
-    if (name_json == nullptr || !name_json->is_string()) {
+    const auto names = [&](const nlohmann::json& v) { return ranking.locate(v).has_value(); };
+    if (name_json == nullptr || !(name_json->is_string() || detail::is_integer_json(*name_json))) {
       Finding f = place_finding();
-      f.said = detail::render(name_json == nullptr ? entry : *name_json);
+      f.said = detail::render_claim(name_json == nullptr ? entry : *name_json);
       f.detail =
-          place(i) + ": expected an entity name or an object with a 'name', got " +
-          (name_json == nullptr ? std::string("an object without one") : std::string(detail::type_name(*name_json))) +
+          place(i) + ": " +
+          (name_json == nullptr ? std::string("expected an entity or an object with a 'name', got an object "
+                                              "without one")
+                                : detail::not_an_entity(*name_json) + detail::entity_type_hint(*name_json, names)) +
           then();
       report(std::move(f), i);
       continue;
     }
-    const auto& name = name_json->get_ref<const std::string&>();
-    const auto pos = ranking.position_of(name);
+    const auto pos = ranking.locate(*name_json);
     if (!pos) {
       Finding f = place_finding();
-      f.said = detail::quote(name);
-      f.detail = place(i) + ": " + f.said + " is not one of the " +
-                 detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) + then();
+      f.said = detail::render_claim(*name_json);
+      f.detail = place(i) + ": " + f.said + " was never ranked: it is not one of the " +
+                 detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) +
+                 detail::entity_type_hint(*name_json, names) + then();
       report(std::move(f), i);
       continue;
     }
-    if (const auto it = seen.find(name); it != seen.end()) {
+    const Entity& name = ranking.order()[*pos];
+    if (const auto it = seen.find(*pos); it != seen.end()) {
       Finding f = place_finding();
-      f.said = detail::quote(name);
-      f.detail =
-          place(i) + " repeats " + f.said + " (already at place " + std::to_string(it->second + 1) + ")" + then();
+      f.said = name.render();
+      f.detail = place(i) + " repeats " + f.said + ", which appears twice (already at place " +
+                 std::to_string(it->second + 1) + ")" + then();
       report(std::move(f), i);
       continue;
     }
-    seen.emplace(name, i);
-    if (i < ranking.size() && ranking.score_at(*pos) != ranking.score_at(i)) {
+    seen.emplace(*pos, i);
+    if (ordered && i < ranking.size() && ranking.score_at(*pos) != ranking.score_at(i)) {
       Finding f = place_finding();
-      f.said = detail::quote(name);
-      f.detail = expect_at(ranking, i, cut) + "; " + f.said + " ranked #" + std::to_string(ranking.rank_of(name)) +
+      f.said = name.render();
+      f.detail = expect_at(ranking, i, cut) + "; " + f.said + " ranked #" + std::to_string(ranking.rank_at(*pos)) +
                  " at " + detail::render(ranking.score_at(*pos));
+      report(std::move(f), i);
+    } else if (!ordered && *pos >= reach) {
+      Finding f = place_finding();
+      f.said = name.render();
+      f.detail = place(i) + ": " + f.said + " ranked #" + std::to_string(ranking.rank_at(*pos)) + " at " +
+                 detail::render(ranking.score_at(*pos)) + ", outside the computed top " + std::to_string(cut) + " on " +
+                 on_key(ranking) + ", " + render_prefix(ranking, std::min(cut, ranking.size()));
       report(std::move(f), i);
     }
     if (score_json != nullptr) verify_score(ranking, name, *pos, i, *score_json, report);
+  }
+
+  // Set semantics: every entity before the block the cut falls in must be listed.
+  if (!ordered && cut > 0 && cut <= ranking.size() && n == cut) {
+    const std::size_t must = ranking.tie_block_at(cut - 1).first + ranking.tie_block_at(cut - 1).second <= cut
+                                 ? cut
+                                 : ranking.tie_block_at(cut - 1).first;
+    std::vector<Entity> missing;
+    for (std::size_t p = 0; p < must; ++p)
+      if (seen.find(p) == seen.end()) missing.push_back(ranking.order()[p]);
+    if (!missing.empty() && reported < max_place_findings) {
+      Finding f = whole;
+      f.detail = "the computed top " + std::to_string(cut) + " on " + on_key(ranking) + " also contains " +
+                 detail::render_all_of(missing) + ", which the list leaves out";
+      findings.push_back(std::move(f));
+    }
   }
 
   if (!unreported.empty()) {
@@ -160,12 +211,21 @@ GROUNDPLANE_INLINE std::string ranking_prefix::top_phrase(const Ranking& r, std:
 }
 
 GROUNDPLANE_INLINE std::string ranking_prefix::leader(const Ranking& r) {
-  return detail::quote(r.order().front()) + " (" + detail::render(r.score_at(0)) + ")";
+  return r.order().front().render() + " (" + detail::render(r.score_at(0)) + ")";
+}
+
+GROUNDPLANE_INLINE std::string ranking_prefix::cut_inside_tie(const Ranking& r, std::size_t n) {
+  const auto [first, count] = r.tie_block_at(n - 1);
+  if (first + count <= n) return "";
+  return "the cut at " + std::to_string(n) + " falls inside a tie on " + on_key(r) + ": " +
+         detail::render_all_of(detail::tie_block_names(r, n - 1)) + " share " + detail::render(r.score_at(n - 1)) +
+         " across places " + std::to_string(first + 1) + "-" + std::to_string(first + count) + ", so the top-" +
+         std::to_string(n) + " is undefined there (pass Ties::accept_any to accept any of them)";
 }
 
 GROUNDPLANE_INLINE std::string ranking_prefix::render_prefix(const Ranking& r, std::size_t n) {
   nlohmann::json names = nlohmann::json::array();
-  for (std::size_t i = 0; i < n && i < r.size(); ++i) names.push_back(r.order()[i]);
+  for (std::size_t i = 0; i < n && i < r.size(); ++i) names.push_back(r.order()[i].to_json());
   return detail::render(names);
 }
 
@@ -179,7 +239,7 @@ GROUNDPLANE_INLINE std::string ranking_prefix::expect_at(const Ranking& r, std::
   const std::string top = "the computed top " + std::to_string(cut) + " on " + on_key(r);
   const auto [first, count] = r.tie_block_at(i);
   const std::string score = detail::render(r.score_at(i));
-  if (count == 1) return place(i) + " of " + top + " is " + detail::quote(r.order()[i]) + " (" + score + ")";
+  if (count == 1) return place(i) + " of " + top + " is " + r.order()[i].render() + " (" + score + ")";
   const std::string tied = detail::render_all_of(detail::tie_block_names(r, i)) + " tie at " + score;
   if (first + count <= cut) return "in " + top + ", " + tied + " and fill " + places(first, count) + " in either order";
   const std::size_t open = cut - first;  // places the block may fill before the cut

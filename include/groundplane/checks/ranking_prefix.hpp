@@ -1,16 +1,21 @@
 // gp::ranking_prefix — a top-k list is the computed order's first k entities.
 //
 //   gp::ranking_prefix{.fact = "campaign_ctr", .k = 3}   // reads "top"
+//   gp::ranking_prefix{.fact = "campaigns", .k = 3, .column = "ctr"}   // a table's rows
 //
 // The list is an array of entity names, or of objects {"name": .., "score": ..}; a
 // quoted score must be that entity's recorded score (tolerance and rounding apply).
 // k = 0 takes the list's own length as k.
 //
 // Ties: a list is accepted exactly when every place holds a distinct ranked entity
-// whose recorded score is the score computed for that place. So inside a block of tied
-// scores any order is accepted, and when the cut falls inside a tie block any members
-// of that block may fill the remaining places. A finding about such a place explains
-// the block ("'b' and 'c' tie at 2; either may fill place 2").
+// whose recorded score is the score computed for that place, so inside a block of tied
+// scores any order is accepted. When the cut at k falls inside a block of tied scores,
+// the top k is not a fact: under Ties::reject (the default) that is a finding naming the
+// block and its shared score; under Ties::accept_any any members of that block may fill
+// the remaining places ("'b' and 'c' tie at 2; either may fill place 2").
+//
+// ordered = false reads the list as a set: every entity of the first k places must
+// appear, in any order (under accept_any, any members of a block cut at k).
 //
 // Findings. Every finding's field is the configured list field (e.g. 'top'), and the
 // explanation line names the place, counted from 1 as people read a list ("place 2 of
@@ -29,6 +34,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,10 +43,12 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/check.hpp"
+#include "groundplane/checks/superlative.hpp"
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/ranked.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
@@ -54,11 +62,16 @@
 namespace groundplane {
 
 struct ranking_prefix {
-  std::string fact;           // a Ranking
+  std::string fact;           // a Ranking, or a Table with `column`
   std::string field = "top";  // array of names, or of objects {"name": .., "score": ..}
   std::size_t k = 0;          // 0: the list's own length
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
+  std::string column = "";                            // a Table's column to rank its rows by
+  std::optional<Direction> direction = std::nullopt;  // as superlative's
+  OnMissing on_missing = OnMissing::refuse;           // as superlative's
+  Ties ties = Ties::reject;                           // reject: a cut at k inside a block of tied scores is a finding
+  bool ordered = true;                                // false: the list is a set of the first k
 
   static constexpr const char* check_name = "ranking_prefix";
   // Wrong places spelled out one finding each; past this, one finding counts the rest.
@@ -66,7 +79,13 @@ struct ranking_prefix {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // ranking_prefix(fact='campaign_ctr', field='top')
+  std::string name() const;
+
   void validate(const FactRegistry& registry) const;
+
+  // The rows of a Table fact skipped under OnMissing::skip.
+  std::vector<std::string> warnings(const FactRegistry& registry) const;
 
   // An array of names (or of {name, score} objects), k long when k is set.
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const;
@@ -74,6 +93,13 @@ struct ranking_prefix {
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const;
 
  private:
+  detail::RankingSource source(const FactRegistry& registry) const {
+    return detail::ranking_source(registry, fact, column, direction, on_missing, check_name);
+  }
+
+  // "the cut at 3 falls inside a tie on 'ctr' …"; "" when the cut at n ends a block.
+  static std::string cut_inside_tie(const Ranking& r, std::size_t n);
+
   static std::string place(std::size_t i) { return "place " + std::to_string(i + 1); }
 
   // 'ctr', or 'p95_ms' (lower is better): the direction decides what "top" means.
@@ -95,17 +121,16 @@ struct ranking_prefix {
   static std::string expect_at(const Ranking& r, std::size_t i, std::size_t cut);
 
   template <class Report>
-  void verify_score(const Ranking& ranking, const std::string& name, std::size_t pos, std::size_t i,
+  void verify_score(const Ranking& ranking, const Entity& name, std::size_t pos, std::size_t i,
                     const nlohmann::json& said, Report& report) const {
     const Decimal& recorded = ranking.score_at(pos);
     Finding f = detail::finding_about(check_name, field, ranking);
     f.said = detail::render(said);
     f.supported = detail::render(recorded);
-    const std::string whose =
-        detail::quote(name) + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
+    const std::string whose = name.render() + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
     const auto value = stated_number(said);
     if (!value) {
-      f.detail = place(i) + ": expected a number as " + detail::quote(name) + "'s score, got " +
+      f.detail = place(i) + ": expected a number as " + name.render() + "'s score, got " +
                  std::string(detail::type_name(said)) + "; " + whose;
       report(std::move(f), i);
       return;
@@ -114,7 +139,7 @@ struct ranking_prefix {
     if (match.ok) return;
     f.detail = place(i) + ": " + whose;
     if (const auto other = ranking.other_with_score(*value, pos))
-      f.detail += "; " + f.said + " is " + detail::quote(ranking.order()[*other]) + "'s";
+      f.detail += "; " + f.said + " is " + ranking.order()[*other].render() + "'s";
     if (!match.hint.empty()) f.detail += "; " + match.hint;
     report(std::move(f), i);
   }

@@ -42,6 +42,10 @@ GROUNDPLANE_INLINE std::optional<std::string> column_type(const Table& t, std::s
 }
 }  // namespace detail
 
+GROUNDPLANE_INLINE std::string row_integrity::name() const {
+  return std::string(check_name) + "(fact=" + detail::quote(fact) + ", key_field=" + detail::quote(key_field) + ")";
+}
+
 GROUNDPLANE_INLINE void row_integrity::validate(const FactRegistry& registry) const {
   const Table& t = detail::fact_for<Table>(registry, fact, check_name);
   const std::string prefix = std::string(check_name) + ": ";
@@ -167,7 +171,7 @@ GROUNDPLANE_INLINE void row_integrity::verify_object(const Resolver& rows, const
       findings.push_back(std::move(kf));
       return;
     }
-    kf.said = detail::render(*key);
+    kf.said = detail::render_claim(*key);
     if (!usable) {
       kf.detail = "expected " + what_key + ", got " + std::string(detail::type_name(*key));
       findings.push_back(std::move(kf));
@@ -199,9 +203,19 @@ GROUNDPLANE_INLINE std::string row_integrity::key_type_hint(const Resolver& rows
     } catch (const InvalidNumber&) {
     }
   } else if (key.is_number()) {
-    if (const auto d = stated_number(key))
+    if (const auto d = stated_number(key)) {
       if (const auto r = rows.find(nlohmann::json(d->to_string())))
         return "; the key was given as a number, and the text " + rows.key_text(*r) + " names a row";
+      // The same value written as the other kind of number: 7.0 for the id 7.
+      const nlohmann::json other =
+          detail::is_integer_json(key) ? nlohmann::json(key.get<double>()) : detail::to_json(*d);
+      if (detail::is_integer_json(other) != detail::is_integer_json(key))
+        if (const auto r = rows.find(other))
+          return detail::is_integer_json(key) ? "; the key was given as an integer, and the row's key " +
+                                                    rows.key_text(*r) + " is a number written with a fraction part"
+                                              : "; an id is an integer: the row keyed " + rows.key_text(*r) +
+                                                    " is named as written, not with a fraction part or an exponent";
+    }
   }
   return "";
 }

@@ -38,6 +38,7 @@
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/ranked.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/errors.hpp"
@@ -75,6 +76,9 @@ struct row_integrity {
   static constexpr const char* check_name = "row_integrity";
 
   std::vector<std::string> leans_on() const { return {fact}; }
+
+  // row_integrity(fact='campaigns', key_field='campaign')
+  std::string name() const;
 
   void validate(const FactRegistry& registry) const;
 
@@ -125,6 +129,9 @@ struct row_integrity {
       if (!k) return std::nullopt;
       const auto it = index.find(*k);
       if (it == index.end()) return std::nullopt;
+      // By JSON type: 7.0 does not name the row keyed 7, nor 7 the row keyed 7.0.
+      if (key.is_number() && detail::is_integer_json(key) != detail::is_integer_json(table.cell(it->second, *column)))
+        return std::nullopt;
       return it->second;
     }
 

@@ -1,7 +1,11 @@
-// gp::superlative — the named winner is the computed best (or worst) of a Ranking, and a
-// quoted score is that entity's recorded score.
+// gp::superlative — the named winner is the computed best (or worst) of a Ranking, or
+// of a Table's rows ranked by a column, and a quoted score (and rank) is that entity's.
 //
 //   gp::superlative{.fact = "campaign_ctr"}     // reads "winner", and "score" if present
+//   gp::superlative{.fact = "campaigns", .column = "ctr"}   // a query's rows, by 'ctr'
+//
+// Entities are compared by JSON type and value (gp::Entity): 101 names the integer id
+// 101; "101", 101.0 and true do not.
 //
 // A wrong winner reads:
 //   unsupported claim in field 'winner': model said 'north', registered facts support 'harbour'
@@ -12,6 +16,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +25,11 @@
 
 #include "groundplane/check.hpp"
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/ranked.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
@@ -37,18 +44,42 @@ namespace groundplane {
 enum class Pick { best, worst };
 enum class Ties { reject, accept_any };
 
+template <>
+struct detail::enum_names<Pick> {
+  static constexpr std::pair<std::string_view, Pick> values[] = {{"best", Pick::best}, {"worst", Pick::worst}};
+};
+template <>
+struct detail::enum_names<Ties> {
+  static constexpr std::pair<std::string_view, Ties> values[] = {{"reject", Ties::reject},
+                                                                 {"accept_any", Ties::accept_any}};
+};
+inline std::string_view to_string(Pick p) noexcept { return detail::enum_name(p); }
+inline std::string_view to_string(Ties t) noexcept { return detail::enum_name(t); }
+
 struct superlative {
-  std::string fact;  // a Ranking
+  std::string fact;  // a Ranking, or a Table with `column`
   std::string field = "winner";
   std::string score_field = "score";  // checked when present in the output; "" = never
   Pick pick = Pick::best;
   Ties ties = Ties::reject;  // reject: a tie at the top must be named whole (an array of the tied names)
   Tolerance tolerance{};
   Rounding rounding = Rounding::exact;
+  std::string column = "";  // a Table's column to rank its rows by (the entities: its key column)
+  // A Table: higher_is_better when unset. A Ranking: must agree with the recorded one.
+  std::optional<Direction> direction = std::nullopt;
+  // A Table row with no value in `column`: refuse (ConfigurationError when the boundary
+  // is built), or skip it with a warning on the verdict. Nothing to skip in a Ranking.
+  OnMissing on_missing = OnMissing::refuse;
+  // Checked when set and present: the winner's competition rank (1 for the best, a tie
+  // included; the worst's rank counted from the top for Pick::worst).
+  std::string rank_field = "";
 
   static constexpr const char* check_name = "superlative";
 
   std::vector<std::string> leans_on() const { return {fact}; }
+
+  // superlative(fact='campaign_ctr', field='winner')
+  std::string name() const;
 
   void validate(const FactRegistry& registry) const;
 
@@ -56,14 +87,23 @@ struct superlative {
 
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const;
 
+  // The rows of a Table fact skipped under OnMissing::skip.
+  std::vector<std::string> warnings(const FactRegistry& registry) const;
+
  private:
+  detail::RankingSource source(const FactRegistry& registry) const {
+    return detail::ranking_source(registry, fact, column, direction, on_missing, check_name);
+  }
+
   std::size_t leader_position(const Ranking& ranking) const { return pick == Pick::best ? 0 : ranking.size() - 1; }
 
-  // The array holds exactly these names, each once, in any order.
-  static bool names_exactly(const nlohmann::json& said, const std::vector<std::string>& names);
+  // The array holds exactly these entities, each once, in any order.
+  static bool names_exactly(const Ranking& ranking, const nlohmann::json& said, const std::vector<Entity>& names);
 
-  void verify_score(const Ranking& ranking, const std::string& name, std::size_t pos, const nlohmann::json& output,
+  void verify_score(const Ranking& ranking, const Entity& name, std::size_t pos, const nlohmann::json& output,
                     std::vector<Finding>& findings) const;
+
+  void verify_rank(const Ranking& ranking, const nlohmann::json& output, std::vector<Finding>& findings) const;
 };
 
 }  // namespace groundplane

@@ -75,6 +75,9 @@ struct Column {
   std::vector<std::int16_t> exps;  // empty when the column holds no inline number
   StringPool strings;
   std::vector<nlohmann::json> side;
+  // The rows whose cell is a JSON null (tagged null like an absent cell), ascending: a
+  // filter on null matches these, not the rows that lack the column.
+  std::vector<std::size_t> json_nulls;
 
   // How many cells of each kind (the rest are null).
   std::size_t numbers = 0;  // inline and big
@@ -252,6 +255,7 @@ struct Column {
     }
     strings.shrink();
     side.shrink_to_fit();
+    json_nulls.shrink_to_fit();
   }
 };
 

@@ -32,7 +32,7 @@ GROUNDPLANE_INLINE const Fact& record_fact(const nlohmann::ordered_json& a, Fact
                                            std::optional<std::string_view> inline_name) {
   const Arguments args("record_fact", a, {"name", "value", "tool", "args"}, inline_name);
   auto name = args.string("name");
-  const auto& value = args.required("value", "a number, string or bool");
+  const auto& value = args.required("value", "any JSON value");
   auto tool = args.string("tool");
   return into.record_fact(std::move(name), nlohmann::json(value), {.tool = std::move(tool), .args = args.call_args()});
 }
@@ -96,13 +96,14 @@ GROUNDPLANE_INLINE const Domain& record_domain(const nlohmann::ordered_json& a, 
   auto name = args.string("name");
   const auto& list = args.required("members", "an array of names");
   if (!list.is_array()) args.wrong("members", "an array of names", list);
-  std::vector<std::string> members;
+  std::vector<Entity> members;
   members.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_string())
-      Arguments::fail("record_domain: member " + std::to_string(i) + " must be a string, got " +
+    auto member = Entity::from_json(list[i]);
+    if (!member)
+      Arguments::fail("record_domain: member " + std::to_string(i) + " must be a string or an integer, got " +
                       std::string(groundplane::detail::type_name(list[i])));
-    members.push_back(list[i].get<std::string>());
+    members.push_back(std::move(*member));
   }
   auto tool = args.string("tool");
   return into.record_domain(std::move(name), std::move(members), {.tool = std::move(tool), .args = args.call_args()});
@@ -298,10 +299,13 @@ GROUNDPLANE_INLINE nlohmann::ordered_json check_result_json(const Verdict& verdi
   }
   std::string correction = verdict.correction();
   std::string text = verdict.ok() ? std::string("accepted") : correction;
-  nlohmann::ordered_json out = object_of(3);
+  nlohmann::ordered_json out = object_of(6);
   out["ok"] = verdict.ok();
   out["findings"] = std::move(findings);
   out["correction"] = std::move(correction);
+  out["passed"] = verdict.passed();
+  out["failed"] = verdict.failed();
+  out["warnings"] = verdict.warnings();
   return tool_result(std::move(out), std::move(text));
 }
 
@@ -341,6 +345,17 @@ GROUNDPLANE_INLINE std::string check_result_text(const Verdict& verdict) {
   }
   out += R"(],"correction":)";
   out += correction;
+  const auto names = [&](std::string_view key, const std::vector<std::string>& list) {
+    out += key;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (i > 0) out += ',';
+      append_json(out, list[i]);
+    }
+    out += ']';
+  };
+  names(R"(,"passed":[)", verdict.passed());
+  names(R"(,"failed":[)", verdict.failed());
+  names(R"(,"warnings":[)", verdict.warnings());
   out += R"(},"isError":false})";
   return out;
 }

@@ -65,7 +65,7 @@ Written check(const nlohmann::ordered_json& args, const FactRegistry& registry, 
 
 // check's CallToolResult: {content: [{type: "text", text}], structuredContent: {ok,
 // findings: [{check, field, said, supported, fact, provenance, detail, message}],
-// correction}, isError: false}, the text the correction or "accepted". As JSON, the
+// correction, passed, failed, warnings}, isError: false}, the text the correction or "accepted". As JSON, the
 // verdict's strings as they are; as text, member for member the same.
 nlohmann::ordered_json check_result_json(const Verdict& verdict);
 std::string check_result_text(const Verdict& verdict);

@@ -340,7 +340,7 @@ inline const Domain& record_domain(FactRegistry& registry, std::string name, con
                        std::string(options.members.empty() ? "payload" : "value at " + detail::quote(options.members)) +
                        " is " + std::string(detail::type_name(list)) +
                        (options.members.empty() && list.is_object() ? "; set .members to where the names are" : ""));
-  std::vector<std::string> members;
+  std::vector<Entity> members;
   members.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto& item = list[i];

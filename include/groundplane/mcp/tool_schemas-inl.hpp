@@ -176,9 +176,9 @@ GROUNDPLANE_INLINE nlohmann::ordered_json record_tool(std::string_view name, std
 GROUNDPLANE_INLINE nlohmann::ordered_json record_fact_tool() {
   return record_tool(
       "record_fact", "Record a fact",
-      "Record one scalar a tool returned (a number, string or bool) as a write-once fact, with the tool call that "
-      "produced it as its provenance. A changed value is a new fact under a new name.",
-      record_input({{"value", Schema({"number", "string", "boolean"}).describe("The value the tool returned.")}},
+      "Record one value a tool returned (any JSON: a number, string, bool, object or array) as a write-once fact, "
+      "with the tool call that produced it as its provenance. A changed value is a new fact under a new name.",
+      record_input({{"value", Schema().describe("The value the tool returned (any JSON value).")}},
                    {"value"}));
 }
 
@@ -216,7 +216,9 @@ GROUNDPLANE_INLINE nlohmann::ordered_json record_domain_tool() {
       "record_domain", "Record a set of names",
       "Record a set of entity names a tool returned (e.g. every campaign that exists) as a write-once domain, so "
       "that a check can tell a recorded name from an invented one.",
-      record_input({{"members", Schema("array").items(Schema("string")).describe("The names, without duplicates.")}},
+      record_input({{"members", Schema("array")
+                                             .items(Schema({"string", "integer"}))
+                                             .describe("The names or integer ids, without duplicates.")}},
                    {"members"}));
 }
 
@@ -280,7 +282,11 @@ GROUNDPLANE_INLINE Schema check_output() {
       .property("findings", Schema("array").items(finding))
       .property("correction", Schema("string").describe(
                                   "For the model: what was rejected and what the facts support; empty when ok."))
-      .required({"ok", "findings", "correction"});
+      .property("passed", Schema("array").items(Schema("string")).describe("The checks that passed, by name."))
+      .property("failed", Schema("array").items(Schema("string")).describe("The checks that failed, by name."))
+      .property("warnings",
+                Schema("array").items(Schema("string")).describe("What was checked less than fully, and why."))
+      .required({"ok", "findings", "correction", "passed", "failed", "warnings"});
 }
 
 GROUNDPLANE_INLINE nlohmann::ordered_json check_tool() {

@@ -1,0 +1,108 @@
+// The bodies of verdict.hpp: included by it in the header-only build, compiled once into
+// groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/verdict.hpp"
+
+namespace groundplane {
+
+GROUNDPLANE_INLINE std::string Verdict::to_text() const {
+  std::string out;
+  for (const auto& f : findings_) {
+    if (!out.empty()) out += '\n';
+    out += detail::escape_rendered(f.check, 200);
+    out += f.field.empty() ? std::string(": the output") : ": field " + detail::quote(f.field);
+    out += f.said.empty() ? std::string(": missing") : ": model said " + f.said;
+    if (!f.supported.empty()) out += ", registered facts support " + f.supported;
+    if (!f.detail.empty()) out += " — " + f.detail;
+  }
+  return out;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Verdict::to_json() const {
+  // Everything rendered is already escaped; names from configuration pass the same
+  // routine, so no byte outside valid UTF-8 reaches the JSON.
+  const auto safe = [](const std::string& s) { return detail::escape(s, 4 * s.size() + 8); };
+  const auto rendered = [](const std::string& s) { return detail::escape_rendered(s, 4 * s.size() + 8); };
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : findings_)
+    findings.push_back({{"check", rendered(f.check)},
+                        {"field", safe(f.field)},
+                        {"said", f.said},
+                        {"supported", f.supported},
+                        {"fact", safe(f.fact)},
+                        {"provenance", f.provenance},
+                        {"detail", f.detail},
+                        {"message", f.message()}});
+  const auto list = [&](const std::vector<std::string>& v) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& s : v) a.push_back(rendered(s));
+    return a;
+  };
+  return {{"ok", ok()},
+          {"findings", std::move(findings)},
+          {"passed", list(passed_)},
+          {"failed", list(failed_)},
+          {"warnings", list(warnings_)}};
+}
+
+GROUNDPLANE_INLINE std::string Verdict::correction() const {
+  if (ok()) return "";
+  std::string out =
+      "Your previous answer was rejected by a check against the recorded facts. "
+      "Correct these claims and answer again with the same JSON fields, using only the facts provided:";
+  std::size_t listed = 0;
+  for (const auto& f : findings_) {
+    if (listed == max_listed) break;
+    std::string line = "\n- ";
+    line += f.field.empty() ? std::string("the output") : "field " + detail::quote(f.field);
+    line += f.said.empty() ? std::string(": missing") : ": you said " + f.said;
+    if (!f.supported.empty()) line += "; the facts support " + f.supported;
+    if (const std::string why = for_the_model(f.detail); !why.empty()) line += ". " + why;
+    constexpr std::size_t max_line = 320;
+    if (line.size() > max_line) line = cut(line, max_line);
+    if (out.size() + line.size() > max_correction - 60) break;
+    out += line;
+    ++listed;
+  }
+  if (listed < findings_.size())
+    out += "\n- … and " + std::to_string(findings_.size() - listed) + " more rejected claim(s).";
+  return out;
+}
+
+GROUNDPLANE_INLINE std::string Verdict::for_the_model(std::string detail) {
+  const auto names_option = [&](std::size_t i) {
+    if (i >= detail.size() || !std::isalpha(static_cast<unsigned char>(detail[i]))) return false;
+    while (i < detail.size() && (std::isalnum(static_cast<unsigned char>(detail[i])) || detail[i] == '_')) ++i;
+    return detail.compare(i, 2, "::") == 0;
+  };
+  for (std::size_t at = 0; (at = detail.find(" (pass ", at)) != std::string::npos;) {
+    const std::size_t close = detail.find(')', at);
+    if (!names_option(at + 7) || close == std::string::npos) {
+      ++at;
+      continue;
+    }
+    detail.erase(at, close + 1 - at);
+  }
+  for (std::size_t at = 0; (at = detail.find("; pass ", at)) != std::string::npos;) {
+    if (!names_option(at + 7)) {
+      ++at;
+      continue;
+    }
+    const std::size_t next = detail.find("; ", at + 2);
+    detail.erase(at, next == std::string::npos ? std::string::npos : next - at);
+  }
+  return detail;
+}
+
+GROUNDPLANE_INLINE std::string Verdict::cut(const std::string& s, std::size_t bytes) {
+  std::size_t n = bytes;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + std::string(detail::ellipsis);
+}
+
+}  // namespace groundplane
