@@ -18,6 +18,7 @@ if(GROUNDPLANE_COMPILED)
     "${PROJECT_SOURCE_DIR}/src/facts.cpp"
     "${PROJECT_SOURCE_DIR}/src/ground_truth.cpp"
     "${PROJECT_SOURCE_DIR}/src/json_text.cpp"
+    "${PROJECT_SOURCE_DIR}/src/render.cpp"
     "${PROJECT_SOURCE_DIR}/src/session.cpp")
   add_library(groundplane::compiled ALIAS groundplane_compiled)
   set_target_properties(groundplane_compiled PROPERTIES

@@ -36,8 +36,9 @@ void declare_shop(gp::Session& s) {
                          return gp::HandlerResult{false, "the bank said caf\xe9 is closed"};
                        }});
   s.declare("tour", {.does = "Take the tour."});  // no handler
-  s.declare("sync", {.does = "Sync the inbox.", .writes = {"synced"}, .handler = ok,
-                     .concurrency = gp::Concurrency::single_flight});
+  s.declare(
+      "sync",
+      {.does = "Sync the inbox.", .writes = {"synced"}, .handler = ok, .concurrency = gp::Concurrency::single_flight});
   s.declare("coupon", {.does = "Apply the coupon.", .handler = ok, .guard = [](const json&) { return false; }});
   s.declare("export", {.does = "Export the data.", .handler = ok, .enabled_when = [](const json&) { return false; }});
 }
@@ -47,12 +48,13 @@ void declare_shop(gp::Session& s) {
 // Ends as an app that stops would: a fire awaiting its report, work left open.
 void first_run(const std::filesystem::path& file) {
   gp::WorkHandle open_work;  // outlives the session: the app stops with the work open
-  gp::Session s({.node = "home",
-                 .state = {{"cart", 0}, {"price", 12.5}, {"ratio", 0.1}, {"big", 1e21}, {"tiny", 5e-7},
-                           {"addr", {{"city", "Lyon"}}}},
-                 .require_human_approval = true,
-                 .allow_unmaterialized_fires = true,
-                 .store = gp::open_sqlite_store(file, {.session = "shop"})});
+  gp::Session s(
+      {.node = "home",
+       .state =
+           {{"cart", 0}, {"price", 12.5}, {"ratio", 0.1}, {"big", 1e21}, {"tiny", 5e-7}, {"addr", {{"city", "Lyon"}}}},
+       .require_human_approval = true,
+       .allow_unmaterialized_fires = true,
+       .store = gp::open_sqlite_store(file, {.session = "shop"})});
   declare_shop(s);
   s.move_to("cart", "item 7");
   s.fire("page.view", {.payload = {{"note", "caf\xe9"}, {"x", 1.5}, {"m", "\xF4\x8F\xBF\xBF"}}});
@@ -68,7 +70,7 @@ void first_run(const std::filesystem::path& file) {
   s.fire("coupon");
   s.fire("export");
   s.fire("card.charge");
-  s.fire("card.charge");                                  // DUPLICATE_EXECUTION
+  s.fire("card.charge");                                   // DUPLICATE_EXECUTION
   s.fire("card.charge", {.source = gp::Principal::user});  // recorded, a repeat; reopens it
   s.report_state({{"cart", 5}});                           // nobody fired it: inferred
   s.move_to("checkout");
@@ -89,7 +91,7 @@ void first_run(const std::filesystem::path& file) {
   s.approve_ask(revoked.id, "carl");
   s.revoke_ask(revoked.id, "carl");
   s.fire("mail.send", {.payload = {{"to", "y"}}, .ask_id = revoked.id});  // APPROVAL_REVOKED
-  s.confirm_ask("mail.send", {{"to", "z"}});                               // left awaiting
+  s.confirm_ask("mail.send", {{"to", "z"}});                              // left awaiting
   const auto kept = s.confirm_ask("order.place", {{"cart", 5}});
   s.approve_ask(kept.id, "ana");  // left approved, unspent
   s.grant_standing("mail.send", "dana");
@@ -131,14 +133,22 @@ void other_session(const std::filesystem::path& file) {
 
 // What this release restores from the file alone, for every session in it.
 json restored(const std::filesystem::path& file, const std::string& session) {
-  const auto v = gp::verify_ledger(file, session);
+  const auto v = gp::verify_sqlite_ledger(file, session);
   const gp::Session s({.store = gp::open_sqlite_store(file, {.session = session, .read_only = true})});
   const auto g = s.ground_truth();
   json asks = json::array();
   for (const auto& a : s.asks()) asks.push_back({{"id", a.id}, {"state", static_cast<int>(a.state)}});
-  return {{"verified", v.ok},  {"rows", v.rows},      {"head", v.head},       {"block", g.text},
-          {"version", g.version}, {"node", s.node()}, {"focus", s.focus()}, {"state", s.state()},
-          {"transitions", s.transitions().size()}, {"gap_rows", s.gap_rows().size()}, {"asks", asks}};
+  return {{"verified", v.ok},
+          {"rows", v.rows},
+          {"head", v.head},
+          {"block", g.text},
+          {"version", g.version},
+          {"node", s.node()},
+          {"focus", s.focus()},
+          {"state", s.state()},
+          {"transitions", s.transitions().size()},
+          {"gap_rows", s.gap_rows().size()},
+          {"asks", asks}};
 }
 
 }  // namespace
@@ -157,7 +167,7 @@ int main(int argc, char** argv) {
   second_run(file);
   other_session(file);
   const json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}};
-  std::ofstream(file.string() + ".expected.json") << expected.dump(2, ' ', false, json::error_handler_t::replace)
-                                                   << "\n";
+  std::ofstream(file.string() + ".expected.json")
+      << expected.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   return 0;
 }
