@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
   const auto file = dir / "bench-pg-compare.ledger";
   const auto sqlite = [&](bool full) {
     return [&file, full](int k) {
-      return gp::open_sqlite_store(file, {.session = "s" + std::to_string(k), .synchronous_full = full});
+      return gp::open_sqlite_store(file, {.session = "s" + std::to_string(k), .synchronous_commit = full});
     };
   };
   remove_ledger(file);

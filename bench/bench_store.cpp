@@ -56,6 +56,7 @@ class Capture final : public gp::LedgerStore {
     return {rows_.size(), ""};
   }
   void read(std::uint64_t, const std::function<bool(const gp::StoredRow&)>&) const override {}
+  void read_verified(const std::function<bool(const gp::StoredRow&)>&) const override {}
   gp::LedgerHead head() const override { return {rows_.size(), ""}; }
   gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }
   std::vector<gp::LedgerRow> rows_;
@@ -182,7 +183,7 @@ RestoreTimes time_restore(const std::filesystem::path& file) {
   });
   t.read_only = std::chrono::duration<double>(clock_type::now() - r0).count();
   const auto v0 = clock_type::now();
-  t.verified_rows = gp::verify_ledger(file).rows;
+  t.verified_rows = gp::verify_sqlite_ledger(file).rows;
   t.verify = std::chrono::duration<double>(clock_type::now() - v0).count();
   const auto t0 = clock_type::now();
   {
@@ -248,7 +249,7 @@ int main(int argc, char** argv) {
   const Bounded mem = bounded(nullptr, env_size("GROUNDPLANE_BENCH_BOUNDED_FIRES", quick ? 1'000'000 : 10'000'000));
   const auto bounded_file = dir / "bench-bounded.ledger";
   remove_ledger(bounded_file);
-  const Bounded disk = bounded(gp::open_sqlite_store(bounded_file, {.synchronous_full = false}),
+  const Bounded disk = bounded(gp::open_sqlite_store(bounded_file, {.synchronous_commit = false}),
                                env_size("GROUNDPLANE_BENCH_BOUNDED_STORE_FIRES", quick ? 100'000 : 1'000'000));
   remove_ledger(bounded_file);
   const double row_bytes = bytes_per_memory_row(quick ? 200'000 : 1'000'000);
@@ -257,16 +258,16 @@ int main(int argc, char** argv) {
   const int n_normal = quick ? 20'000 : 100'000;
   const int n_full = quick ? 300 : 500;
   const double memory = fires_per_second(nullptr, n_memory);
-  const double normal = fires_per_second(gp::open_sqlite_store(normal_file, {.synchronous_full = false}), n_normal);
+  const double normal = fires_per_second(gp::open_sqlite_store(normal_file, {.synchronous_commit = false}), n_normal);
   const double raw = raw_commits_per_second(dir / "bench-raw.db", n_normal);
   const auto exclusive_file = dir / "bench-exclusive.ledger";
   remove_ledger(exclusive_file);
-  const double exclusive =
-      fires_per_second(gp::open_sqlite_store(exclusive_file, {.synchronous_full = false, .exclusive = true}), n_normal);
+  const double exclusive = fires_per_second(
+      gp::open_sqlite_store(exclusive_file, {.exclusive = true, .synchronous_commit = false}), n_normal);
   remove_ledger(exclusive_file);
   const double raw_exclusive = raw_commits_per_second(dir / "bench-raw.db", n_normal, true);
-  const double full = fires_per_second(gp::open_sqlite_store(full_file, {.synchronous_full = true}), n_full);
-  const auto normal_rows = gp::verify_ledger(normal_file).rows;
+  const double full = fires_per_second(gp::open_sqlite_store(full_file, {.synchronous_commit = true}), n_full);
+  const auto normal_rows = gp::verify_sqlite_ledger(normal_file).rows;
   const double bytes_per_row =
       static_cast<double>(std::filesystem::file_size(normal_file)) / static_cast<double>(normal_rows);
 
@@ -290,7 +291,7 @@ int main(int argc, char** argv) {
         s.fire("cart.add", {.payload = {{"sku", "A-1001"}}});
       }
     }
-    const auto store = gp::open_sqlite_store(big_file, {.synchronous_full = false});
+    const auto store = gp::open_sqlite_store(big_file, {.synchronous_commit = false});
     const std::span<const gp::LedgerRow> all(capture->rows_);
     for (std::size_t k = 0; k < all.size(); k += 50'000)
       store->append(all.subspan(k, std::min<std::size_t>(50'000, all.size() - k)));
@@ -317,7 +318,8 @@ int main(int argc, char** argv) {
               rt.restore, quick ? "" : "< 2");
   std::printf("%-44s %12.3f s %10s\n",
               ("  for scale: reading the " + std::to_string(read_rows) + " rows alone").c_str(), rt.read_only, "");
-  std::printf("%-44s %12.3f s %10s\n", ("verify_ledger, " + std::to_string(big_rows) + " rows").c_str(), rt.verify, "");
+  std::printf("%-44s %12.3f s %10s\n", ("verify_sqlite_ledger, " + std::to_string(big_rows) + " rows").c_str(),
+              rt.verify, "");
   std::printf("%-44s %12.3f s %10s\n", "  restore, max_rows_in_memory = 10000", rt.restore_capped, "< 2");
   std::printf("%-44s %12.1f B %10s\n", "memory per in-memory ledger row (no cap)", row_bytes, "<= 128");
   for (const Bounded* b : {&mem, &disk}) {

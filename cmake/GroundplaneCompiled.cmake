@@ -20,6 +20,7 @@ if(GROUNDPLANE_COMPILED)
     "${PROJECT_SOURCE_DIR}/src/json_schema.cpp"
     "${PROJECT_SOURCE_DIR}/src/json_text.cpp"
     "${PROJECT_SOURCE_DIR}/src/mcp.cpp"
+    "${PROJECT_SOURCE_DIR}/src/render.cpp"
     "${PROJECT_SOURCE_DIR}/src/session.cpp")
   add_library(groundplane::compiled ALIAS groundplane_compiled)
   set_target_properties(groundplane_compiled PROPERTIES

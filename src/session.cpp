@@ -1,7 +1,14 @@
-// groundplane::compiled: gp::Session's bodies, compiled once (see detail/linkage.hpp).
+// groundplane::compiled: gp::Session and its internals, compiled once (see detail/linkage.hpp):
+// the public bodies, what a session holds, a fire's steps, settlement, restore, and the
+// stored rows' codec.
 #include "groundplane/detail/linkage.hpp"
 #ifndef GROUNDPLANE_COMPILED_LIB
 #error "src/ is built by the groundplane::compiled target, which defines GROUNDPLANE_COMPILED_LIB"
 #endif
 
+#include "groundplane/detail/fire-inl.hpp"
+#include "groundplane/detail/ledger_codec-inl.hpp"
+#include "groundplane/detail/session_core-inl.hpp"
+#include "groundplane/detail/session_restore-inl.hpp"
+#include "groundplane/detail/settlement-inl.hpp"
 #include "groundplane/session-inl.hpp"

@@ -15,6 +15,8 @@
 
 #include <groundplane/store/postgres.hpp>
 
+#include "store_fixtures.hpp"  // sql_literal
+
 namespace gp_test {
 
 inline std::optional<std::string> postgres_uri() {
@@ -38,16 +40,6 @@ inline std::string unique_session(const std::string& stem) {
 inline void postgres_sql(const std::string& uri, const std::string& sql) {
   const auto conn = groundplane::detail::pg_connect(uri);
   groundplane::detail::pg_run(conn.get(), sql.c_str());
-}
-
-// A string as an SQL literal.
-inline std::string sql_literal(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') out.push_back('\'');
-    out.push_back(c);
-  }
-  return out + "'";
 }
 
 }  // namespace gp_test

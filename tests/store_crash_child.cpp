@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   if (exec_log < 0) return 2;
 
   gp::Session s({.require_human_approval = true,
-                 .store = gp::open_sqlite_store(file, {.session = "crash", .synchronous_full = false})});
+                 .store = gp::open_sqlite_store(file, {.session = "crash", .synchronous_commit = false})});
   const auto ok = [](const json&) { return gp::HandlerResult{}; };
   s.declare("ship", {.does = "Ship the order.", .handler = ok, .high_effect = true});
   for (int k = 0; k < 8; ++k) {

@@ -53,4 +53,14 @@ inline void raw_sql(const std::filesystem::path& file, const std::string& sql) {
   if (rc != SQLITE_OK) throw std::runtime_error("SQL failed: " + sql + ": " + msg);
 }
 
+// A string as an SQL literal (SQLite and PostgreSQL alike).
+inline std::string sql_literal(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out.push_back('\'');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
 }  // namespace gp_test

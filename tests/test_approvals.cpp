@@ -3,8 +3,8 @@
 // human door requires.
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -91,10 +91,25 @@ TEST_CASE("revoking answers for every state an ask can be in") {
   CHECK_FALSE(shop.s.revoke_ask("ask-99", "dana"));
 }
 
+namespace {
+// A wall clock the test moves itself (SessionOptions::clock): no sleeping.
+struct TestClock {
+  std::shared_ptr<std::chrono::system_clock::time_point> now =
+      std::make_shared<std::chrono::system_clock::time_point>(std::chrono::sys_days{std::chrono::year{2026} / 3 / 1});
+  std::function<std::chrono::system_clock::time_point()> fn() const {
+    return [now = now] { return *now; };
+  }
+  void advance(std::chrono::milliseconds d) const { *now += d; }
+};
+}  // namespace
+
 TEST_CASE("an approval older than approval_ttl is refused APPROVAL_STALE and the block says it is stale") {
-  Shop shop({.require_human_approval = true, .approval_ttl = std::chrono::milliseconds(40)});
+  const TestClock clock;
+  Shop shop({.require_human_approval = true, .approval_ttl = std::chrono::milliseconds(40), .clock = clock.fn()});
   const auto old = shop.approved({{"n", 1}});
-  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  clock.advance(std::chrono::milliseconds(40));  // exactly the ttl: still fresh
+  CHECK(has_line(shop.s.ground_truth().text, "Approved by the human, not yet done: checkout.place-order (ask-1)."));
+  clock.advance(std::chrono::milliseconds(1));  // a millisecond past it
   CHECK(has_line(shop.s.ground_truth().text, "Approved by the human, but stale now: checkout.place-order (ask-1)."));
   CHECK(shop.s.fire(order, {.payload = {{"n", 1}}, .ask_id = old.id}).reason == "APPROVAL_STALE");
   CHECK(shop.s.view().ask(old.id)->state == gp::AskState::approved);  // refused, not spent
@@ -102,17 +117,26 @@ TEST_CASE("an approval older than approval_ttl is refused APPROVAL_STALE and the
   const auto fresh = shop.s.confirm_ask(order, {{"n", 1}});
   CHECK(fresh.id != old.id);
   REQUIRE(shop.s.approve_ask(fresh.id, "dana"));
-  CHECK(shop.s.fire(order, {.payload = {{"n", 1}}, .ask_id = fresh.id}).ok);  // well inside the ttl
+  clock.advance(std::chrono::milliseconds(39));
+  CHECK(shop.s.fire(order, {.payload = {{"n", 1}}, .ask_id = fresh.id}).ok);  // inside the ttl
   CHECK(shop.placed == 1);
 }
 
-TEST_CASE("without approval_ttl an approval does not expire") {
-  Shop shop;
+TEST_CASE("without approval_ttl an approval does not expire, however far the clock moves") {
+  const TestClock clock;
+  Shop shop({.require_human_approval = true, .clock = clock.fn()});
   const auto ask = shop.approved();
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  clock.advance(std::chrono::hours(24 * 365));
   CHECK(has_line(shop.s.ground_truth().text, "Approved by the human, not yet done: checkout.place-order (ask-1)."));
   CHECK(shop.s.fire(order, {.ask_id = ask.id}).ok);
   CHECK_THROWS_AS(gp::Session({.approval_ttl = std::chrono::milliseconds(-1)}), gp::ConfigurationError);
+}
+
+TEST_CASE("an approval is stamped with the injected clock's time, not the system's") {
+  const TestClock clock;
+  Shop shop({.require_human_approval = true, .approval_ttl = std::chrono::minutes(5), .clock = clock.fn()});
+  const auto ask = shop.approved();
+  CHECK(shop.s.view().ask(ask.id)->approved_at == *clock.now);
 }
 
 TEST_CASE("an approval whose cart changed since the yes is refused APPROVAL_STALE") {

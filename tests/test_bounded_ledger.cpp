@@ -42,7 +42,7 @@ void alternate(gp::Session& s, int n) {
 }
 
 std::shared_ptr<gp::LedgerStore> store_on(const TempLedger& f, std::string session = "default") {
-  return gp::open_sqlite_store(f.path(), {.session = std::move(session), .synchronous_full = false});
+  return gp::open_sqlite_store(f.path(), {.session = std::move(session), .synchronous_commit = false});
 }
 
 std::size_t held(const gp::Session& s) { return s.view().held_attempts(); }

@@ -48,6 +48,9 @@ class FixedRows final : public gp::LedgerStore {
       if (!visit(r)) return;
     }
   }
+  // These rows carry no hashes: a test of the restore itself, not of the chain, so this
+  // store vouches for them (the stores that hash verify in read_verified).
+  void read_verified(const std::function<bool(const gp::StoredRow&)>& visit) const override { read(1, visit); }
   gp::LedgerHead head() const override { return {rows_.size(), ""}; }
   bool writable() const noexcept override { return false; }
   gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }

@@ -36,7 +36,7 @@ namespace {
 gp::HandlerResult ok_handler(const json&) { return {}; }
 
 std::shared_ptr<gp::LedgerStore> store_on(const TempLedger& f, std::string session = "default") {
-  return gp::open_sqlite_store(f.path(), {.session = std::move(session), .synchronous_full = false});
+  return gp::open_sqlite_store(f.path(), {.session = std::move(session), .synchronous_commit = false});
 }
 
 void declare_shop(gp::Session& s) {
@@ -46,7 +46,7 @@ void declare_shop(gp::Session& s) {
   s.declare("mail.send", {.does = "Send the receipt.", .handler = ok_handler, .high_effect = true});
 }
 
-std::uint64_t stored_rows(const TempLedger& f) { return gp::verify_ledger(f.path()).rows; }
+std::uint64_t stored_rows(const TempLedger& f) { return gp::verify_sqlite_ledger(f.path()).rows; }
 
 // The file as a process killed at this moment would leave it: the database and its WAL,
 // copied while the session holds them open. Returns the copy's path.
@@ -98,7 +98,7 @@ TEST_CASE("With a store, every row is committed before the call that made it ret
     w.done();
   });
   step("the stale flag", [&] { s.mark_actions_may_be_stale(); });
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
 TEST_CASE(
@@ -159,7 +159,7 @@ TEST_CASE(
   }
   gp::Session b({.store = store});
   CHECK(b.transitions().size() == 2);  // the first session, restored
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
   // Reading is not writing: read-only stores may be shared.
   const auto reader = gp::open_sqlite_store(f.path(), {.read_only = true});
   gp::Session r1({.store = reader}), r2({.store = reader});
@@ -176,7 +176,7 @@ TEST_CASE("A row of a kind this release does not know is refused on restore with
                                   {0, "zz\nrestored: 0 rows", json::object()}};
     store->append(rows);
   }
-  REQUIRE(gp::verify_ledger(f.path()).ok);
+  REQUIRE(gp::verify_sqlite_ledger(f.path()).ok);
   try {
     gp::Session s({.store = store_on(f)});
     FAIL("restored a row of an unknown kind");
@@ -187,6 +187,33 @@ TEST_CASE("A row of a kind this release does not know is refused on restore with
   }
 }
 
+TEST_CASE("A restore of a ledger file cut short on disk is refused, naming the row verify_sqlite_ledger names",
+          "[session][store][tamper]") {
+  TempLedger f{"torn"};
+  {
+    gp::Session s({.store = store_on(f)});
+    declare_shop(s);
+    for (int k = 0; k < 3000; ++k) s.fire("cart.add", {.payload = {{"pad", std::string(100, 'p')}}});
+  }  // closed: checkpointed into the main file
+  const auto size = std::filesystem::file_size(f.path());
+  REQUIRE(size > 100'000);
+  std::filesystem::resize_file(f.path(), size / 2);
+  const auto v = gp::verify_sqlite_ledger(f.path());
+  REQUIRE_FALSE(v.ok);
+  REQUIRE(v.first_bad_row > 0);
+  for (const bool read_only : {true, false}) {
+    INFO((read_only ? "read-only store" : "writable store"));
+    try {
+      gp::Session r({.store = gp::open_sqlite_store(f.path(), {.read_only = read_only})});
+      FAIL("restored a torn file");
+    } catch (const gp::LedgerStoreError& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("first bad row " + std::to_string(v.first_bad_row) + ":"));
+      CHECK_THAT(e.what(), Catch::Contains("corrupt or torn"));
+    }
+  }
+}
+
 TEST_CASE("Every block carries the head hash, which is the stored chain's head", "[session][store]") {
   TempLedger f;
   gp::Session s({.store = store_on(f)});
@@ -194,11 +221,11 @@ TEST_CASE("Every block carries the head hash, which is the stored chain's head",
   s.fire("card.charge");
   const auto g = s.ground_truth();
   CHECK(g.head.size() == 64);
-  CHECK(g.head == gp::verify_ledger(f.path()).head);
+  CHECK(g.head == gp::verify_sqlite_ledger(f.path()).head);
   CHECK(s.head() == g.head);
   s.fire("nope");
   CHECK(s.ground_truth().head != g.head);
-  CHECK(gp::verify_ledger(f.path(), "default", g.head).ok);  // the earlier head is still in the chain
+  CHECK(gp::verify_sqlite_ledger(f.path(), "default", g.head).ok);  // the earlier head is still in the chain
   gp::Session memory;
   CHECK(memory.ground_truth().head.empty());
 }
@@ -256,7 +283,7 @@ TEST_CASE("A session constructed on a store holding it is the same session", "[s
   CHECK(r.fire("mail.send").ok);
   // New rows continue the numbering and the chain.
   CHECK(r.fire("cart.add").transition_id == "t-5");
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
 TEST_CASE("Strings that are not UTF-8 come back from a restore byte for byte, and so does the block",
@@ -282,7 +309,7 @@ TEST_CASE("Strings that are not UTF-8 come back from a restore byte for byte, an
     block = s.ground_truth().text;
     REQUIRE(block.find("\\xe9") != std::string::npos);  // the node, escaped
   }
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
   gp::Session r({.store = store_on(f)});
   declare_shop(r);
   CHECK(r.ground_truth().text == block);
@@ -322,7 +349,7 @@ TEST_CASE("A fire awaiting its report when the app stopped is graded so, no long
   // The same after a second restart: the stop is itself stored.
   gp::Session again({.store = store_on(f)});
   CHECK(again.view().transition(tid)->outcome == gp::Outcome::stopped);
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
 TEST_CASE("A once action whose handler was running when the app stopped counts as performed", "[session][store]") {
@@ -492,7 +519,7 @@ TEST_CASE("Restore equivalence: for random sessions, the block after a restore e
     CHECK(r.ground_truth({.since_version = version / 2}).text == blocks[2]);
     CHECK(r.version() == version);
     CHECK(r.state() == state);
-    CHECK(gp::verify_ledger(f.path()).ok);
+    CHECK(gp::verify_sqlite_ledger(f.path()).ok);
   }
 }
 
@@ -513,7 +540,7 @@ TEST_CASE("A store that fails leaves no row in memory either: the refusal throws
   CHECK(s.gap_rows().empty());
   CHECK_THROWS_AS(s.fire("cart.add"), gp::LedgerStoreError);
   CHECK(s.transitions().size() == 1);
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
 TEST_CASE("A store that fails inside report_state leaves the state and the pending fire as they were",
@@ -547,7 +574,7 @@ TEST_CASE("A store that fails inside report_state leaves the state and the pendi
   CHECK(t.transitions().empty());
   CHECK(t.state() == json::object());
   CHECK(t.version() == 0);
-  CHECK(gp::verify_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
 namespace {
@@ -564,6 +591,9 @@ class FailingStore final : public gp::LedgerStore {
   }
   void read(std::uint64_t from, const std::function<bool(const gp::StoredRow&)>& visit) const override {
     inner_->read(from, visit);
+  }
+  void read_verified(const std::function<bool(const gp::StoredRow&)>& visit) const override {
+    inner_->read_verified(visit);
   }
   gp::LedgerHead head() const override { return inner_->head(); }
   gp::LedgerVerification verify() const noexcept override { return inner_->verify(); }
@@ -614,7 +644,7 @@ TEST_CASE(
     CHECK_THAT(r.ground_truth().text,
                Catch::Contains("ran, but the effect was unobservable — agent fired card.charge"));
   }
-  CHECK(s.ground_truth().head == gp::verify_ledger(f.path()).head);
+  CHECK(s.ground_truth().head == gp::verify_sqlite_ledger(f.path()).head);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL
@@ -630,7 +660,7 @@ TEST_CASE("groundplane-ledger show prints the ground-truth block from the file a
     s.fire("made.up");
     block = s.ground_truth().text;
   }
-  const std::uint64_t rows = gp::verify_ledger(f.path(), "u-7").rows;
+  const std::uint64_t rows = gp::verify_sqlite_ledger(f.path(), "u-7").rows;
   const std::string cmd = std::string("'") + GROUNDPLANE_LEDGER_TOOL + "' show '" + f.str() + "' --session u-7";
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p);
@@ -641,7 +671,7 @@ TEST_CASE("groundplane-ledger show prints the ground-truth block from the file a
   const int status = ::pclose(p);
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(out == block + "\n");
-  CHECK(gp::verify_ledger(f.path(), "u-7").rows == rows);  // show wrote nothing
+  CHECK(gp::verify_sqlite_ledger(f.path(), "u-7").rows == rows);  // show wrote nothing
 }
 #endif
 
@@ -723,11 +753,11 @@ TEST_CASE(
         ++respent;
       }
     }
-    const auto v = gp::verify_ledger(f.path(), "crash");
+    const auto v = gp::verify_sqlite_ledger(f.path(), "crash");
     REQUIRE(v.ok);
     INFO(v.problem);
   }
-  const auto v = gp::verify_ledger(f.path(), "crash");
+  const auto v = gp::verify_sqlite_ledger(f.path(), "crash");
   REQUIRE(v.ok);
   // Read the ledger as it stands, without writing to it.
   gp::Session r({.require_human_approval = true,

@@ -1,7 +1,7 @@
 // The SQLite ledger store: the chain it writes, what survives a reopen, one file with
 // many sessions, atomic batches, one writer per session — and tampering with the file
 // through SQLite itself (alter, insert, delete, reorder, cut the tail, tear the file),
-// each time with verify_ledger naming the first bad row.
+// each time with verify_sqlite_ledger naming the first bad row.
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,7 +180,7 @@ TEST_CASE("Rows survive closing the store, and a reopened store chains new rows 
   CHECK(store->head().hex == head);
   fill(*store, 1);
   CHECK(store->head().rows == 5);
-  const auto v = gp::verify_ledger(file.path());
+  const auto v = gp::verify_sqlite_ledger(file.path());
   CHECK(v.ok);
   CHECK(v.rows == 5);
   CHECK(v.head == store->head().hex);
@@ -198,24 +198,24 @@ TEST_CASE("A batch is one transaction: a row that cannot be written leaves none 
   CHECK(store->head().rows == 2);
   CHECK(all_rows(*store).size() == 2);
   fill(*store, 1);  // the store still works, and the chain still holds
-  CHECK(gp::verify_ledger(file.path()).ok);
-  CHECK(gp::verify_ledger(file.path()).rows == 3);
+  CHECK(gp::verify_sqlite_ledger(file.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(file.path()).rows == 3);
 }
 
 TEST_CASE("One file holds many sessions, each its own chain", "[store]") {
   TempLedger file;
   const auto a = gp::open_sqlite_store(file.path(), {.session = "alice"});
-  const auto b = gp::open_sqlite_store(file.path(), {.session = "bob", .synchronous_full = false});
+  const auto b = gp::open_sqlite_store(file.path(), {.session = "bob", .synchronous_commit = false});
   fill(*a, 3);
   fill(*b, 5);
   fill(*a, 1);
-  CHECK(gp::verify_ledger(file.path(), "alice").rows == 4);
-  CHECK(gp::verify_ledger(file.path(), "bob").rows == 5);
-  CHECK(gp::verify_ledger(file.path(), "alice").ok);
+  CHECK(gp::verify_sqlite_ledger(file.path(), "alice").rows == 4);
+  CHECK(gp::verify_sqlite_ledger(file.path(), "bob").rows == 5);
+  CHECK(gp::verify_sqlite_ledger(file.path(), "alice").ok);
   // Same bodies, different sessions: different chains.
   CHECK(all_rows(*a)[0].body == all_rows(*b)[0].body);
   CHECK(all_rows(*a)[0].hash != all_rows(*b)[0].hash);
-  const auto none = gp::verify_ledger(file.path(), "carol");
+  const auto none = gp::verify_sqlite_ledger(file.path(), "carol");
   CHECK_FALSE(none.ok);
   CHECK(none.first_bad_row == 0);
   CHECK(none.problem.find("holds no session \"carol\" (it holds: alice, bob)") != std::string::npos);
@@ -231,10 +231,10 @@ TEST_CASE("A row copied from another session's chain does not verify in this one
           "INSERT INTO groundplane_rows SELECT (SELECT id FROM groundplane_sessions WHERE name = 'bob'), seq, version, "
           "kind, body, hash FROM groundplane_rows WHERE session = (SELECT id FROM groundplane_sessions WHERE name = "
           "'alice');");
-  const auto v = gp::verify_ledger(file.path(), "bob");
+  const auto v = gp::verify_sqlite_ledger(file.path(), "bob");
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 1);
-  CHECK(gp::verify_ledger(file.path(), "alice").ok);
+  CHECK(gp::verify_sqlite_ledger(file.path(), "alice").ok);
 }
 
 TEST_CASE("A second writer on the same session is refused, and the chain does not fork", "[store]") {
@@ -250,7 +250,7 @@ TEST_CASE("A second writer on the same session is refused, and the chain does no
     CHECK(std::string(e.what()).find("another writer appended") != std::string::npos);
   }
   CHECK(second->head().rows == 0);  // its view did not move
-  const auto v = gp::verify_ledger(file.path());
+  const auto v = gp::verify_sqlite_ledger(file.path());
   CHECK(v.ok);
   CHECK(v.rows == 2);
 }
@@ -261,19 +261,19 @@ TEST_CASE("An exclusive store keeps the file to itself while open, uses no -shm 
   fill(*gp::open_sqlite_store(file.path()), 2);  // an existing WAL ledger, reopened exclusive
   std::string head;
   {
-    const auto store = gp::open_sqlite_store(file.path(), {.synchronous_full = false, .exclusive = true});
+    const auto store = gp::open_sqlite_store(file.path(), {.exclusive = true, .synchronous_commit = false});
     CHECK(store->head().rows == 2);
     head = fill(*store, 3).hex;
     CHECK(store->head().rows == 5);
     CHECK_FALSE(std::filesystem::exists(file.path().string() + "-shm"));
-    // Any other opener waits out SQLite's busy timeout and is refused (verify_ledger and
+    // Any other opener waits out SQLite's busy timeout and is refused (verify_sqlite_ledger and
     // groundplane-ledger too: they say the file is locked).
     const auto started = std::chrono::steady_clock::now();
     CHECK_THROWS_AS(gp::open_sqlite_store(file.path(), {.session = "other"}), gp::LedgerStoreError);
     CHECK(std::chrono::steady_clock::now() - started >= std::chrono::seconds(5));
   }
   // Closed: every row is there, the chain intact, and any store can open it again.
-  const auto v = gp::verify_ledger(file.path());
+  const auto v = gp::verify_sqlite_ledger(file.path());
   CHECK(v.ok);
   CHECK(v.rows == 5);
   CHECK(v.head == head);
@@ -290,15 +290,16 @@ TEST_CASE("A read-only store reads the rows and refuses to append", "[store]") {
   CHECK(all_rows(*ro).size() == 3);
   const gp::LedgerRow row{0, "fire", nullptr};
   CHECK_THROWS_AS(ro->append(std::span(&row, 1)), gp::LedgerStoreError);
-  CHECK(gp::verify_ledger(file.path()).rows == 3);
+  CHECK(gp::verify_sqlite_ledger(file.path()).rows == 3);
 }
 
 TEST_CASE("The file records its schema version, and a file from a newer release is refused, not misread", "[store]") {
   TempLedger file;
   fill(*gp::open_sqlite_store(file.path()), 1);
-  raw_sql(file.path(), "UPDATE groundplane_schema SET version = 2");
+  raw_sql(file.path(), "UPDATE groundplane_schema SET version = " + std::to_string(gp::ledger_format_version + 1));
   CHECK_THROWS_WITH(gp::open_sqlite_store(file.path()), Catch::Contains("written by a newer groundplane"));
-  const auto v = gp::verify_ledger(file.path());
+  CHECK_THROWS_WITH(gp::open_sqlite_store(file.path(), {.read_only = true}), Catch::Contains("newer groundplane"));
+  const auto v = gp::verify_sqlite_ledger(file.path());
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 0);
   CHECK(v.problem.find("newer groundplane") != std::string::npos);
@@ -320,34 +321,64 @@ TEST_CASE("Opening a store on an SQLite file that is not a ledger is refused and
     sqlite3_close(db);
   }
   CHECK_FALSE(std::filesystem::exists(file.str() + "-wal"));
-  const auto v = gp::verify_ledger(file.path());
+  const auto v = gp::verify_sqlite_ledger(file.path());
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 0);
   CHECK(v.problem.find("is not a groundplane ledger") != std::string::npos);
 }
 
-TEST_CASE("verify_ledger never throws: a missing file, a non-database and a malformed head are each named",
+// The 0.2 names stay for one release: they compile (with a deprecation warning, silenced
+// here) and mean what they meant.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST_CASE("The 0.2 names verify_ledger and synchronous_full still work for one release, as their new names do",
+          "[store]") {
+  CHECK_FALSE(gp::detail::sqlite_synchronous({.synchronous_full = false}));
+  CHECK(gp::detail::sqlite_synchronous({.synchronous_full = true}));
+  CHECK(gp::detail::sqlite_synchronous({}));
+  CHECK_FALSE(gp::detail::sqlite_synchronous({.synchronous_commit = false}));
+  TempLedger f;
+  {
+    const auto store = gp::open_sqlite_store(f.path(), {.synchronous_full = false});
+    const gp::LedgerRow rows[] = {{0, "init", json{{"n", ""}, {"st", json::object()}}}};
+    store->append(rows);
+  }
+  const auto old_name = gp::verify_ledger(f.path());
+  const auto new_name = gp::verify_sqlite_ledger(f.path());
+  CHECK(old_name.ok);
+  CHECK(old_name.rows == 1);
+  CHECK(old_name.head == new_name.head);
+  raw_sql(f.path(), "UPDATE groundplane_rows SET version = 5");
+  CHECK(gp::verify_ledger(f.path()).first_bad_row == 1);
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+TEST_CASE("verify_sqlite_ledger never throws: a missing file, a non-database and a malformed head are each named",
           "[store][tamper]") {
   TempLedger missing;
-  const auto a = gp::verify_ledger(missing.path());
+  const auto a = gp::verify_sqlite_ledger(missing.path());
   CHECK_FALSE(a.ok);
   CHECK(a.first_bad_row == 0);
   CHECK(a.problem.find("cannot be read") != std::string::npos);
 
   TempLedger junk;
   std::ofstream(junk.path()) << std::string(5000, 'x');
-  const auto b = gp::verify_ledger(junk.path());
+  const auto b = gp::verify_sqlite_ledger(junk.path());
   CHECK_FALSE(b.ok);
   CHECK(b.first_bad_row == 0);
   CHECK(b.problem.find("is not a readable SQLite database") != std::string::npos);
 
   TenRows t;
-  const auto c = gp::verify_ledger(t.file.path(), "default", "not-hex");
+  const auto c = gp::verify_sqlite_ledger(t.file.path(), "default", "not-hex");
   CHECK_FALSE(c.ok);
   CHECK(c.first_bad_row == 0);
   CHECK(c.problem.find("is not a head hash") != std::string::npos);
 
-  CHECK(gp::verify_ledger(std::filesystem::temp_directory_path()).problem.find("not a regular file") !=
+  CHECK(gp::verify_sqlite_ledger(std::filesystem::temp_directory_path()).problem.find("not a regular file") !=
         std::string::npos);
 }
 
@@ -356,7 +387,7 @@ TEST_CASE("Tamper: an altered body, version, kind or hash is named as the first 
        {"body = '{\"a\":\"act-5\",\"k\":50}'", "version = 40", "kind = 'gap'", "hash = zeroblob(32)", "hash = x'00'"}) {
     TenRows t;
     raw_sql(t.file.path(), "UPDATE groundplane_rows SET " + change + " WHERE seq = 5");
-    const auto v = gp::verify_ledger(t.file.path());
+    const auto v = gp::verify_sqlite_ledger(t.file.path());
     INFO(change);
     CHECK_FALSE(v.ok);
     CHECK(v.first_bad_row == 5);
@@ -375,7 +406,7 @@ TEST_CASE("Tamper: an altered row whose own hash was recomputed breaks the chain
   const gp::RowHash forged = gp::detail::chain_next(sha, prev, gp::canonical_bytes(5, 4, "fire", body));
   raw_sql(t.file.path(),
           "UPDATE groundplane_rows SET body = '" + body + "', hash = x'" + gp::to_hex(forged) + "' WHERE seq = 5");
-  const auto v = gp::verify_ledger(t.file.path());
+  const auto v = gp::verify_sqlite_ledger(t.file.path());
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 6);
 }
@@ -397,8 +428,8 @@ TEST_CASE("Tamper: a chain rewritten from an altered row to the end verifies alo
            "' WHERE seq = " + std::to_string(r.seq) + ";";
   }
   raw_sql(t.file.path(), sql);
-  CHECK(gp::verify_ledger(t.file.path()).ok);  // anyone can recompute SHA-256 ...
-  const auto v = gp::verify_ledger(t.file.path(), "default", t.head);
+  CHECK(gp::verify_sqlite_ledger(t.file.path()).ok);  // anyone can recompute SHA-256 ...
+  const auto v = gp::verify_sqlite_ledger(t.file.path(), "default", t.head);
   CHECK_FALSE(v.ok);  // ... which is why a head is published
   CHECK(v.first_bad_row == 11);
   CHECK(v.problem.find("published head " + t.head) != std::string::npos);
@@ -423,7 +454,7 @@ TEST_CASE("Tamper: a row inserted into the middle is named, with or without a co
       sql += "UPDATE groundplane_rows SET seq = " + std::to_string(k + 1) + " WHERE seq = " + std::to_string(k) + ";";
     sql += "INSERT INTO groundplane_rows VALUES (1, 4, 3, 'fire', '" + body + "', x'" + hash_hex + "');";
     raw_sql(t.file.path(), sql);
-    const auto v = gp::verify_ledger(t.file.path());
+    const auto v = gp::verify_sqlite_ledger(t.file.path());
     INFO("forged hash: " << forge_hash);
     CHECK_FALSE(v.ok);
     CHECK(v.first_bad_row == (forge_hash ? 5u : 4u));
@@ -433,7 +464,7 @@ TEST_CASE("Tamper: a row inserted into the middle is named, with or without a co
 TEST_CASE("Tamper: a row appended after the head without the chain is named", "[store][tamper]") {
   TenRows t;
   raw_sql(t.file.path(), "INSERT INTO groundplane_rows VALUES (1, 11, 10, 'fire', '{}', zeroblob(32));");
-  const auto v = gp::verify_ledger(t.file.path());
+  const auto v = gp::verify_sqlite_ledger(t.file.path());
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 11);
   CHECK(v.rows == 10);
@@ -448,7 +479,7 @@ TEST_CASE("Tamper: a deleted row is named by its number, whether the rest was re
       for (int k = 5; k <= 10; ++k)
         sql += "UPDATE groundplane_rows SET seq = " + std::to_string(k - 1) + " WHERE seq = " + std::to_string(k) + ";";
     raw_sql(t.file.path(), sql);
-    const auto v = gp::verify_ledger(t.file.path());
+    const auto v = gp::verify_sqlite_ledger(t.file.path());
     INFO("renumbered: " << renumber);
     CHECK_FALSE(v.ok);
     CHECK(v.first_bad_row == 4);
@@ -469,7 +500,7 @@ TEST_CASE("Tamper: two rows swapped — by their contents or by their numbers �
               "UPDATE groundplane_rows SET (version, kind, body, hash) = (SELECT version, kind, body, hash FROM r "
               "WHERE r.seq = 10 - groundplane_rows.seq) WHERE seq IN (3, 7);";
     raw_sql(t.file.path(), sql);
-    const auto v = gp::verify_ledger(t.file.path());
+    const auto v = gp::verify_sqlite_ledger(t.file.path());
     INFO("swapped numbers: " << swap_numbers);
     CHECK_FALSE(v.ok);
     CHECK(v.first_bad_row == 3);
@@ -481,16 +512,16 @@ TEST_CASE("Tamper: a tail cut verifies as a shorter chain, and is caught with a 
   TenRows t;
   const std::string mid = hashes(t.file.path())[6];
   raw_sql(t.file.path(), "DELETE FROM groundplane_rows WHERE seq > 7");
-  const auto alone = gp::verify_ledger(t.file.path());
+  const auto alone = gp::verify_sqlite_ledger(t.file.path());
   CHECK(alone.ok);
   CHECK(alone.rows == 7);
-  const auto v = gp::verify_ledger(t.file.path(), "default", t.head);
+  const auto v = gp::verify_sqlite_ledger(t.file.path(), "default", t.head);
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 8);
   CHECK(v.rows == 7);
   CHECK(v.problem.find("cut from the tail") != std::string::npos);
   // A head published when the ledger was shorter is still in it: intact.
-  CHECK(gp::verify_ledger(t.file.path(), "default", mid).ok);
+  CHECK(gp::verify_sqlite_ledger(t.file.path(), "default", mid).ok);
 }
 
 TEST_CASE("Tamper: a ledger file cut short on disk is reported corrupt or torn, never as intact", "[store][tamper]") {
@@ -505,7 +536,7 @@ TEST_CASE("Tamper: a ledger file cut short on disk is reported corrupt or torn, 
   const auto size = std::filesystem::file_size(file.path());
   REQUIRE(size > 100'000);
   std::filesystem::resize_file(file.path(), size / 2);
-  const auto v = gp::verify_ledger(file.path());
+  const auto v = gp::verify_sqlite_ledger(file.path());
   CHECK_FALSE(v.ok);
   CHECK(v.rows < 3000);
   CHECK(v.first_bad_row == v.rows + 1);  // torn: a row is named, unlike an unreadable file
@@ -559,9 +590,9 @@ TEST_CASE(
   REQUIRE_FALSE(fs::exists(file.string() + "-wal"));
   fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   const int code = in_unwritable_directory(dir, [&] {
-    const auto v = gp::verify_ledger(file, "default", head);
+    const auto v = gp::verify_sqlite_ledger(file, "default", head);
     if (!v.ok || v.rows != 10 || v.head != head) {
-      std::fprintf(stderr, "verify_ledger: %s\n", v.problem.c_str());
+      std::fprintf(stderr, "verify_sqlite_ledger: %s\n", v.problem.c_str());
       return 1;
     }
     try {
@@ -585,8 +616,8 @@ TEST_CASE(
   const std::string doubled = "/" + file.string();
   const auto verifies = [&](const std::string& path) {
     return in_unwritable_directory(dir, [&] {
-      const auto v = gp::verify_ledger(path, "default", head);
-      if (!v.ok) std::fprintf(stderr, "verify_ledger: %s\n", v.problem.c_str());
+      const auto v = gp::verify_sqlite_ledger(path, "default", head);
+      if (!v.ok) std::fprintf(stderr, "verify_sqlite_ledger: %s\n", v.problem.c_str());
       return v.ok ? 0 : 1;
     });
   };
@@ -619,15 +650,15 @@ TEST_CASE("A crashed writer's rollback journal beside a ledger makes it unreadab
   int status = 0;
   ::waitpid(pid, &status, 0);
   REQUIRE(std::filesystem::exists(f.str() + "-journal"));
-  const auto v = gp::verify_ledger(f.path());
+  const auto v = gp::verify_sqlite_ledger(f.path());
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 0);
   INFO(v.problem);
   CHECK_THROWS_AS(gp::open_sqlite_store(f.path(), {.read_only = true}), gp::LedgerStoreError);
   // A writer rolls it back, and the ledger is whole again.
   gp::open_sqlite_store(f.path());
-  CHECK(gp::verify_ledger(f.path()).ok);
-  CHECK(gp::verify_ledger(f.path()).rows == 20);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).rows == 20);
 }
 
 #ifdef GROUNDPLANE_LEDGER_TOOL
@@ -708,9 +739,44 @@ TEST_CASE("groundplane-ledger verify --head exits 1 when the session its head wa
   CHECK(ledger_tool("verify " + f).exit_code == 2);  // without a head nothing says the session ever existed
   raw_sql(t.file.path(), "DELETE FROM groundplane_rows; DELETE FROM groundplane_sessions");
   CHECK(ledger_tool("verify " + f + " --head " + t.head).exit_code == 1);
-  const auto v = gp::verify_ledger(t.file.path(), "default", t.head);
+  const auto v = gp::verify_sqlite_ledger(t.file.path(), "default", t.head);
   CHECK_FALSE(v.ok);
   CHECK(v.first_bad_row == 1);
+}
+
+TEST_CASE("groundplane-ledger verify --head exits 1 whenever its head cannot be reached", "[store][tool]") {
+  // A monitor alerts on exit 1: a file made unreadable, or made to look newer, must not
+  // slip past it as "unusable" once a head was published for it.
+  const auto tool_with_head = [](const TenRows& t) {
+    return ledger_tool("verify '" + t.file.str() + "' --head " + t.head).exit_code;
+  };
+  {
+    TenRows t;
+    raw_sql(t.file.path(), "UPDATE groundplane_schema SET version = 99");
+    CHECK(tool_with_head(t) == 1);
+    CHECK(ledger_tool("verify '" + t.file.str() + "'").exit_code == 2);  // no head: it may just be newer
+    const auto v = gp::verify_sqlite_ledger(t.file.path(), "default", t.head);
+    CHECK_FALSE(v.ok);
+    CHECK(v.first_bad_row == 1);
+    CHECK(v.problem.find("newer groundplane") != std::string::npos);
+  }
+  {
+    TenRows t;
+    raw_sql(t.file.path(), "DROP TABLE groundplane_schema");
+    CHECK(tool_with_head(t) == 1);
+  }
+  {
+    TenRows t;
+    std::ofstream(t.file.path(), std::ios::trunc) << "not a database at all";
+    CHECK(tool_with_head(t) == 1);
+  }
+  {
+    TenRows t;
+    std::filesystem::remove(t.file.path());
+    CHECK(tool_with_head(t) == 1);
+  }
+  TenRows t;
+  CHECK(ledger_tool("verify '" + t.file.str() + "' --head not-a-head").exit_code == 2);  // bad usage stays 2
 }
 
 TEST_CASE("groundplane-ledger export of a session the file does not hold exits 2 and says so, like show",
@@ -725,7 +791,7 @@ TEST_CASE("a session name read from the file is quoted when a problem names it, 
           "[store][tool]") {
   TenRows t;
   raw_sql(t.file.path(), "UPDATE groundplane_sessions SET name = 'bob' || char(10) || 'intact: session'");
-  const auto v = gp::verify_ledger(t.file.path(), "carol");
+  const auto v = gp::verify_sqlite_ledger(t.file.path(), "carol");
   CHECK_FALSE(v.ok);
   INFO(v.problem);
   CHECK(v.problem.find('\n') == std::string::npos);

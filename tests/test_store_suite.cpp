@@ -43,13 +43,17 @@ class SqliteBackend {
   std::shared_ptr<gp::LedgerStore> open_read_only(const std::string& session = "default") const {
     return gp::open_sqlite_store(file_.path(), {.session = session, .read_only = true});
   }
+  // A store opened with the head the app kept: the stored chain must pass through it.
+  std::shared_ptr<gp::LedgerStore> open_trusting(const std::string& head, bool read_only = false) const {
+    return gp::open_sqlite_store(file_.path(), {.read_only = read_only, .expected_head = head});
+  }
   // A commit that returns before it reaches the disk: for the cases that are about what
   // a session holds in memory, not about durability (and must stay fast).
   std::shared_ptr<gp::LedgerStore> open_unflushed(const std::string& session = "default") const {
-    return gp::open_sqlite_store(file_.path(), {.session = session, .synchronous_full = false});
+    return gp::open_sqlite_store(file_.path(), {.session = session, .synchronous_commit = false});
   }
   gp::LedgerVerification verify(const std::string& session = "default", const std::string& head = "") const {
-    return gp::verify_ledger(file_.path(), session, head);
+    return gp::verify_sqlite_ledger(file_.path(), session, head);
   }
   // The value groundplane_rows.session holds for a session.
   std::string key(const std::string& session) const {
@@ -73,6 +77,9 @@ class PostgresBackend {
   }
   std::shared_ptr<gp::LedgerStore> open_read_only(const std::string& session = "default") const {
     return gp::open_postgres_store(uri_, {.session = name(session), .read_only = true});
+  }
+  std::shared_ptr<gp::LedgerStore> open_trusting(const std::string& head, bool read_only = false) const {
+    return gp::open_postgres_store(uri_, {.session = name("default"), .read_only = read_only, .expected_head = head});
   }
   std::shared_ptr<gp::LedgerStore> open_unflushed(const std::string& session = "default") const {
     return gp::open_postgres_store(uri_, {.session = name(session), .synchronous_commit = false});
@@ -612,6 +619,202 @@ void capped_memory_stays_flat(const B& b) {
              Catch::Contains("  … " + std::to_string(fires - 20) + " earlier attempt(s) omitted."));
 }
 
+// ---- a restore trusts no row it has not verified --------------------------------------
+
+void declare_ship(gp::Session& s, int* shipped = nullptr) {
+  s.declare("note", {.does = "Save a note.", .writes = {"note"}, .handler = ok_handler});
+  s.declare("ship", {.does = "Ship it.",
+                     .handler =
+                         [shipped](const json&) {
+                           if (shipped) ++*shipped;
+                           return gp::HandlerResult{};
+                         },
+                     .high_effect = true});
+}
+
+// Thirteen rows, the app stopping with a fire awaiting its report (so that a restore
+// which accepted the rows would append a restart row after them):
+//    1 init   2 t note "hello"   3 u   4 s   5 u   6 g ship APPROVAL_REQUIRED   7 q ship
+//    8 qd approved   9 t ship   10 qd spent   11 u   12 t note (stopped in)   13 u
+// Returns the head the app published at the end.
+template <class B>
+std::string shipped_session(const B& b, const std::string& session = "default") {
+  gp::Session s({.require_human_approval = true, .store = b.open(session)});
+  declare_ship(s);
+  const auto noted = s.fire("note", {.payload = {{"text", "hello"}}});
+  s.report_state({{"note", "hello"}}, noted.transition_id);
+  REQUIRE(s.fire("ship").reason == "APPROVAL_REQUIRED");
+  const auto ask = s.confirm_ask("ship", {{"order", 7}});
+  REQUIRE(s.approve_ask(ask.id, "ops").ok);
+  REQUIRE(s.fire("ship", {.payload = {{"order", 7}}, .ask_id = ask.id}).ok);
+  s.fire("note", {.payload = {{"text", "again"}}});
+  const std::string head = s.ground_truth().head;
+  REQUIRE(s.view().attempts() == 4);
+  return head;
+}
+
+// The rows the store holds for the session, counted without verifying them.
+template <class B>
+std::size_t rows_held(const B& b, const std::string& session = "default") {
+  return all_rows(*b.open_read_only(session)).size();
+}
+
+// Constructing a session on the store, writable or read-only, is refused naming
+// `first_bad` and saying `what`; nothing is appended; verify_sqlite_ledger names the same row.
+template <class B>
+void restore_refused(const B& b, std::uint64_t first_bad, const std::string& what,
+                     const std::string& session = "default") {
+  const std::size_t before = rows_held(b, session);
+  for (const bool read_only : {false, true}) {
+    INFO((read_only ? "read-only store" : "writable store"));
+    try {
+      gp::Session s({.require_human_approval = true, .store = read_only ? b.open_read_only(session) : b.open(session)});
+      FAIL("restored a session whose stored chain is broken");
+    } catch (const gp::LedgerStoreError& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("cannot restore session \"" + b.name(session) + "\""));
+      CHECK_THAT(e.what(), Catch::Contains("first bad row " + std::to_string(first_bad) + ":"));
+      CHECK_THAT(e.what(), Catch::Contains(what));
+    }
+  }
+  CHECK(rows_held(b, session) == before);  // nothing was appended onto the broken chain
+  CHECK(b.verify(session).first_bad_row == first_bad);
+}
+
+template <class B>
+std::string where_row(const B& b, int seq, const std::string& session = "default") {
+  return " WHERE session = " + b.key(session) + " AND seq = " + std::to_string(seq);
+}
+
+// Rows from `from` on rewritten with `body_of(row)` and every hash from there recomputed,
+// as an editor who knows the chain's construction would.
+template <class B, class BodyOf>
+void recompute_chain(const B& b, std::uint64_t from, BodyOf body_of) {
+  const auto rows = all_rows(*b.open_read_only());
+  gp::detail::Sha256 sha;
+  gp::RowHash prev = from == 1 ? sha(gp::chain_genesis_bytes(b.name("default"))) : rows[from - 2].hash;
+  std::string sql;
+  for (const gp::StoredRow& r : rows) {
+    if (r.seq < from) continue;
+    const std::string body = body_of(r);
+    prev = gp::detail::chain_next(sha, prev, gp::canonical_bytes(r.seq, r.version, r.kind, body));
+    sql += "UPDATE groundplane_rows SET body = " + gp_test::sql_literal(body) +
+           ", hash = " + b.hash_literal(gp::to_hex(prev)) + where_row(b, static_cast<int>(r.seq)) + ";";
+  }
+  b.sql(sql);
+}
+
+template <class B>
+void restore_refuses_edited_byte(const B& b) {
+  shipped_session(b);
+  b.sql("UPDATE groundplane_rows SET body = replace(body, 'hello', 'hellp')" + where_row(b, 2));
+  restore_refused(b, 2, "does not follow from the rows before it");
+}
+
+template <class B>
+void restore_refuses_forged_row(const B& b) {
+  shipped_session(b);
+  // The spend rewritten as a second approval, with a hash of its own that follows row 9.
+  const auto rows = all_rows(*b.open_read_only());
+  const std::string approval = rows[7].body;
+  gp::detail::Sha256 sha;
+  const gp::RowHash forged =
+      gp::detail::chain_next(sha, rows[8].hash, gp::canonical_bytes(10, rows[9].version, "qd", approval));
+  b.sql("UPDATE groundplane_rows SET body = " + gp_test::sql_literal(approval) +
+        ", hash = " + b.hash_literal(gp::to_hex(forged)) + where_row(b, 10));
+  restore_refused(b, 11, "does not follow from the rows before it");
+}
+
+template <class B>
+void restore_refuses_deleted_row(const B& b) {
+  shipped_session(b);
+  b.sql("DELETE FROM groundplane_rows" + where_row(b, 10));  // the spend
+  restore_refused(b, 10, "row 10 is missing");
+}
+
+template <class B>
+void restore_refuses_swapped_rows(const B& b) {
+  shipped_session(b);
+  const auto rows = all_rows(*b.open_read_only());
+  std::string sql;
+  for (const auto& [at, from] : {std::pair<int, int>{8, 10}, std::pair<int, int>{10, 8}}) {
+    const gp::StoredRow& r = rows[static_cast<std::size_t>(from - 1)];
+    sql += "UPDATE groundplane_rows SET version = " + std::to_string(r.version) +
+           ", kind = " + gp_test::sql_literal(r.kind) + ", body = " + gp_test::sql_literal(r.body) +
+           ", hash = " + b.hash_literal(gp::to_hex(r.hash)) + where_row(b, at) + ";";
+  }
+  b.sql(sql);
+  restore_refused(b, 8, "does not follow from the rows before it");
+}
+
+template <class B>
+void restore_refuses_swapped_sessions(const B& b) {
+  shipped_session(b, "alice");
+  shipped_session(b, "bob");
+  b.sql("DELETE FROM groundplane_rows WHERE session = " + b.key("bob") + ";" + "INSERT INTO groundplane_rows SELECT " +
+        b.key("bob") + ", seq, version, kind, body, hash FROM groundplane_rows WHERE session = " + b.key("alice"));
+  restore_refused(b, 1, "does not follow from the rows before it", "bob");
+}
+
+// One ask changed from spent back to approved, and every hash after it recomputed: the
+// chain verifies by itself, so only a head the app kept can tell.
+template <class B>
+void restore_with_trusted_head_refuses_recomputed_chain(const B& b) {
+  const std::string published = shipped_session(b);
+  const std::string approval = all_rows(*b.open_read_only())[7].body;
+  recompute_chain(b, 10, [&](const gp::StoredRow& r) { return r.seq == 10 ? approval : r.body; });
+  REQUIRE(b.verify().ok);
+  const std::size_t before = rows_held(b);
+  for (const bool read_only : {false, true}) {
+    INFO((read_only ? "read-only store" : "writable store"));
+    try {
+      gp::Session s({.require_human_approval = true, .store = b.open_trusting(published, read_only)});
+      FAIL("restored a recomputed chain that does not pass through the trusted head");
+    } catch (const gp::LedgerStoreError& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("cannot restore session \"" + b.name("default") + "\""));
+      CHECK_THAT(e.what(), Catch::Contains("first bad row 14:"));
+      CHECK_THAT(e.what(), Catch::Contains("expected head " + published));
+    }
+  }
+  CHECK(rows_held(b) == before);
+  // Without the head, the recomputed chain is indistinguishable from an honest one, and
+  // the approval is accepted again (docs/security.md says so): the case the head is for.
+  int shipped = 0;
+  gp::Session s({.require_human_approval = true, .store = b.open()});
+  declare_ship(s, &shipped);
+  CHECK(s.fire("ship", {.payload = {{"order", 7}}, .ask_id = "ask-1"}).ok);
+  CHECK(shipped == 1);
+}
+
+template <class B>
+void restore_with_trusted_head_passes_through_it(const B& b) {
+  const std::string published = shipped_session(b);
+  {
+    gp::Session s({.require_human_approval = true, .store = b.open_trusting(published)});
+    declare_ship(s);
+    CHECK(s.fire("ship", {.payload = {{"order", 7}}, .ask_id = "ask-1"}).reason == "APPROVAL_SPENT");
+    s.fire("note");
+  }
+  // A head published earlier is still in a chain that grew since.
+  gp::Session grown({.require_human_approval = true, .store = b.open_trusting(published, true)});
+  CHECK(grown.view().attempts() == 6);
+  // A head that is no hash of this chain, or not a hash at all, is refused.
+  CHECK_THROWS_WITH(gp::Session({.store = b.open_trusting(std::string(64, 'a'), true)}),
+                    Catch::Contains("first bad row"));
+  CHECK_THROWS_AS(b.open_trusting("not-a-head", true), gp::ConfigurationError);
+}
+
+// A session deleted whole: without a head it is simply a new session; with the head the
+// app kept, the open is refused (its rows existed).
+template <class B>
+void restore_with_trusted_head_of_a_deleted_session(const B& b) {
+  const std::string published = shipped_session(b);
+  b.sql("DELETE FROM groundplane_rows WHERE session = " + b.key("default"));
+  CHECK_THROWS_WITH(gp::Session({.store = b.open_trusting(published)}), Catch::Contains("first bad row 1:"));
+  CHECK(rows_held(b) == 0);
+}
+
 #ifdef GROUNDPLANE_LEDGER_TOOL
 int run_tool(const std::string& args) {
   const std::string cmd = std::string(GROUNDPLANE_LEDGER_TOOL) + " " + args + " >/dev/null 2>&1";
@@ -684,6 +887,19 @@ GP_STORE_CASE("a capped restore renders the uncapped restore, keeps an old appro
 // Resident memory says nothing under a sanitizer: tagged [timing], which they leave out.
 GP_STORE_CASE_TAGGED("a capped session's resident memory stays flat while it fires, and the store counts every fire",
                      "[bounded][timing]", capped_memory_stays_flat)
+GP_STORE_CASE("a restore refuses a stored row with one byte edited, naming it", restore_refuses_edited_byte)
+GP_STORE_CASE("a restore refuses a forged row with a hash of its own, naming the row after it",
+              restore_refuses_forged_row)
+GP_STORE_CASE("a restore refuses a chain with a row deleted, naming the missing row", restore_refuses_deleted_row)
+GP_STORE_CASE("a restore refuses two rows swapped, naming the earlier", restore_refuses_swapped_rows)
+GP_STORE_CASE("a restore refuses another session's rows put in place of its own", restore_refuses_swapped_sessions)
+GP_STORE_CASE(
+    "with the head the app kept, a restore refuses a chain recomputed after an ask went from spent to approved",
+    restore_with_trusted_head_refuses_recomputed_chain)
+GP_STORE_CASE("with the head the app kept, a chain that grew since restores, and any other head is refused",
+              restore_with_trusted_head_passes_through_it)
+GP_STORE_CASE("with the head the app kept, a session deleted whole is refused, not started anew",
+              restore_with_trusted_head_of_a_deleted_session)
 #ifdef GROUNDPLANE_LEDGER_TOOL
 GP_STORE_CASE("groundplane-ledger verify, show and export read it, and verify exits 1 when tampered, 2 when unusable",
               tool_verifies)

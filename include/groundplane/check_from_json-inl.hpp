@@ -244,10 +244,10 @@ inline void read(const nlohmann::json& v, bool& out, const Where& at) {
 
 template <named_enum E>
 void read(const nlohmann::json& v, E& out, const Where& at) {
-  const std::string valid = enum_name_list<E>();
+  const std::string valid = name_list_of<E>();
   if (!v.is_string()) refuse(at.name() + " must be one of " + valid + ", got " + std::string(type_name(v)));
   const auto& said = v.get_ref<const std::string&>();
-  if (const auto value = enum_from_name<E>(said)) {
+  if (const auto value = from_name<E>(said)) {
     out = *value;
     return;
   }
@@ -283,7 +283,7 @@ inline nlohmann::json write(const Tolerance& t) {
 inline nlohmann::json write(bool v) { return v; }
 template <named_enum E>
 nlohmann::json write(E e) {
-  return std::string(enum_name(e));
+  return std::string(name_of(e));
 }
 template <named_enum E>
 nlohmann::json write(const std::optional<E>& e) {

@@ -62,27 +62,23 @@ enum class Direction { higher_is_better, lower_is_better };
 // column: refuse to compute from the rest, or skip it with a warning on the verdict.
 enum class OnMissing { refuse, skip };
 
+namespace detail {
+inline constexpr EnumName<FactKind> fact_kind_names[] = {
+    {FactKind::fact, "fact"}, {FactKind::ranking, "ranking"}, {FactKind::table, "table"}, {FactKind::domain, "domain"}};
 template <>
-struct detail::enum_names<FactKind> {
-  static constexpr std::pair<std::string_view, FactKind> values[] = {{"fact", FactKind::fact},
-                                                                     {"ranking", FactKind::ranking},
-                                                                     {"table", FactKind::table},
-                                                                     {"domain", FactKind::domain}};
-};
+inline constexpr std::span<const EnumName<FactKind>> enum_table<FactKind> = fact_kind_names;
+inline constexpr EnumName<Direction> direction_names[] = {{Direction::higher_is_better, "higher_is_better"},
+                                                          {Direction::lower_is_better, "lower_is_better"}};
 template <>
-struct detail::enum_names<Direction> {
-  static constexpr std::pair<std::string_view, Direction> values[] = {{"higher_is_better", Direction::higher_is_better},
-                                                                      {"lower_is_better", Direction::lower_is_better}};
-};
+inline constexpr std::span<const EnumName<Direction>> enum_table<Direction> = direction_names;
+inline constexpr EnumName<OnMissing> on_missing_names[] = {{OnMissing::refuse, "refuse"}, {OnMissing::skip, "skip"}};
 template <>
-struct detail::enum_names<OnMissing> {
-  static constexpr std::pair<std::string_view, OnMissing> values[] = {{"refuse", OnMissing::refuse},
-                                                                      {"skip", OnMissing::skip}};
-};
+inline constexpr std::span<const EnumName<OnMissing>> enum_table<OnMissing> = on_missing_names;
+}  // namespace detail
 
-inline std::string_view to_string(FactKind k) noexcept { return detail::enum_name(k); }
-inline std::string_view to_string(Direction d) noexcept { return detail::enum_name(d); }
-inline std::string_view to_string(OnMissing m) noexcept { return detail::enum_name(m); }
+inline std::string_view to_string(FactKind k) noexcept { return detail::name_of(k); }
+inline std::string_view to_string(Direction d) noexcept { return detail::name_of(d); }
+inline std::string_view to_string(OnMissing m) noexcept { return detail::name_of(m); }
 
 // One entry's score in a Scores list: a Decimal in every way. A non-finite double
 // (NaN, ±infinity) is held unconverted instead of throwing where the list is written

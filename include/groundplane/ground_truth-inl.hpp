@@ -67,26 +67,50 @@ GROUNDPLANE_INLINE std::string attempt_line(const GapRow& g) {
 }
 
 namespace detail {
-GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
-                                                   RenderProbe* probe, const std::function<bool(std::size_t)>& stale,
-                                                   const AttemptCounter& count_since) {
-  std::vector<std::string> lines;
-  const auto read = [&] {
-    if (probe) ++probe->rows_read;
-  };
 
-  // 1. header
-  lines.emplace_back(ground_truth_header);
+// 1. The header that makes the block a floor.
+GROUNDPLANE_INLINE void put_header(std::vector<std::string>& lines) { lines.emplace_back(ground_truth_header); }
 
-  // 2. cursor
+// 2. Where the user is.
+GROUNDPLANE_INLINE void put_cursor(std::vector<std::string>& lines, const Ledger& ledger) {
   const std::string& node = ledger.node.str();
   lines.push_back("You are on: " + (node.empty() ? std::string("(no page set)") : escape(node)) + ".");
   if (!ledger.focus.empty()) lines.push_back("Focus: " + escape(ledger.focus) + ".");
+}
 
-  // 3. attempts, both ledgers merged by version (refusals before the transition that
-  //    closes their window)
-  //    Under max_rows_in_memory only the newest attempts are held; the dropped ones are
-  //    all older (in this order) than every held one, and are counted, never denied.
+// The newest `keep` attempts at or after (t_from, g_from), newest first. A transition
+// closes its window, so on equal versions it is the newer of the two.
+GROUNDPLANE_INLINE std::vector<std::string> newest_attempts(std::span<const TransitionRecord> ts,
+                                                            std::span<const GapRecord> gs, std::size_t t_from,
+                                                            std::size_t g_from, std::size_t keep, RenderProbe* probe) {
+  const auto read = [&] {
+    if (probe) ++probe->rows_read;
+  };
+  std::vector<std::string> newest_first;
+  newest_first.reserve(keep);
+  std::size_t i = ts.size(), j = gs.size();
+  while (newest_first.size() < keep) {
+    const bool have_t = i > t_from, have_g = j > g_from;
+    bool take_t = have_t;
+    if (have_t && have_g) {
+      read();
+      read();
+      take_t = ts[i - 1].version >= gs[j - 1].version;
+    }
+    read();
+    if (take_t) newest_first.push_back(attempt_line(ts[--i]));
+    else newest_first.push_back(attempt_line(gs[--j]));
+  }
+  return newest_first;
+}
+
+// 3. The attempts, both ledgers merged by version (refusals before the transition that
+//    closes their window). Under max_rows_in_memory only the newest attempts are held;
+//    the dropped ones are all older (in this order) than every held one, and are
+//    counted, never denied.
+GROUNDPLANE_INLINE void put_attempts(std::vector<std::string>& lines, const Ledger& ledger,
+                                     const GroundTruthOptions& opts, RenderProbe* probe,
+                                     const AttemptCounter& count_since) {
   const std::span<const TransitionRecord> ts = ledger.transitions.held();
   const std::span<const GapRecord> gs = ledger.gaps.held();
   const std::size_t dropped = ledger.transitions.dropped() + ledger.gaps.dropped();
@@ -104,59 +128,46 @@ GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const G
         reaches_dropped ? (count_since ? count_since(since) : std::nullopt) : std::optional<std::size_t>(held_in_range);
   }
   const std::size_t in_range = in_range_known.value_or(held_in_range);
-  const std::size_t hidden = total - in_range;
   const std::string v = std::to_string(ledger.version);
-
   if (total == 0) {
     lines.emplace_back(no_actions_text);
-  } else if (in_range == 0) {
-    // Never the session-wide sentence: that would deny what the cursor hides.
-    lines.push_back("No actions have been performed since version " + std::to_string(since) + " — " +
-                    std::to_string(hidden) + " earlier attempt(s) this session are not listed.");
-  } else {
-    lines.push_back(opts.since_version ? "Attempts since version " + std::to_string(since) + " (now " + v + "):"
-                                       : "Attempts so far (version " + v + "):");
-    const std::size_t keep = std::min({in_range, opts.max_attempts, held_in_range});
-    if (!in_range_known) {
-      // No store: the dropped attempts are gone, so how many came since the cursor is not known.
-      lines.push_back("  … " + std::to_string(dropped) +
-                      " earlier attempt(s) of this session are no longer held, so attempts since version " +
-                      std::to_string(since) + " older than the ones below are not listed" +
-                      (held_in_range > keep ? " (nor " + std::to_string(held_in_range - keep) + " more held ones)"
-                                            : std::string()) +
-                      ".");
-    } else if (in_range > keep) {
-      const std::size_t gone = reaches_dropped && !count_since ? std::min(dropped, in_range - keep) : 0;
-      lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted" +
-                      (gone > 0 ? " (" + std::to_string(gone) + " of them no longer held by the app)" : std::string()) +
-                      ".");
-    }
-    // Walk back from the newest row; a transition closes its window, so on equal
-    // versions it is the newer of the two.
-    std::vector<std::string> newest_first;
-    newest_first.reserve(keep);
-    std::size_t i = ts.size(), j = gs.size();
-    while (newest_first.size() < keep) {
-      const bool have_t = i > t_from, have_g = j > g_from;
-      bool take_t = have_t;
-      if (have_t && have_g) {
-        read();
-        read();
-        take_t = ts[i - 1].version >= gs[j - 1].version;
-      }
-      if (take_t) {
-        read();
-        newest_first.push_back(attempt_line(ts[--i]));
-      } else {
-        read();
-        newest_first.push_back(attempt_line(gs[--j]));
-      }
-    }
-    for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it)
-      lines.push_back(std::string(attempt_bullet) + *it);
+    return;
   }
+  if (in_range == 0) {  // never the session-wide sentence: that would deny what the cursor hides
+    lines.push_back("No actions have been performed since version " + std::to_string(since) + " — " +
+                    std::to_string(total - in_range) + " earlier attempt(s) this session are not listed.");
+    return;
+  }
+  lines.push_back(opts.since_version ? "Attempts since version " + std::to_string(since) + " (now " + v + "):"
+                                     : "Attempts so far (version " + v + "):");
+  const std::size_t keep = std::min({in_range, opts.max_attempts, held_in_range});
+  if (!in_range_known) {
+    // No store: the dropped attempts are gone, so how many came since the cursor is not known.
+    lines.push_back(
+        "  … " + std::to_string(dropped) +
+        " earlier attempt(s) of this session are no longer held, so attempts since version " + std::to_string(since) +
+        " older than the ones below are not listed" +
+        (held_in_range > keep ? " (nor " + std::to_string(held_in_range - keep) + " more held ones)" : std::string()) +
+        ".");
+  } else if (in_range > keep) {
+    const std::size_t gone = reaches_dropped && !count_since ? std::min(dropped, in_range - keep) : 0;
+    lines.push_back("  … " + std::to_string(in_range - keep) + " earlier attempt(s) omitted" +
+                    (gone > 0 ? " (" + std::to_string(gone) + " of them no longer held by the app)" : std::string()) +
+                    ".");
+  }
+  const auto newest_first = newest_attempts(ts, gs, t_from, g_from, keep, probe);
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it)
+    lines.push_back(std::string(attempt_bullet) + *it);
+}
 
-  // 4. human decisions: awaiting cards capped (oldest kept), answered ones never capped
+// 4. Where each human decision stands: awaiting cards capped (oldest kept), answered
+//    ones never capped, then standing grants.
+GROUNDPLANE_INLINE void put_decisions(std::vector<std::string>& lines, const Ledger& ledger,
+                                      const GroundTruthOptions& opts, RenderProbe* probe,
+                                      const std::function<bool(std::size_t)>& stale) {
+  const auto read = [&] {
+    if (probe) ++probe->rows_read;
+  };
   std::size_t shown = 0;
   for (const std::size_t k : ledger.awaiting_asks) {
     if (shown == opts.max_attempts) break;
@@ -184,8 +195,11 @@ GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const G
     lines.push_back(g.active ? "The human allows " + x + " without asking, this session."
                              : "The human withdrew standing approval: " + x + ".");
   }
+}
 
-  // 5. what the app has not answered: each action once, at most max_attempts of them
+// 5. What the app has not answered: each action once, at most max_attempts of them.
+GROUNDPLANE_INLINE void put_unanswered(std::vector<std::string>& lines, const Ledger& ledger,
+                                       const GroundTruthOptions& opts, RenderProbe* probe) {
   if (!ledger.awaiting_by_action.empty()) {
     const auto name = [&](std::size_t k) {
       const TransitionRecord& t = ledger.transitions[k];
@@ -199,16 +213,25 @@ GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const G
     lines.push_back("The app is still working on: " +
                     grouped_names(ledger.working_by_action, opts.max_attempts, "tasks", name, probe) + ".");
   }
-  const bool unbound = ledger.open_work.size() > ledger.working_by_action.rows();
-  if (unbound) lines.emplace_back(unbound_work_text);
+  if (ledger.open_work.size() > ledger.working_by_action.rows()) lines.emplace_back(unbound_work_text);
   if (ledger.actions_may_be_stale) lines.emplace_back(stale_actions_text);
+}
 
+GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
+                                                   RenderProbe* probe, const std::function<bool(std::size_t)>& stale,
+                                                   const AttemptCounter& count_since) {
+  std::vector<std::string> lines;
+  put_header(lines);
+  put_cursor(lines, ledger);
+  put_attempts(lines, ledger, opts, probe, count_since);
+  put_decisions(lines, ledger, opts, probe, stale);
+  put_unanswered(lines, ledger, opts, probe);
   std::string text;
   for (const auto& l : lines) {
     if (!text.empty()) text += '\n';
     text += l;
   }
-  return GroundTruth{node, ledger.version, std::move(text)};
+  return GroundTruth{ledger.node.str(), ledger.version, std::move(text)};
 }
 }  // namespace detail
 

@@ -30,23 +30,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/shared_text.hpp"
 
 namespace groundplane {
 
 enum class Principal { agent, user, system };
 
-constexpr std::string_view to_string(Principal p) noexcept {
-  switch (p) {
-    case Principal::agent:
-      return "agent";
-    case Principal::user:
-      return "user";
-    case Principal::system:
-      return "system";
-  }
-  return "agent";
-}
+namespace detail {
+inline constexpr EnumName<Principal> principal_names[] = {
+    {Principal::agent, "agent", 0}, {Principal::user, "user", 1}, {Principal::system, "system", 2}};
+template <>
+inline constexpr std::span<const EnumName<Principal>> enum_table<Principal> = principal_names;
+}  // namespace detail
+
+constexpr std::string_view to_string(Principal p) noexcept { return detail::name_of(p); }
 
 // How a recorded transition turned out. `pending` is the only state that changes
 // later (at settlement); every other value is final.
@@ -62,6 +60,25 @@ enum class Outcome {
   stopped,           // was awaiting its report when the app stopped (restored from a store):
                      // no longer awaited, and a later report does not settle it
 };
+
+namespace detail {
+// `stopped` is never stored: a restart row says which fires the app stopped in.
+inline constexpr EnumName<Outcome> outcome_names[] = {
+    {Outcome::pending, "pending", 0},
+    {Outcome::observed, "observed", 1},
+    {Outcome::not_observed, "not_observed", 2},
+    {Outcome::unobservable, "unobservable", 3},
+    {Outcome::handler_failed, "handler_failed", 4},
+    {Outcome::not_materialized, "not_materialized", 5},
+    {Outcome::verify_failed, "verify_failed", 6},
+    {Outcome::inferred, "inferred", 7},
+    {Outcome::stopped, "stopped", -1},
+};
+template <>
+inline constexpr std::span<const EnumName<Outcome>> enum_table<Outcome> = outcome_names;
+}  // namespace detail
+
+constexpr std::string_view to_string(Outcome o) noexcept { return detail::name_of(o); }
 
 // Why fire() refused. Checked in exactly this order.
 enum class Refusal {
@@ -79,35 +96,20 @@ enum class Refusal {
   approval_stale,  // older than approval_ttl, or a key in the action's `reads` changed since
 };
 
-constexpr std::string_view to_string(Refusal r) noexcept {
-  switch (r) {
-    case Refusal::unknown_affordance:
-      return "UNKNOWN_AFFORDANCE";
-    case Refusal::not_materialized:
-      return "NOT_MATERIALIZED";
-    case Refusal::tool_disabled:
-      return "TOOL_DISABLED";
-    case Refusal::guard_failed:
-      return "GUARD_FAILED";
-    case Refusal::approval_required:
-      return "APPROVAL_REQUIRED";
-    case Refusal::approval_declined:
-      return "APPROVAL_DECLINED";
-    case Refusal::approval_spent:
-      return "APPROVAL_SPENT";
-    case Refusal::approval_mismatch:
-      return "APPROVAL_MISMATCH";
-    case Refusal::prior_fire_pending:
-      return "PRIOR_FIRE_PENDING";
-    case Refusal::duplicate_execution:
-      return "DUPLICATE_EXECUTION";
-    case Refusal::approval_revoked:
-      return "APPROVAL_REVOKED";
-    case Refusal::approval_stale:
-      return "APPROVAL_STALE";
-  }
-  return "UNKNOWN_AFFORDANCE";
-}
+namespace detail {
+inline constexpr EnumName<Refusal> refusal_names[] = {
+    {Refusal::unknown_affordance, "UNKNOWN_AFFORDANCE", 0}, {Refusal::not_materialized, "NOT_MATERIALIZED", 1},
+    {Refusal::tool_disabled, "TOOL_DISABLED", 2},           {Refusal::guard_failed, "GUARD_FAILED", 3},
+    {Refusal::prior_fire_pending, "PRIOR_FIRE_PENDING", 4}, {Refusal::duplicate_execution, "DUPLICATE_EXECUTION", 5},
+    {Refusal::approval_required, "APPROVAL_REQUIRED", 6},   {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
+    {Refusal::approval_spent, "APPROVAL_SPENT", 8},         {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
+    {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},  {Refusal::approval_stale, "APPROVAL_STALE", 11},
+};
+template <>
+inline constexpr std::span<const EnumName<Refusal>> enum_table<Refusal> = refusal_names;
+}  // namespace detail
+
+constexpr std::string_view to_string(Refusal r) noexcept { return detail::name_of(r); }
 
 // What caused a transition.
 struct Cause {
@@ -151,6 +153,17 @@ enum class AskState {
   spent,     // the one fire it allowed has been recorded (terminal)
   revoked,   // a human withdrew the yes before any fire used it (terminal)
 };
+
+namespace detail {
+inline constexpr EnumName<AskState> ask_state_names[] = {
+    {AskState::awaiting, "awaiting", 0}, {AskState::approved, "approved", 1}, {AskState::declined, "declined", 2},
+    {AskState::spent, "spent", 3},       {AskState::revoked, "revoked", 4},
+};
+template <>
+inline constexpr std::span<const EnumName<AskState>> enum_table<AskState> = ask_state_names;
+}  // namespace detail
+
+constexpr std::string_view to_string(AskState s) noexcept { return detail::name_of(s); }
 
 // A confirm ask: a card waiting on (or answered by) a person.
 struct AskStatus {
@@ -295,6 +308,27 @@ inline std::string transition_id_of(std::size_t index) {
   char text[2 + 20] = {'t', '-'};
   const char* const end = std::to_chars(text + 2, text + sizeof text, index + 1).ptr;
   return std::string(text, static_cast<std::size_t>(end - text));
+}
+
+// "t-12" -> 11 when rows[11] has that id. Ids are minted as prefix + (index + 1), so
+// finding a row by id is O(1) however long the session.
+template <class Rows>
+std::optional<std::size_t> row_index(std::string_view id, std::string_view prefix, const Rows& rows) {
+  if (id.size() <= prefix.size() || id.size() > prefix.size() + 19 || id.substr(0, prefix.size()) != prefix ||
+      id[prefix.size()] == '0')
+    return std::nullopt;
+  std::size_t n = 0;
+  for (const char ch : id.substr(prefix.size())) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::size_t>(ch - '0');
+  }
+  if (n == 0 || n > rows.size()) return std::nullopt;
+  // A row no longer held (max_rows_in_memory) is still a row of this session: its id is
+  // valid, and the caller asks rows.holds() before reading it.
+  if constexpr (requires { rows[n - 1].id; }) {
+    if (rows[n - 1].id != id) return std::nullopt;
+  }
+  return n - 1;
 }
 
 inline Transition materialize(const TransitionRecord& r, std::size_t index) {

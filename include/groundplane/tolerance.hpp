@@ -38,12 +38,12 @@ struct Tolerance {
 // decimals the model wrote (said.decimals()). Opt-in; never the default.
 enum class Rounding { exact, as_stated };
 
+namespace detail {
+inline constexpr EnumName<Rounding> rounding_names[] = {{Rounding::exact, "exact"}, {Rounding::as_stated, "as_stated"}};
 template <>
-struct detail::enum_names<Rounding> {
-  static constexpr std::pair<std::string_view, Rounding> values[] = {{"exact", Rounding::exact},
-                                                                     {"as_stated", Rounding::as_stated}};
-};
-inline std::string_view to_string(Rounding r) noexcept { return detail::enum_name(r); }
+inline constexpr std::span<const EnumName<Rounding>> enum_table<Rounding> = rounding_names;
+}  // namespace detail
+inline std::string_view to_string(Rounding r) noexcept { return detail::name_of(r); }
 
 namespace detail {
 

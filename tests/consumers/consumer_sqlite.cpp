@@ -22,12 +22,12 @@ int main() {
       head = store->append(std::span(&row, 1)).hex;
     }
   }
-  const auto intact = gp::verify_ledger(file, "consumer", head);
+  const auto intact = gp::verify_sqlite_ledger(file, "consumer", head);
   sqlite3* db = nullptr;
   sqlite3_open(file.string().c_str(), &db);
   sqlite3_exec(db, "UPDATE groundplane_rows SET body = '{\"k\":7}' WHERE seq = 2", nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  const auto tampered = gp::verify_ledger(file, "consumer");
+  const auto tampered = gp::verify_sqlite_ledger(file, "consumer");
   std::cout << "ledger: " << intact.rows << " rows, head " << intact.head << "\ntampered: first bad row "
             << tampered.first_bad_row << "\n";
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(file.string() + suffix);

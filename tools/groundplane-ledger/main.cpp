@@ -75,7 +75,7 @@ gp::LedgerVerification verify_any(const Args& a) {
   if (is_postgres_uri(a.file))
     return {false, 0, "", 0, "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)"};
 #endif
-  return gp::verify_ledger(a.file, a.session, a.head);
+  return gp::verify_sqlite_ledger(a.file, a.session, a.head);
 }
 
 int verify(const Args& a) {

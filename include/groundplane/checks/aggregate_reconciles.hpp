@@ -70,13 +70,14 @@ namespace groundplane {
 
 enum class Aggregate { sum, mean, count, min, max, median };
 
+namespace detail {
+inline constexpr EnumName<Aggregate> aggregate_names[] = {{Aggregate::sum, "sum"},     {Aggregate::mean, "mean"},
+                                                          {Aggregate::count, "count"}, {Aggregate::min, "min"},
+                                                          {Aggregate::max, "max"},     {Aggregate::median, "median"}};
 template <>
-struct detail::enum_names<Aggregate> {
-  static constexpr std::pair<std::string_view, Aggregate> values[] = {
-      {"sum", Aggregate::sum}, {"mean", Aggregate::mean}, {"count", Aggregate::count},
-      {"min", Aggregate::min}, {"max", Aggregate::max},   {"median", Aggregate::median}};
-};
-inline std::string_view to_string(Aggregate op) noexcept { return detail::enum_name(op); }
+inline constexpr std::span<const EnumName<Aggregate>> enum_table<Aggregate> = aggregate_names;
+}  // namespace detail
+inline std::string_view to_string(Aggregate op) noexcept { return detail::name_of(op); }
 
 struct aggregate_reconciles {
   std::string fact;         // a Table

@@ -65,21 +65,20 @@ enum class Convention { percent_change, percentage_points, ratio, difference };
 // Which value is x in the convention's formula: A's (A − B, A / B) or B's (B − A, B / A).
 enum class ComparisonOrder { a_minus_b, b_minus_a };
 
+namespace detail {
+inline constexpr EnumName<Convention> convention_names[] = {{Convention::percent_change, "percent_change"},
+                                                            {Convention::percentage_points, "percentage_points"},
+                                                            {Convention::ratio, "ratio"},
+                                                            {Convention::difference, "difference"}};
 template <>
-struct detail::enum_names<Convention> {
-  static constexpr std::pair<std::string_view, Convention> values[] = {
-      {"percent_change", Convention::percent_change},
-      {"percentage_points", Convention::percentage_points},
-      {"ratio", Convention::ratio},
-      {"difference", Convention::difference}};
-};
+inline constexpr std::span<const EnumName<Convention>> enum_table<Convention> = convention_names;
+inline constexpr EnumName<ComparisonOrder> comparison_order_names[] = {{ComparisonOrder::a_minus_b, "a_minus_b"},
+                                                                       {ComparisonOrder::b_minus_a, "b_minus_a"}};
 template <>
-struct detail::enum_names<ComparisonOrder> {
-  static constexpr std::pair<std::string_view, ComparisonOrder> values[] = {{"a_minus_b", ComparisonOrder::a_minus_b},
-                                                                            {"b_minus_a", ComparisonOrder::b_minus_a}};
-};
-inline std::string_view to_string(Convention c) noexcept { return detail::enum_name(c); }
-inline std::string_view to_string(ComparisonOrder o) noexcept { return detail::enum_name(o); }
+inline constexpr std::span<const EnumName<ComparisonOrder>> enum_table<ComparisonOrder> = comparison_order_names;
+}  // namespace detail
+inline std::string_view to_string(Convention c) noexcept { return detail::name_of(c); }
+inline std::string_view to_string(ComparisonOrder o) noexcept { return detail::name_of(o); }
 
 struct comparison {
   std::string fact;  // a Ranking, or a Table with `column` (and a key column)

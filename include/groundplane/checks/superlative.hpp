@@ -44,17 +44,16 @@ namespace groundplane {
 enum class Pick { best, worst };
 enum class Ties { reject, accept_any };
 
+namespace detail {
+inline constexpr EnumName<Pick> pick_names[] = {{Pick::best, "best"}, {Pick::worst, "worst"}};
 template <>
-struct detail::enum_names<Pick> {
-  static constexpr std::pair<std::string_view, Pick> values[] = {{"best", Pick::best}, {"worst", Pick::worst}};
-};
+inline constexpr std::span<const EnumName<Pick>> enum_table<Pick> = pick_names;
+inline constexpr EnumName<Ties> ties_names[] = {{Ties::reject, "reject"}, {Ties::accept_any, "accept_any"}};
 template <>
-struct detail::enum_names<Ties> {
-  static constexpr std::pair<std::string_view, Ties> values[] = {{"reject", Ties::reject},
-                                                                 {"accept_any", Ties::accept_any}};
-};
-inline std::string_view to_string(Pick p) noexcept { return detail::enum_name(p); }
-inline std::string_view to_string(Ties t) noexcept { return detail::enum_name(t); }
+inline constexpr std::span<const EnumName<Ties>> enum_table<Ties> = ties_names;
+}  // namespace detail
+inline std::string_view to_string(Pick p) noexcept { return detail::name_of(p); }
+inline std::string_view to_string(Ties t) noexcept { return detail::name_of(t); }
 
 struct superlative {
   std::string fact;  // a Ranking, or a Table with `column`

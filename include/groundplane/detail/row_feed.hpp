@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,10 +42,13 @@ struct ParsedRow {
   void read_body() { parsed = body.read(text); }
 };
 
+// Hands every row a store's read gives to visit, in order, until visit returns false.
+using RowVisit = std::function<bool(const StoredRow&)>;
+using RowSource = std::function<void(const RowVisit&)>;
+
 class RowFeed {
  public:
-  RowFeed(const LedgerStore& store, std::uint64_t from_seq)
-      : reader_([this, &store, from_seq] { run(store, from_seq); }) {}
+  explicit RowFeed(RowSource source) : source_(std::move(source)), reader_([this] { run(); }) {}
   ~RowFeed() {
     {
       const std::lock_guard lock(mutex_);
@@ -135,7 +139,7 @@ class RowFeed {
     return false;
   }
 
-  void run(const LedgerStore& store, std::uint64_t from_seq) noexcept {
+  void run() noexcept {
     std::exception_ptr error;
     try {
       std::unique_lock lock(mutex_);
@@ -154,7 +158,7 @@ class RowFeed {
           lock.unlock();
           return open;
         };
-        store.read(from_seq, [&](const StoredRow& r) {
+        source_([&](const StoredRow& r) {
           if (b->size == b->rows.size()) b->rows.emplace_back();
           copy(b->rows[b->size++], r);
           return b->size < batch_rows || hand_over();
@@ -172,6 +176,7 @@ class RowFeed {
     }
   }
 
+  RowSource source_;  // called on reader_ alone
   std::mutex mutex_;
   std::condition_variable changed_;
   std::array<Batch, slots> ring_;  // batch k is ring_[k % slots]
@@ -186,15 +191,15 @@ class RowFeed {
   std::thread reader_;  // last: started once everything it uses exists, joined before it goes
 };
 
-// Hands apply every row with seq >= from_seq, in order, its body read: through a RowFeed,
-// or on this thread alone when no second thread can be had (second_thread false, or the
-// system refused one) — the same rows either way, only slower.
+// Hands apply every row `source` reads, in order, its body read: through a RowFeed, or on
+// this thread alone when no second thread can be had (second_thread false, or the system
+// refused one) — the same rows either way, only slower.
 template <class Apply>
-void read_rows(const LedgerStore& store, std::uint64_t from_seq, Apply&& apply, bool second_thread = true) {
+void feed_rows(const RowSource& source, Apply&& apply, bool second_thread = true) {
   std::optional<RowFeed> feed;
   if (second_thread) {
     try {
-      feed.emplace(store, from_seq);
+      feed.emplace(source);
     } catch (const std::system_error&) {  // no thread to be had (a process limit, say)
     }
   }
@@ -203,12 +208,26 @@ void read_rows(const LedgerStore& store, std::uint64_t from_seq, Apply&& apply, 
     return;
   }
   ParsedRow p;
-  store.read(from_seq, [&](const StoredRow& r) {
+  source([&](const StoredRow& r) {
     RowFeed::copy_header(p, r);
     p.parsed = p.body.read(r.body);  // read where the store holds it, before its next row
     apply(p);
     return true;
   });
+}
+
+// Every row with seq >= from_seq, as the store holds it (unverified).
+template <class Apply>
+void read_rows(const LedgerStore& store, std::uint64_t from_seq, Apply&& apply, bool second_thread = true) {
+  feed_rows([&](const RowVisit& visit) { store.read(from_seq, visit); }, std::forward<Apply>(apply), second_thread);
+}
+
+// Every row of the session, each only once the chain up to it was re-derived: what a
+// restore reads. A chain that breaks stops it with detail::ChainBroken, after the rows
+// before the bad one were applied.
+template <class Apply>
+void read_rows_verified(const LedgerStore& store, Apply&& apply, bool second_thread = true) {
+  feed_rows([&](const RowVisit& visit) { store.read_verified(visit); }, std::forward<Apply>(apply), second_thread);
 }
 
 }  // namespace groundplane::detail

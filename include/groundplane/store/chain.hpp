@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -82,15 +85,17 @@ inline bool parse_row_hash(std::string_view hex, RowHash& out) noexcept {
 // Walks a session's rows in stored order and stops at the first one that breaks the
 // chain. Position, not the stored seq, is the truth: a deleted row shows as the next
 // one sitting in its place, an inserted one as a row whose hash does not follow.
-// With a published head, the chain must still contain it: a ledger that grew since is
-// intact, one cut or rewritten after it is not.
+// With a trusted head (one published earlier, or the store's expected head), the chain
+// must still contain it: a ledger that grew since is intact, one cut or rewritten after
+// it is not. `head_noun` names that head in the problem ("published", "expected").
 class ChainVerifier {
  public:
-  explicit ChainVerifier(std::string_view session, const RowHash* published_head = nullptr)
-      : prev_(chain_genesis(sha_, session)) {
-    if (published_head) {
-      published_ = *published_head;
-      want_published_ = true;
+  explicit ChainVerifier(std::string_view session, const RowHash* trusted_head = nullptr,
+                         std::string_view head_noun = "published")
+      : prev_(chain_genesis(sha_, session)), head_noun_(head_noun) {
+    if (trusted_head) {
+      trusted_ = *trusted_head;
+      want_trusted_ = true;
     }
   }
 
@@ -98,28 +103,29 @@ class ChainVerifier {
   bool feed(const StoredRow& row) {
     if (bad_) return false;
     const std::uint64_t position = rows_ + 1;
-    const std::string n = std::to_string(position);
     if (row.seq != position) {
+      const std::string n = std::to_string(position);
       fail(position, row.seq < position
                          ? "row " + n + " is missing: the row stored after row " + std::to_string(rows_) +
                                " claims to be row " + std::to_string(row.seq)
                          : "row " + n + " is missing: the next stored row is row " + std::to_string(row.seq));
       return false;
     }
-    std::string bytes;
-    try {
-      bytes = canonical_bytes(row);
-    } catch (const std::exception&) {
-      fail(position, "row " + n + " has a malformed kind or body");
+    RowHash h{};
+    try {  // the header in a buffer of its own, the body where the row holds it: nothing copied
+      h = chain_next(sha_, prev_, CanonicalHeader(row.seq, row.version, row.kind, row.body.size()), row.body);
+    } catch (const ConfigurationError&) {
+      fail(position, "row " + std::to_string(position) + " has a malformed kind or body");
       return false;
     }
-    if (chain_next(sha_, prev_, bytes) != row.hash) {
-      fail(position, "row " + n + " does not follow from the rows before it: it was altered, inserted or moved");
+    if (h != row.hash) {
+      fail(position, "row " + std::to_string(position) +
+                         " does not follow from the rows before it: it was altered, inserted or moved");
       return false;
     }
     prev_ = row.hash;
     ++rows_;
-    if (want_published_ && row.hash == published_) seen_published_ = true;
+    if (want_trusted_ && row.hash == trusted_) seen_trusted_ = true;
     return true;
   }
 
@@ -139,11 +145,12 @@ class ChainVerifier {
     if (bad_) {
       v.first_bad_row = first_bad_;
       v.problem = problem_;
-    } else if (want_published_ && !seen_published_) {
+    } else if (want_trusted_ && !seen_trusted_) {
       v.first_bad_row = rows_ + 1;
-      v.problem = "the published head " + to_hex(published_) + " is not the hash of any of the " +
+      v.problem = "the " + std::string(head_noun_) + " head " + to_hex(trusted_) + " is not the hash of any of the " +
                   std::to_string(rows_) +
-                  " stored row(s): rows were cut from the tail, or the chain was rewritten after it was published";
+                  " stored row(s): rows were cut from the tail, or the chain was rewritten after it was " +
+                  std::string(head_noun_ == "published" ? "published" : "kept");
     } else {
       v.ok = true;
     }
@@ -157,9 +164,10 @@ class ChainVerifier {
   bool bad_ = false;
   std::uint64_t first_bad_ = 0;
   std::string problem_;
-  RowHash published_{};
-  bool want_published_ = false;
-  bool seen_published_ = false;
+  RowHash trusted_{};
+  bool want_trusted_ = false;
+  bool seen_trusted_ = false;
+  std::string_view head_noun_;
 };
 
 // The verdict on a session the store does not hold, `problem` saying so. A published head
@@ -170,6 +178,17 @@ inline LedgerVerification missing_session(std::string problem, bool head_publish
   if (head_published)
     return {false, 0, "", 1, problem + "; a head was published for it, so its rows were deleted or renamed"};
   return {false, 0, "", 0, std::move(problem)};
+}
+
+// A verdict given the head the verifier was handed: a ledger that cannot be judged at
+// all (first bad row 0: unreadable, not a ledger, from a newer release) is, once a head
+// vouches that its rows existed, a ledger whose rows cannot be reached: tampered from
+// row 1. A monitor that alerts on tampering then never reads it as "unusable".
+inline LedgerVerification unreachable_head(std::string_view published_head, LedgerVerification v) {
+  if (published_head.empty() || v.ok || v.first_bad_row != 0) return v;
+  v.first_bad_row = 1;
+  v.problem = "the published head cannot be reached: " + v.problem;
+  return v;
 }
 
 // One session's chain walked to its end: `read_rows(visit)` hands over the stored rows in
@@ -185,6 +204,49 @@ LedgerVerification walk_chain(std::string_view session, const RowHash* published
     chain.fail(chain.rows() + 1, broke_off(chain.rows(), e.what()));
   }
   return chain.result();
+}
+
+// A store's read_verified: `read_rows(visit)` hands over the stored rows in order; each is
+// passed on to `visit` only once it follows from the rows before it, and a break throws
+// ChainBroken naming the first bad row (a read that throws part way names the row after
+// the last one read, in the words `broke_off(rows_read, what)`). An exception from
+// `visit` itself propagates unchanged.
+template <class ReadRows, class BrokeOff>
+void read_verified_rows(std::string_view session, const RowHash* expected_head, ReadRows&& read_rows,
+                        BrokeOff&& broke_off, const std::function<bool(const StoredRow&)>& visit) {
+  ChainVerifier chain(session, expected_head, "expected");
+  std::exception_ptr from_visit;
+  bool stopped = false;
+  try {
+    read_rows([&](const StoredRow& r) {
+      if (!chain.feed(r)) return false;
+      try {
+        if (!visit(r)) stopped = true;
+      } catch (...) {
+        from_visit = std::current_exception();
+        stopped = true;
+      }
+      return !stopped;
+    });
+  } catch (const std::exception& e) {
+    if (from_visit) std::rethrow_exception(from_visit);
+    chain.fail(chain.rows() + 1, broke_off(chain.rows(), e.what()));
+  }
+  if (from_visit) std::rethrow_exception(from_visit);
+  if (stopped) return;  // the caller stopped reading: nothing more to judge
+  const LedgerVerification v = chain.result();
+  if (!v.ok) throw ChainBroken(v.first_bad_row, v.problem);
+}
+
+// An expected head given to a store's options, parsed; a malformed one is the
+// developer's mistake.
+inline std::optional<RowHash> expected_head_option(std::string_view hex, const char* option) {
+  if (hex.empty()) return std::nullopt;
+  RowHash h{};
+  if (!parse_row_hash(hex, h))
+    throw ConfigurationError(std::string(option) + " \"" + std::string(hex.substr(0, 80)) +
+                             "\" is not a head hash (64 hexadecimal digits, as GroundTruth::head gives it)");
+  return h;
 }
 
 }  // namespace groundplane::detail

@@ -27,13 +27,19 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/stored_text.hpp"
+#include "groundplane/detail/canonical_json.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
+
+// The version of the stored row format (docs/ledger-format.md) this release writes: 1 was
+// 0.2's, 2 is 0.3's. A store keeps it beside the rows; this release reads every earlier
+// version and refuses a later one.
+inline constexpr int ledger_format_version = 2;
 
 // A store could not do what was asked (the disk, the database, a second writer): the
 // row was not written, and the call that tried to write it throws this.
@@ -77,7 +83,20 @@ struct LedgerVerification {
 
 namespace detail {
 struct SessionCore;
-}
+
+// A stored chain that does not verify, as LedgerStore::read_verified reports it: the
+// first row it cannot vouch for (rows count from 1) and what is wrong with it.
+class ChainBroken : public LedgerStoreError {
+ public:
+  ChainBroken(std::uint64_t first_bad_row, const std::string& problem)
+      : LedgerStoreError("first bad row " + std::to_string(first_bad_row) + ": " + problem),
+        first_bad_row_(first_bad_row) {}
+  std::uint64_t first_bad_row() const noexcept { return first_bad_row_; }
+
+ private:
+  std::uint64_t first_bad_row_;
+};
+}  // namespace detail
 
 class LedgerStore {
  public:
@@ -100,6 +119,14 @@ class LedgerStore {
   // store until it returns: a store need not be thread-safe, only usable from any thread.
   virtual void read(std::uint64_t from_seq, const std::function<bool(const StoredRow&)>& visit) const = 0;
 
+  // What a Session restores from: every row of this session from seq 1, each handed to
+  // visit only once the hash chain up to it has been re-derived (store/chain.hpp), and at
+  // the end, when the store was opened with an expected head, a check that the chain
+  // passes through it. A chain that breaks throws detail::ChainBroken (a LedgerStoreError)
+  // naming the first bad row, and hands over no row from that one on. Called like read.
+  // A store that cannot verify (one with no hashes, a test's) must say so in its name.
+  virtual void read_verified(const std::function<bool(const StoredRow&)>& visit) const = 0;
+
   virtual LedgerHead head() const = 0;
 
   // False for a store opened to read only (a Session restored on it can render, not write).
@@ -116,53 +143,6 @@ class LedgerStore {
 };
 
 namespace detail {
-
-// A copy of `v` with every string and key that needs it in stored-text form.
-inline nlohmann::json with_stored_text(const nlohmann::json& v) {
-  if (v.is_string()) {
-    const auto& s = v.get_ref<const std::string&>();
-    return needs_stored_text_encoding(s) ? nlohmann::json(encode_stored_text(s)) : v;
-  }
-  if (v.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : v) out.push_back(with_stored_text(item));
-    return out;
-  }
-  if (v.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto it = v.begin(); it != v.end(); ++it) out[stored_text(it.key())] = with_stored_text(it.value());
-    return out;
-  }
-  return v;
-}
-
-// Writes canonical bodies row after row with one serializer into one buffer: dump()
-// builds a serializer for every call (a shared output adapter, a read of the locale's
-// separators, a 512-byte buffer), which measured a tenth of a store's own work per row.
-class CanonicalWriter {
- public:
-  CanonicalWriter() = default;
-  CanonicalWriter(const CanonicalWriter&) = delete;
-  CanonicalWriter& operator=(const CanonicalWriter&) = delete;
-
-  // The body's canonical text, valid until the next write.
-  std::string_view write(const nlohmann::json& body) {
-    text_.clear();
-    try {
-      serializer_.dump(body, false, false, 0);
-      if (text_.find(stored_text_marker) == std::string::npos) return text_;
-    } catch (const nlohmann::json::type_error&) {  // a string that is not UTF-8
-    }
-    text_.clear();
-    serializer_.dump(with_stored_text(body), false, false, 0);
-    return text_;
-  }
-
- private:
-  std::string text_;  // before serializer_, which writes into it
-  nlohmann::detail::serializer<nlohmann::json> serializer_{nlohmann::detail::output_adapter<char>(text_), ' ',
-                                                           nlohmann::json::error_handler_t::strict};
-};
 
 // The bytes of canonical_bytes before the body, in a buffer of their own (no allocation).
 class CanonicalHeader {
@@ -188,15 +168,12 @@ class CanonicalHeader {
 };
 }  // namespace detail
 
-// The body as it is stored and hashed: nlohmann's compact dump, keys sorted (its default
-// object type is ordered by key), no whitespace, UTF-8 kept as is. A string that is not
-// UTF-8, or that holds U+10FFFF, is written in stored-text form (detail/stored_text.hpp),
-// which a restore reads back byte for byte: a row is always writable, and nothing in it
-// is lost.
-inline std::string canonical_body(const nlohmann::json& body) {
-  detail::CanonicalWriter writer;
-  return std::string(writer.write(body));
-}
+// The body as it is stored and hashed: the ledger's canonical JSON (detail/canonical_json.hpp,
+// docs/ledger-format.md): keys sorted, no whitespace, UTF-8 kept as is. A string that is
+// not UTF-8, or that holds U+10FFFF, is written in stored-text form
+// (detail/stored_text.hpp), which a restore reads back byte for byte: a row is always
+// writable, and nothing in it is lost.
+inline std::string canonical_body(const nlohmann::json& body) { return detail::canonical_json(body); }
 
 // The bytes a row's hash covers, after the previous hash:
 //   seq (u64 BE) | version (u64 BE) | len(kind) (u8) | kind | len(body) (u32 BE) | body

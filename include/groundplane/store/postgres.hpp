@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,11 +62,18 @@ struct PostgresStoreOptions {
   bool synchronous_commit = true;           // false: a commit returns before its WAL is flushed —
                                             // survives an app crash, may lose the last rows if
                                             // the database server crashes
+  // A head the app kept (GroundTruth::head, published earlier): a Session restored on this
+  // store refuses a stored chain that does not pass through it (LedgerStoreError), so a
+  // chain rewritten and recomputed after it is caught. "": the chain is verified alone.
+  std::string expected_head = "";
 };
 
 namespace detail {
 
-inline constexpr int postgres_schema_version = 1;
+// The ledger format this release writes (store/ledger_store.hpp), kept in
+// groundplane_schema; as for the SQLite store, an older database is marked with this
+// version once a writable store opens it, and a newer one is refused.
+inline constexpr int postgres_schema_version = ledger_format_version;
 
 struct PgConnCloser {
   void operator()(PGconn* c) const noexcept { PQfinish(c); }
@@ -203,7 +211,8 @@ inline void pg_prepare_schema(PGconn* conn) {
       " session text NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,"
       " kind text NOT NULL, body text NOT NULL, hash bytea NOT NULL,"
       " PRIMARY KEY (session, seq));"
-      "INSERT INTO groundplane_schema(version) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
+      "INSERT INTO groundplane_schema(version) SELECT 2 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
+  static_assert(postgres_schema_version == 2, "the CREATE above inserts the version this release writes");
   const PgResult there = pg_exec(conn,
                                  "SELECT to_regclass('groundplane_schema') IS NOT NULL AND"
                                  " to_regclass('groundplane_sessions') IS NOT NULL AND"
@@ -225,6 +234,18 @@ inline void pg_prepare_schema(PGconn* conn) {
   if (found > postgres_schema_version)
     throw LedgerStoreError("the database was written by a newer groundplane (ledger schema " + std::to_string(found) +
                            "; this release reads up to " + std::to_string(postgres_schema_version) + ")");
+  if (found < postgres_schema_version)  // an older format's database, about to hold this one's rows
+    pg_run(conn, ("UPDATE groundplane_schema SET version = " + std::to_string(postgres_schema_version) +
+                  " WHERE version < " + std::to_string(postgres_schema_version))
+                     .c_str());
+}
+
+// The database's ledger format version; 0 when it has no groundplane_schema table.
+inline int pg_read_schema_version(PGconn* conn) {
+  const PgResult t = pg_exec(conn, "SELECT to_regclass('groundplane_schema') IS NOT NULL");
+  if (PQntuples(t.get()) != 1 || pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1)) return 0;
+  const PgResult v = pg_exec(conn, "SELECT max(version) FROM groundplane_schema");
+  return PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? static_cast<int>(pg_int(v.get(), 0, 0)) : 0;
 }
 
 inline std::string pg_owner_name() {
@@ -304,7 +325,10 @@ inline std::string pg_append_sql(bool renew, std::size_t values_rows) {
 class PostgresStore final : public LedgerStore {
  public:
   PostgresStore(const std::string& conninfo, PostgresStoreOptions options)
-      : session_(std::move(options.session)), read_only_(options.read_only), lease_(options.lease) {
+      : session_(std::move(options.session)),
+        read_only_(options.read_only),
+        lease_(options.lease),
+        expected_(expected_head_option(options.expected_head, "gp::PostgresStoreOptions::expected_head")) {
     if (session_.empty()) throw ConfigurationError("gp::PostgresStoreOptions::session is empty");
     if (session_.find('\0') != std::string::npos)
       throw ConfigurationError("gp::PostgresStoreOptions::session contains a NUL byte");
@@ -316,6 +340,9 @@ class PostgresStore final : public LedgerStore {
       const PgResult t = pg_exec(conn_.get(), "SELECT to_regclass('groundplane_rows') IS NOT NULL");
       if (PQntuples(t.get()) != 1 || pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1))
         throw LedgerStoreError("the database holds no groundplane ledger (no groundplane_rows table)");
+      if (const int v = pg_read_schema_version(conn_.get()); v > postgres_schema_version)
+        throw LedgerStoreError("the database was written by a newer groundplane (ledger schema " + std::to_string(v) +
+                               "; this release reads up to " + std::to_string(postgres_schema_version) + ")");
     } else {
       pg_prepare_schema(conn_.get());
       if (!options.synchronous_commit) pg_run(conn_.get(), "SET synchronous_commit = off");
@@ -443,6 +470,13 @@ class PostgresStore final : public LedgerStore {
 
   bool writable() const noexcept override { return !read_only_; }
 
+  void read_verified(const std::function<bool(const StoredRow&)>& visit) const override {
+    const std::lock_guard lock(mutex_);
+    read_verified_rows(
+        session_, expected_ ? &*expected_ : nullptr,
+        [&](const auto& each) { pg_read_rows(conn_.get(), session_, 0, each); }, pg_broke_off, visit);
+  }
+
   LedgerVerification verify() const noexcept override {
     try {
       const std::lock_guard lock(mutex_);
@@ -561,6 +595,7 @@ class PostgresStore final : public LedgerStore {
   std::string session_;
   bool read_only_;
   std::chrono::milliseconds lease_;
+  std::optional<RowHash> expected_;  // the head the app kept, if any
   PgConn conn_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -589,18 +624,11 @@ inline std::shared_ptr<LedgerStore> open_postgres_store(const std::string& conni
   return std::make_shared<detail::PostgresStore>(conninfo, std::move(options));
 }
 
-// Re-derives the session's chain from the database alone, with the same semantics as
-// verify_ledger (a published head also catches a tail cut). Takes no lease and writes
-// nothing. Never throws: a database that cannot be reached or holds no such session is
-// ok = false with first_bad_row = 0.
-inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, std::string_view session = "default",
-                                                 std::string_view published_head = {}) noexcept {
+namespace detail {
+inline LedgerVerification verify_postgres_database(const std::string& conninfo, std::string_view session,
+                                                   std::string_view published_head, const RowHash& published) noexcept {
   const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
   try {
-    RowHash published{};
-    if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
-      return unreadable("the published head \"" + std::string(published_head) +
-                        "\" is not a head hash (64 hexadecimal digits)");
     detail::PgConn conn;
     try {
       conn = detail::pg_connect(conninfo);
@@ -614,6 +642,9 @@ inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, st
       if (PQntuples(t.get()) != 1 || detail::pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1))
         return unreadable("the database is not a groundplane ledger (it has no groundplane_rows table)");
     }
+    if (const int version = detail::pg_read_schema_version(conn.get()); version > detail::postgres_schema_version)
+      return unreadable("the database was written by a newer groundplane (ledger schema " + std::to_string(version) +
+                        ")");
     const std::string name(session);
     {
       const std::string params[] = {name};
@@ -631,6 +662,21 @@ inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, st
   } catch (...) {
     return unreadable("verification failed for an unknown reason");
   }
+}
+}  // namespace detail
+
+// Re-derives the session's chain from the database alone, with the same semantics as
+// verify_sqlite_ledger (a published head also catches a tail cut). Takes no lease and
+// writes nothing. Never throws: a database that cannot be reached or holds no such
+// session is ok = false with first_bad_row = 0 — or 1 when a head was published for it.
+inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, std::string_view session = "default",
+                                                 std::string_view published_head = {}) noexcept {
+  RowHash published{};
+  if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
+    return {false, 0, "", 0,
+            "the published head \"" + std::string(published_head) + "\" is not a head hash (64 hexadecimal digits)"};
+  return detail::unreachable_head(published_head,
+                                  detail::verify_postgres_database(conninfo, session, published_head, published));
 }
 
 }  // namespace groundplane

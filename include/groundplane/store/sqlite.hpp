@@ -5,11 +5,11 @@
 //   auto store = gp::open_sqlite_store("app.ledger", {.session = user_id});
 //   gp::Session s({.store = store});          // restored if the file holds user_id
 //   ...
-//   gp::verify_ledger("app.ledger", user_id);  // names the first row that was altered
+//   gp::verify_sqlite_ledger("app.ledger", user_id);  // names the first row that was altered
 //
-// Durability: the file is in WAL mode. With synchronous_full (the default) a row is on
+// Durability: the file is in WAL mode. With synchronous_commit (the default) a row is on
 // disk when the call that made it returns, so it survives a process crash and a power
-// loss. With synchronous_full = false (synchronous=NORMAL) it survives a process crash;
+// loss. With synchronous_commit = false (synchronous=NORMAL) it survives a process crash;
 // on power loss or an OS crash the rows of the last few commits (those since the last
 // WAL checkpoint reached the disk) may be lost, never half-written. See docs/ledger-store.md.
 #pragma once
@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,24 +36,53 @@
 
 namespace groundplane {
 
+namespace detail {
+// An option's name before it was renamed, kept one release: a member of this type takes
+// a bool as the old member did — `.synchronous_full = false` still compiles — and that
+// initialization is what is deprecated, so using the old name warns while copying or
+// moving the options (which a [[deprecated]] member itself would make warn) does not.
+struct SynchronousFullAlias {
+  constexpr SynchronousFullAlias() noexcept = default;
+  [[deprecated(
+      "SqliteStoreOptions::synchronous_full is now synchronous_commit (the name PostgresStoreOptions "
+      "uses)")]] constexpr SynchronousFullAlias(bool on) noexcept  // NOLINT(google-explicit-constructor)
+      : value(on) {}
+  bool value = true;
+};
+}  // namespace detail
+
 struct SqliteStoreOptions {
   std::string session = "default";  // one file may hold many sessions (one per user, say)
-  bool synchronous_full = true;     // false: WAL + synchronous=NORMAL — survives a process
-                                    // crash, may lose the last rows on power loss
-  bool read_only = false;           // for auditing a file: append() throws, nothing is created
+  // The 0.2 name of synchronous_commit (below), kept for one release: false here is
+  // false there. Deprecated: a designated initializer naming it still compiles, warned.
+  detail::SynchronousFullAlias synchronous_full = {};
+  bool read_only = false;  // for auditing a file: append() throws, nothing is created
   // This store's connection alone opens the file until the store is destroyed (SQLite's
   // locking_mode=EXCLUSIVE, taken when the store opens): a commit makes no lock calls and
   // uses no -shm index (15-37% more fires/s at NORMAL, measured), but no other store,
   // process or groundplane-ledger can open the file meanwhile (they wait 10 s, then
   // fail). For a file one Session writes; ignored with read_only.
   bool exclusive = false;
+  // A head the app kept (GroundTruth::head, published earlier): a Session restored on this
+  // store refuses a stored chain that does not pass through it (LedgerStoreError), so a
+  // chain rewritten and recomputed after it is caught. "": the chain is verified alone.
+  std::string expected_head = "";
+  bool synchronous_commit = true;  // false: WAL + synchronous=NORMAL — survives a process
+                                   // crash, may lose the last rows on power loss
 };
 
 namespace detail {
 
-// The schema this release writes. A later release that changes it reads this number
-// from groundplane_schema and migrates; this one refuses a file from a newer release.
-inline constexpr int sqlite_schema_version = 1;
+// The ledger format this release writes (store/ledger_store.hpp), kept in
+// groundplane_schema. An older file is read as it is and, once opened to write, marked
+// with this version (its rows stay as they are: every older row is a row of this
+// format); a file from a newer release is refused.
+inline constexpr int sqlite_schema_version = ledger_format_version;
+
+// Whether the store was asked for synchronous=FULL, by the option's name or its old one.
+inline bool sqlite_synchronous(const SqliteStoreOptions& o) noexcept {
+  return o.synchronous_commit && o.synchronous_full.value;
+}
 
 // An SQLite failure, with SQLite's result code (corrupt files are told apart by it).
 class SqliteError : public LedgerStoreError {
@@ -266,6 +296,8 @@ inline void sqlite_prepare_schema(sqlite3* db, const std::filesystem::path& file
       throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
                              std::to_string(found) + "; this release reads up to " +
                              std::to_string(sqlite_schema_version) + ")");
+    } else if (found < sqlite_schema_version) {  // an older format's file, about to hold this one's rows
+      sqlite_exec(db, ("UPDATE groundplane_schema SET version = " + std::to_string(sqlite_schema_version)).c_str());
     }
     sqlite_exec(db, "COMMIT");
   } catch (...) {
@@ -314,46 +346,32 @@ inline const StoredRow& sqlite_row(const SqliteStatement& st, StoredRow& row) {
 inline constexpr std::string_view sqlite_select_rows =
     "SELECT seq, version, kind, body, hash FROM groundplane_rows WHERE session = ?1 AND seq >= ?2 ORDER BY seq";
 
+}  // namespace detail
+
+LedgerVerification verify_sqlite_ledger(const std::filesystem::path& file, std::string_view session = "default",
+                                        std::string_view published_head = {}) noexcept;
+
+namespace detail {
+
 class SqliteStore final : public LedgerStore {
  public:
   SqliteStore(const std::filesystem::path& file, SqliteStoreOptions options)
-      : file_(file), session_(std::move(options.session)), read_only_(options.read_only) {
+      : file_(file),
+        session_(std::move(options.session)),
+        read_only_(options.read_only),
+        expected_(expected_head_option(options.expected_head, "gp::SqliteStoreOptions::expected_head")) {
     if (session_.empty()) throw ConfigurationError("gp::SqliteStoreOptions::session is empty");
-    db_ = sqlite_open(file, read_only_);
-    if (read_only_) {
-      const int v = sqlite_read_schema_version(db_.get());
-      if (v == 0) throw LedgerStoreError(file.string() + " is not a groundplane ledger");
-      if (v > sqlite_schema_version)
-        throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
-                               std::to_string(v) + ")");
-    } else {
-      // Before the first access, so that SQLite never maps an -shm index for this file.
-      if (options.exclusive) sqlite_exec(db_.get(), "PRAGMA locking_mode = EXCLUSIVE");
-      if (sqlite_is_foreign(db_.get())) throw foreign_file(file);
-      // WAL: a commit is one append to the log, readers never block the writer, and a
-      // crash mid-commit leaves the previous commit intact.
-      {
-        SqliteStatement wal(db_.get(), "PRAGMA journal_mode = WAL");
-        if (!wal.step() || wal.text_at(0) != "wal")
-          throw LedgerStoreError("SQLite could not put " + file.string() + " in WAL mode");
-      }
-      sqlite_exec(db_.get(), options.synchronous_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
-      sqlite_prepare_schema(db_.get(), file);
+    try {
+      open(file, options);
+    } catch (const SqliteError& e) {
+      if (!e.corrupt()) throw;
+      // A file SQLite finds malformed is torn or corrupt: refused naming the row from
+      // which the file can no longer be vouched for, as verify_sqlite_ledger names it.
+      db_.reset();
+      const LedgerVerification v = verify_sqlite_ledger(file, session_);
+      throw ChainBroken(v.first_bad_row > 0 ? v.first_bad_row : 1,
+                        v.ok || v.problem.empty() ? file.string() + " is corrupt or torn: " + e.what() : v.problem);
     }
-    session_id_ = sqlite_session_id(db_.get(), session_, !read_only_);
-    if (session_id_ == 0 && !read_only_)
-      throw LedgerStoreError("SQLite could not register session \"" + session_ + "\" in " + file.string());
-    if (!read_only_) {
-      begin_ = SqliteStatement(db_.get(), "BEGIN IMMEDIATE");
-      commit_ = SqliteStatement(db_.get(), "COMMIT");
-      insert_ = SqliteStatement(
-          db_.get(),
-          "INSERT INTO groundplane_rows(session, seq, version, kind, body, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    }
-    select_ = SqliteStatement(db_.get(), sqlite_select_rows);
-    last_ = SqliteStatement(db_.get(),
-                            "SELECT seq, hash FROM groundplane_rows WHERE session = ?1 ORDER BY seq DESC LIMIT 1");
-    load_head();
   }
 
   const std::string& session() const noexcept override { return session_; }
@@ -430,6 +448,21 @@ class SqliteStore final : public LedgerStore {
 
   bool writable() const noexcept override { return !read_only_; }
 
+  void read_verified(const std::function<bool(const StoredRow&)>& visit) const override {
+    const std::lock_guard lock(mutex_);
+    const StatementUse use(select_);
+    read_verified_rows(
+        session_, expected_ ? &*expected_ : nullptr,
+        [&](const auto& each) {
+          select_.bind(1, session_id_);
+          select_.bind(2, 0);
+          StoredRow row;
+          while (select_.step())
+            if (!each(sqlite_row(select_, row))) break;
+        },
+        sqlite_broke_off, visit);
+  }
+
   LedgerVerification verify() const noexcept override {
     try {
       const std::lock_guard lock(mutex_);
@@ -450,6 +483,44 @@ class SqliteStore final : public LedgerStore {
   }
 
  private:
+  void open(const std::filesystem::path& file, const SqliteStoreOptions& options) {
+    db_ = sqlite_open(file, read_only_);
+    if (read_only_) {
+      const int v = sqlite_read_schema_version(db_.get());
+      if (v == 0) throw LedgerStoreError(file.string() + " is not a groundplane ledger");
+      if (v > sqlite_schema_version)
+        throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
+                               std::to_string(v) + ")");
+    } else {
+      // Before the first access, so that SQLite never maps an -shm index for this file.
+      if (options.exclusive) sqlite_exec(db_.get(), "PRAGMA locking_mode = EXCLUSIVE");
+      if (sqlite_is_foreign(db_.get())) throw foreign_file(file);
+      // WAL: a commit is one append to the log, readers never block the writer, and a
+      // crash mid-commit leaves the previous commit intact.
+      {
+        SqliteStatement wal(db_.get(), "PRAGMA journal_mode = WAL");
+        if (!wal.step() || wal.text_at(0) != "wal")
+          throw LedgerStoreError("SQLite could not put " + file.string() + " in WAL mode");
+      }
+      sqlite_exec(db_.get(), sqlite_synchronous(options) ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+      sqlite_prepare_schema(db_.get(), file);
+    }
+    session_id_ = sqlite_session_id(db_.get(), session_, !read_only_);
+    if (session_id_ == 0 && !read_only_)
+      throw LedgerStoreError("SQLite could not register session \"" + session_ + "\" in " + file.string());
+    if (!read_only_) {
+      begin_ = SqliteStatement(db_.get(), "BEGIN IMMEDIATE");
+      commit_ = SqliteStatement(db_.get(), "COMMIT");
+      insert_ = SqliteStatement(
+          db_.get(),
+          "INSERT INTO groundplane_rows(session, seq, version, kind, body, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    }
+    select_ = SqliteStatement(db_.get(), sqlite_select_rows);
+    last_ = SqliteStatement(db_.get(),
+                            "SELECT seq, hash FROM groundplane_rows WHERE session = ?1 ORDER BY seq DESC LIMIT 1");
+    load_head();
+  }
+
   void load_head() {
     rows_ = 0;
     prev_ = chain_genesis(sha_, session_);
@@ -461,7 +532,7 @@ class SqliteStore final : public LedgerStore {
       const std::string_view h = last_.blob_at(1);
       if (h.size() != prev_.size())
         throw LedgerStoreError("the newest row of session \"" + session_ + "\" in " + file_.string() +
-                               " has no valid hash: the file was altered (run verify_ledger)");
+                               " has no valid hash: the file was altered (run verify_sqlite_ledger)");
       std::memcpy(prev_.data(), h.data(), h.size());
     }
   }
@@ -470,6 +541,7 @@ class SqliteStore final : public LedgerStore {
   std::filesystem::path file_;
   std::string session_;
   bool read_only_;
+  std::optional<RowHash> expected_;  // the head the app kept, if any
   SqliteHandle db_;
   std::int64_t session_id_ = 0;
   mutable std::mutex mutex_;
@@ -491,28 +563,20 @@ inline std::shared_ptr<LedgerStore> open_sqlite_store(const std::filesystem::pat
   return std::make_shared<detail::SqliteStore>(file, std::move(options));
 }
 
-// Re-derives the session's chain from the file alone and names the first row that
-// breaks it. With published_head (hex, as GroundTruth::head gave it), also catches a
-// tail cut: that hash must still be in the chain. Never throws: a file that cannot be
-// read or is not a ledger is ok = false with first_bad_row = 0; a file that breaks off
-// mid-chain (corrupt or torn) names the row where it breaks.
-inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::string_view session = "default",
-                                        std::string_view published_head = {}) noexcept {
+namespace detail {
+inline LedgerVerification verify_sqlite_file(const std::filesystem::path& file, std::string_view session,
+                                             std::string_view published_head, const RowHash& published) noexcept {
   const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
   try {
-    RowHash published{};
-    if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
-      return unreadable("the published head \"" + std::string(published_head) +
-                        "\" is not a head hash (64 hexadecimal digits)");
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
       return unreadable(file.string() + " cannot be read: " + (ec ? ec.message() : "it is not a regular file"));
-    detail::SqliteHandle db;
+    SqliteHandle db;
     int version = 0;
     try {
-      db = detail::sqlite_open(file, true);
-      version = detail::sqlite_read_schema_version(db.get());
-    } catch (const detail::SqliteError& e) {
+      db = sqlite_open(file, true);
+      version = sqlite_read_schema_version(db.get());
+    } catch (const SqliteError& e) {
       // A file SQLite knows as its own but finds malformed is a torn or corrupt ledger:
       // not one row of it can be vouched for.
       if (e.corrupt()) return LedgerVerification{false, 0, "", 1, file.string() + " is corrupt or torn: " + e.what()};
@@ -522,34 +586,57 @@ inline LedgerVerification verify_ledger(const std::filesystem::path& file, std::
     }
     if (version == 0)
       return unreadable(file.string() + " is not a groundplane ledger (it has no groundplane_schema table)");
-    if (version > detail::sqlite_schema_version)
+    if (version > sqlite_schema_version)
       return unreadable(file.string() + " was written by a newer groundplane (ledger schema " +
                         std::to_string(version) + ")");
-    const std::int64_t id = detail::sqlite_session_id(db.get(), session, false);
+    const std::int64_t id = sqlite_session_id(db.get(), session, false);
     if (id == 0) {
       std::string names;  // as the file has them: escaped, so none can pass for a line of ours
-      for (const auto& n : detail::sqlite_session_names(db.get()))
-        names += (names.empty() ? "" : ", ") + detail::escape(n, 120);
-      std::string problem = file.string() + " holds no session \"" + detail::escape(session, 120) + "\"" +
+      for (const auto& n : sqlite_session_names(db.get())) names += (names.empty() ? "" : ", ") + escape(n, 120);
+      std::string problem = file.string() + " holds no session \"" + escape(session, 120) + "\"" +
                             (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")");
-      return detail::missing_session(std::move(problem), !published_head.empty());
+      return missing_session(std::move(problem), !published_head.empty());
     }
-    return detail::walk_chain(
+    return walk_chain(
         session, published_head.empty() ? nullptr : &published,
         [&](const auto& visit) {
-          detail::SqliteStatement st(db.get(), detail::sqlite_select_rows);
+          SqliteStatement st(db.get(), sqlite_select_rows);
           st.bind(1, id);
           st.bind(2, 0);
           StoredRow row;
           while (st.step())
-            if (!visit(detail::sqlite_row(st, row))) break;
+            if (!visit(sqlite_row(st, row))) break;
         },
-        detail::sqlite_broke_off);
+        sqlite_broke_off);
   } catch (const std::exception& e) {
     return unreadable(e.what());
   } catch (...) {
     return unreadable("verification failed for an unknown reason");
   }
+}
+}  // namespace detail
+
+// Re-derives the session's chain from the file alone and names the first row that
+// breaks it. With published_head (hex, as GroundTruth::head gave it), also catches a
+// tail cut: that hash must still be in the chain. Never throws: a file that cannot be
+// read or is not a ledger is ok = false with first_bad_row = 0 — unless a head was
+// published for it, which vouches that its rows existed: then whatever keeps them from
+// being read is tampering, first_bad_row = 1. A file that breaks off mid-chain (corrupt
+// or torn) names the row where it breaks.
+inline LedgerVerification verify_sqlite_ledger(const std::filesystem::path& file, std::string_view session,
+                                               std::string_view published_head) noexcept {
+  RowHash published{};
+  if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
+    return {false, 0, "", 0,
+            "the published head \"" + std::string(published_head) + "\" is not a head hash (64 hexadecimal digits)"};
+  return detail::unreachable_head(published_head, detail::verify_sqlite_file(file, session, published_head, published));
+}
+
+// The 0.2 name of verify_sqlite_ledger, kept for one release.
+[[deprecated("use verify_sqlite_ledger (the SQLite counterpart of verify_postgres_ledger)")]] inline LedgerVerification
+verify_ledger(const std::filesystem::path& file, std::string_view session = "default",
+              std::string_view published_head = {}) noexcept {
+  return verify_sqlite_ledger(file, session, published_head);
 }
 
 }  // namespace groundplane

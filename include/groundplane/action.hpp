@@ -1,0 +1,72 @@
+// What an app declares an action with: its spec (ActionSpec), what its handler returns
+// (HandlerResult), what a repeat of it gets (Concurrency); and what firing one takes
+// (FireOptions) and gives back (FireResult). gp::Session::declare mounts one, and
+// gp::Session::fire fires it (session.hpp).
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/detail/enum_names.hpp"
+#include "groundplane/ledger.hpp"
+
+namespace groundplane {
+
+struct HandlerResult {
+  bool ok = true;
+  std::string error = "";  // kept on the row for the developer; never rendered
+};
+
+// What a repeat of an action gets (agent and system fires; a user's fire is always
+// recorded, marked a repeat, and reopens the action).
+enum class Concurrency {
+  parallel,       // any number of fires, in flight at once or one after another
+  single_flight,  // refused PRIOR_FIRE_PENDING while an earlier recorded fire has not settled
+  once,           // single_flight, and refused DUPLICATE_EXECUTION once it has happened this session
+};
+
+namespace detail {
+// Never stored (actions are code, declared again after a restore): names only.
+inline constexpr EnumName<Concurrency> concurrency_names[] = {{Concurrency::parallel, "parallel", -1},
+                                                              {Concurrency::single_flight, "single_flight", -1},
+                                                              {Concurrency::once, "once", -1}};
+template <>
+inline constexpr std::span<const EnumName<Concurrency>> enum_table<Concurrency> = concurrency_names;
+}  // namespace detail
+
+constexpr std::string_view to_string(Concurrency c) noexcept { return detail::name_of(c); }
+
+struct ActionSpec {
+  std::string does;                      // authored sentence; required
+  std::vector<std::string> writes = {};  // declared effect: state keys ("/a/b" = JSON Pointer)
+  std::function<HandlerResult(const nlohmann::json& payload)> handler = nullptr;  // none: NOT_MATERIALIZED
+  std::function<bool(const nlohmann::json& state)> enabled_when = nullptr;        // false: TOOL_DISABLED
+  std::function<bool(const nlohmann::json& state)> guard = nullptr;               // false: GUARD_FAILED
+  std::function<bool(const nlohmann::json& state)> verify = nullptr;              // the app's own check
+  bool high_effect = false;                                                       // gated under require_human_approval
+  Concurrency concurrency = Concurrency::parallel;                                // what a repeat of this action gets
+  std::vector<std::string> reads = {};  // state keys an approval depends on: a change makes it APPROVAL_STALE
+};
+
+struct FireOptions {
+  Principal source = Principal::agent;
+  nlohmann::json payload = nullptr;
+  std::string ask_id = "";
+};
+
+// ok: the fire was recorded and its handler (if any) did not fail. Refusals carry their
+// reason; a failed handler is "HANDLER_FAILED" with the transition id set. How the fire
+// finally turned out (observed, not observed, ...) is the ledger's grade, not this.
+struct FireResult {
+  bool ok;
+  std::string reason;  // "" when ok
+  std::string transition_id;
+  std::string prior_transition_id = "";  // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
+};
+
+}  // namespace groundplane

@@ -1,0 +1,297 @@
+// The bodies of detail/fire.hpp: included by it in the header-only build, compiled once
+// into groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include "groundplane/detail/fire.hpp"
+#include "groundplane/detail/settlement.hpp"
+
+namespace groundplane::detail {
+
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_undeclared(SessionCore& c, FireAttempt& f) {
+  const auto it = c.actions.find(f.id);
+  if (it == c.actions.end()) return Refusal::unknown_affordance;
+  Mounted& m = it->second;
+  f.mounted = &m;
+  if (!m.flying) m.flying = &c.in_flight.of(m.id.str());
+  if (!m.receipt)
+    if (const auto r = c.ledger.receipts.find(f.id); r != c.ledger.receipts.end()) m.receipt = &r->second;
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unmaterialized(const SessionCore& c, const FireAttempt& f) {
+  if (!f.mounted->spec.handler && !c.allow_unmaterialized_fires) return Refusal::not_materialized;
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_disabled(const SessionCore& c, const FireAttempt& f) {
+  const ActionSpec& spec = f.mounted->spec;
+  if (spec.enabled_when && !spec.enabled_when(c.state)) return Refusal::tool_disabled;
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::optional<Refusal> refused_by_guard(const SessionCore& c, const FireAttempt& f) {
+  const ActionSpec& spec = f.mounted->spec;
+  if (spec.guard && !spec.guard(c.state)) return Refusal::guard_failed;
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_repeat(const SessionCore&, FireAttempt& f) {
+  const Mounted& m = *f.mounted;
+  const Concurrency con = m.spec.concurrency;
+  if (con == Concurrency::parallel) return std::nullopt;
+  const bool flying = !m.flying->empty();
+  const OnceReceipt* receipt = m.receipt;
+  // single_flight repeats while in flight; once, ever after it happened
+  f.repeat = flying || (con == Concurrency::once && receipt);
+  if (f.options.source == Principal::user) return std::nullopt;  // a person acting on the screen
+  if (flying) {
+    f.prior = transition_id_of(m.flying->back());
+    return Refusal::prior_fire_pending;
+  }
+  if (con == Concurrency::once && receipt && !receipt->reopened) {
+    f.prior = transition_id_of(receipt->transition);
+    return Refusal::duplicate_execution;
+  }
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::optional<Refusal> refused_at_approval(const SessionCore& c, FireAttempt& f) {
+  const ActionSpec& spec = f.mounted->spec;
+  if (!c.require_human_approval || !spec.high_effect || f.options.source != Principal::agent) return std::nullopt;
+  const auto& L = c.ledger;
+  const auto grant = c.standing_index.find(f.id);
+  f.standing = grant != c.standing_index.end() && L.standing[grant->second].active;
+  if (f.standing) return std::nullopt;
+  const auto k = row_index(f.options.ask_id, "ask-", L.asks);
+  if (!k) return Refusal::approval_required;
+  const AskStatus& a = L.asks[*k];
+  switch (a.state) {
+    case AskState::awaiting:
+      return Refusal::approval_required;
+    case AskState::declined:
+      return Refusal::approval_declined;
+    case AskState::spent:
+      return Refusal::approval_spent;
+    case AskState::revoked:
+      return Refusal::approval_revoked;
+    case AskState::approved:
+      break;
+  }
+  if (a.action != f.id || a.input != f.options.payload) return Refusal::approval_mismatch;
+  if (approval_stale(c, a, &spec)) return Refusal::approval_stale;
+  f.spend = *k;
+  return std::nullopt;
+}
+
+GROUNDPLANE_INLINE std::optional<Refusal> gate(SessionCore& c, FireAttempt& f) {
+  if (auto r = refused_as_undeclared(c, f)) return r;
+  if (auto r = refused_as_unmaterialized(c, f)) return r;
+  if (auto r = refused_as_disabled(c, f)) return r;
+  if (auto r = refused_by_guard(c, f)) return r;
+  if (auto r = refused_as_repeat(c, f)) return r;
+  return refused_at_approval(c, f);
+}
+
+GROUNDPLANE_INLINE bool approval_stale(const SessionCore& c, const AskStatus& a, const ActionSpec* spec) {
+  if (c.approval_ttl.count() > 0 && c.now() - a.approved_at > c.approval_ttl) return true;
+  for (const auto& [key, was] : a.approved_reads.items())
+    if (read_value(c.state, key) != was) return true;
+  if (spec)
+    for (const auto& key : spec->reads)
+      if (!a.approved_reads.contains(key)) return true;
+  return false;
+}
+
+GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_view id, const ActionSpec& s) {
+  if (s.concurrency != Concurrency::once || c.in_flight.any(id)) return false;
+  const auto r = c.ledger.receipts.find(id);
+  return r != c.ledger.receipts.end() && !r->second.reopened;
+}
+
+GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f) {
+  rows::Attempt a;
+  a.action = std::string(f.id);
+  a.does = c.does_to_store(a.action, f.mounted ? std::optional<std::string>(f.mounted->spec.does) : std::nullopt);
+  a.principal = f.options.source;
+  a.payload = f.options.payload;
+  a.ask_id = f.options.ask_id;
+  return a;
+}
+
+GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal reason) {
+  auto& L = c.ledger;
+  FireResult out{false, std::string(to_string(reason)), "", f.prior};  // before the row: nothing can fail after it
+  GapRecord row{L.version,
+                f.mounted ? f.mounted->id : share(f.id, c.last_refused),
+                f.mounted ? f.mounted->does : SharedText(),
+                L.node,
+                {},
+                f.options.source,
+                reason};
+  row.extras =
+      Extras({c.holds_payloads() ? f.options.payload : nlohmann::json(), f.options.ask_id, /*error=*/"", f.prior});
+  if (c.store) {  // stored first: a store that fails leaves no row anywhere
+    c.emit(rows::Refused{attempt_row(c, f), reason, f.prior});
+    c.flush();
+  }
+  L.gaps.push_back(std::move(row));
+  c.trim();
+  return out;
+}
+
+// Recorded: the row takes the current version, then the version bumps. A fire is
+// recorded whole or not at all: what can fail (allocation) happens before the ledger
+// changes, or is undone, so running out of memory leaves no half-recorded row.
+GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
+  auto& L = c.ledger;
+  Mounted& mounted = *f.mounted;
+  const ActionSpec& spec = mounted.spec;
+  RecordedFire r;
+  r.index = L.transitions.size();
+  r.id = transition_id_of(r.index);
+  r.handler = spec.handler;
+  r.verify = spec.verify;
+  r.has_writes = !spec.writes.empty();
+  if (r.handler) r.payload = f.options.payload;
+  std::string spent_by = f.spend ? r.id : std::string();
+  // What the fire needs once its handler returns is allocated now, before the ledger
+  // changes: running out of memory there could otherwise leave a recorded row ungraded.
+  // (Receipts are never erased: one there now is there when the handler returns, and is
+  // assigned without allocating; a node is made only for an action's first receipt.)
+  r.receipt = OnceReceipt{r.index, f.options.source == Principal::user};
+  r.receipt_slot = mounted.receipt;  // the declaration may be gone when the handler returns
+  r.flying = mounted.flying;
+  if (r.handler && !r.receipt_slot) r.receipt_node = map_node(L.receipts, std::string(f.id), r.receipt);
+  if (r.handler) RunningScope::reserve_one();
+  if (c.store) {  // stored before its handler runs: if the app dies inside it, the restored
+                  // session knows it may have happened
+    c.emit(rows::Recorded{attempt_row(c, f), f.standing, f.repeat,
+                          r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes});
+    if (f.spend) c.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
+    c.flush();
+  }
+  TransitionRecord row{L.version,
+                       mounted.id,
+                       mounted.does,
+                       L.node,
+                       {},
+                       f.options.source,
+                       r.handler ? Outcome::pending : Outcome::not_materialized,
+                       f.standing,
+                       f.repeat};
+  row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
+                       std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
+  L.transitions.push_back(std::move(row));
+  const std::string& action = mounted.id.str();
+  try {
+    if (r.handler) InFlight::add(*r.flying, r.index);
+    if (r.handler && r.has_writes) {
+      c.unsettled.emplace(r.index, Unsettled{spec.writes, r.verify});
+      L.awaiting_report.insert(r.index);
+      L.awaiting_by_action.insert(action, r.index);
+    }
+  } catch (...) {
+    stop_awaiting(c, r.index);
+    c.unsettled.erase(r.index);
+    graded(c, r.index);
+    L.transitions.pop_back();
+    throw;
+  }
+  ++L.version;
+  if (f.spend) {
+    AskStatus& a = L.asks[*f.spend];
+    a.state = AskState::spent;
+    a.spent_by = std::move(spent_by);
+    L.answered_asks.erase(*f.spend);
+    closed_ask(c, *f.spend);
+  }
+  c.trim();
+  return r;
+}
+
+GROUNDPLANE_INLINE HandlerReturn run_handler(const SessionCore& c, const RecordedFire& r, SessionLock& lock) {
+  HandlerReturn out;
+  lock.release();  // the handler may call report_state, begin_work, fire ...
+  try {
+    const RunningScope running(&c, r.index);
+    out.result = r.handler(r.payload);
+  } catch (...) {
+    out.thrown = std::current_exception();
+  }
+  lock.acquire();
+  return out;
+}
+
+// The handler failed (returned ok = false, or threw): graded so, and stored.
+GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, const HandlerReturn& h,
+                                            SessionLock& lock) {
+  TransitionRecord& done = c.ledger.transitions[r.index];
+  done.outcome = Outcome::handler_failed;
+  std::string& error = done.extras.edit().error;
+  error = h.thrown ? exception_text(h.thrown) : h.result.error;
+  done.extras.prune();
+  c.unsettled.erase(r.index);
+  stop_awaiting(c, r.index);
+  graded(c, r.index, r.flying);
+  if (c.store) {
+    c.emit(rows::Grade{r.index, Outcome::handler_failed, done.extras.get().error, false});
+    c.flush();
+  }
+  if (h.thrown) {
+    lock.release();
+    std::rethrow_exception(h.thrown);
+  }
+  return FireResult{false, "HANDLER_FAILED", r.id};
+}
+
+GROUNDPLANE_INLINE FireResult grade_return(SessionCore& c, RecordedFire& r, const HandlerReturn& h, SessionLock& lock) {
+  auto& L = c.ledger;
+  if (h.thrown || !h.result.ok) return grade_failure(c, r, h, lock);
+  // Ran without failing: it happened, observed or not (unprovable non-execution is not
+  // non-execution). An agent or system fire holds the once receipt; a user's reopens.
+  if (r.receipt_slot) {
+    *r.receipt_slot = r.receipt;
+  } else if (const auto put = L.receipts.insert(std::move(r.receipt_node)); !put.inserted) {
+    put.position->second = r.receipt;  // another fire's receipt went in first: this one is newer
+  }
+  // The handler's return, as a row (its grade so far and the receipt), committed before
+  // fire returns: a second commit, after the one before the handler. If the store fails,
+  // the row waits to go first in the next commit and the LedgerStoreError propagates: the
+  // handler did run, and its grade is not yet in the file.
+  const auto returned = [&] {
+    if (!c.store) return;
+    c.defer(rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true});
+    c.flush();
+  };
+  if (r.has_writes) {
+    const auto u = c.unsettled.find(r.index);
+    if (u != c.unsettled.end()) {
+      u->second.handler_returned = true;
+      if (u->second.reported) finalize(c, u, false);  // the returned row below carries the grade
+    }
+    returned();
+    return FireResult{true, {}, std::move(r.id), {}};
+  }
+  // Nothing declared to observe: settles now.
+  L.transitions[r.index].outcome = Outcome::unobservable;
+  graded(c, r.index, r.flying);
+  if (r.verify) {
+    bool held = false;
+    try {
+      held = r.verify(c.state);
+    } catch (...) {
+      L.transitions[r.index].outcome = Outcome::verify_failed;
+      const std::exception_ptr verify_threw = std::current_exception();
+      try {
+        returned();
+      } catch (const LedgerStoreError&) {  // the grade waits for the next commit; the app's
+      }                                    // own exception is what the caller must see
+      std::rethrow_exception(verify_threw);
+    }
+    if (!held) L.transitions[r.index].outcome = Outcome::verify_failed;
+  }
+  returned();
+  return FireResult{true, {}, std::move(r.id), {}};
+}
+
+}  // namespace groundplane::detail

@@ -1,0 +1,98 @@
+// The steps of gp::Session::fire: the gate (each reason a fire may be refused, in the
+// order they are checked), the refusal's row, the record of a fire that passed, and the
+// grade of its handler's return. Session::fire (session-inl.hpp) is these in sequence;
+// every step runs with the session's lock held, but for the handler itself.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/action.hpp"
+#include "groundplane/detail/ledger_codec.hpp"
+#include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/session_core.hpp"
+#include "groundplane/detail/session_lock.hpp"
+
+namespace groundplane::detail {
+
+// One fire, as the gate finds it.
+struct FireAttempt {
+  std::string_view id;
+  FireOptions options;
+  Mounted* mounted = nullptr;                       // its declaration; null for an id nobody declared
+  std::string prior = {};                           // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
+  bool repeat = false;                              // a single_flight / once action already in flight or done
+  std::optional<std::size_t> spend = std::nullopt;  // the approved ask it spends
+  bool standing = false;                            // passes the approval gate under a standing grant
+};
+
+// Each returns the reason the fire is refused for, or nothing to let the next one judge.
+std::optional<Refusal> refused_as_undeclared(SessionCore& c, FireAttempt& f);                  // UNKNOWN_AFFORDANCE
+std::optional<Refusal> refused_as_unmaterialized(const SessionCore& c, const FireAttempt& f);  // NOT_MATERIALIZED
+std::optional<Refusal> refused_as_disabled(const SessionCore& c, const FireAttempt& f);        // TOOL_DISABLED
+std::optional<Refusal> refused_by_guard(const SessionCore& c, const FireAttempt& f);           // GUARD_FAILED
+// PRIOR_FIRE_PENDING, DUPLICATE_EXECUTION: before any approval reason, so a person is
+// never sent to approve a fire about to be turned away. Marks a user's repeat.
+std::optional<Refusal> refused_as_repeat(const SessionCore& c, FireAttempt& f);
+// APPROVAL_REQUIRED, _DECLINED, _SPENT, _REVOKED, _MISMATCH, _STALE: what the ask it
+// presents (or a standing grant) says, for an agent's fire of a high-effect action.
+std::optional<Refusal> refused_at_approval(const SessionCore& c, FireAttempt& f);
+
+// The gate: the checks above in their order.
+std::optional<Refusal> gate(SessionCore& c, FireAttempt& f);
+
+// Whether presenting this approved ask would be refused APPROVAL_STALE: older than
+// approval_ttl, a key it was approved under has changed since, or the action (spec, when
+// declared) reads a key the yes was not given under.
+bool approval_stale(const SessionCore& c, const AskStatus& a, const ActionSpec* spec);
+
+// An agent fire would be refused DUPLICATE_EXECUTION (if nothing earlier refused it).
+bool would_be_duplicate(const SessionCore& c, std::string_view id, const ActionSpec& s);
+
+// What the fire's row says about it, refused or recorded: the one place both are built.
+rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f);
+
+// Stores the gap row and holds it; the result the caller returns.
+FireResult refuse(SessionCore& c, FireAttempt& f, Refusal reason);
+
+// A fire that passed the gate, stored and held, its version taken and the version bumped:
+// what its handler's return is graded with (allocated before the ledger changed).
+struct RecordedFire {
+  std::size_t index = 0;
+  std::string id;
+  std::function<HandlerResult(const nlohmann::json&)> handler;  // copies: the action may be
+  std::function<bool(const nlohmann::json&)> verify;            // unmounted while it runs
+  bool has_writes = false;
+  nlohmann::json payload;  // the handler's copy
+  OnceReceipt receipt;
+  OnceReceipt* receipt_slot = nullptr;  // the action's receipt, when it has one already
+  std::vector<std::size_t>* flying = nullptr;
+  std::map<std::string, OnceReceipt, std::less<>>::node_type receipt_node;  // for its first receipt
+};
+RecordedFire record(SessionCore& c, FireAttempt& f);
+
+// What the handler did.
+struct HandlerReturn {
+  HandlerResult result;
+  std::exception_ptr thrown;
+};
+// Runs the handler with the lock released (it may call back into the session).
+HandlerReturn run_handler(const SessionCore& c, const RecordedFire& r, SessionLock& lock);
+
+// Grades the fire on its handler's return and stores that; rethrows what the handler (or
+// the app's verify) threw, with the lock released, once the ledger is consistent.
+FireResult grade_return(SessionCore& c, RecordedFire& r, const HandlerReturn& h, SessionLock& lock);
+
+}  // namespace groundplane::detail
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/detail/fire-inl.hpp"
+#endif

@@ -1,0 +1,244 @@
+// The bodies of detail/ledger_codec.hpp: included by it in the header-only build, compiled
+// once into groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "groundplane/detail/ledger_codec.hpp"
+
+namespace groundplane::detail::rows {
+
+// A member's key as a body's key (every key is a literal, so its view ends in a NUL).
+inline const char* key_of(const Member& m) noexcept { return m.key.data(); }
+
+GROUNDPLANE_INLINE void put_does(nlohmann::json& body, const CarriedDoes& does) {
+  if (does) body[key_of(does_member)] = *does ? nlohmann::json(**does) : nlohmann::json(nullptr);
+}
+
+GROUNDPLANE_INLINE CarriedDoes take_does(RowBody& b) {
+  if (!b.has(does_member.key)) return std::nullopt;
+  if (b.is_null(does_member.key)) return std::optional<std::string>();
+  return std::optional<std::string>(b.take_text(does_member.key));
+}
+
+template <class E>
+E take_enum(const RowBody& b, const Member& m, E fallback) {
+  if (!b.has(m.key)) return fallback;
+  const std::int64_t stored = b.integer(m.key);
+  if (const auto e = from_stored<E>(stored)) return *e;
+  throw MalformedRow("member \"" + std::string(m.key) + "\" holds " + std::to_string(stored) +
+                     ", which is no value this release stores there");
+}
+
+template <class E>
+E require_enum(RowBody& b, const Member& m) {
+  b.require(m.key);
+  return take_enum(b, m, E{});
+}
+
+// A flag stored as the integer 1 and left out when false.
+inline void put_flag(nlohmann::json& body, const Member& m, bool on) {
+  if (on) body[key_of(m)] = 1;
+}
+inline bool take_flag(const RowBody& b, const Member& m) { return b.integer(m.key) != 0; }
+
+inline nlohmann::json empty_body() { return nlohmann::json(nlohmann::json::value_t::object); }
+
+GROUNDPLANE_INLINE nlohmann::json Start::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(node_m)] = std::move(node);
+  b[key_of(state_m)] = std::move(state);
+  return b;
+}
+GROUNDPLANE_INLINE Start Start::decode(RowBody& b) {
+  return {b.take_text(node_m.key), b.take_tree(state_m.key, nlohmann::json::object())};
+}
+
+GROUNDPLANE_INLINE nlohmann::json Move::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(node_m)] = std::move(node);
+  b[key_of(focus_m)] = std::move(focus);
+  return b;
+}
+GROUNDPLANE_INLINE Move Move::decode(RowBody& b) { return {b.take_text(node_m.key), b.take_text(focus_m.key)}; }
+
+GROUNDPLANE_INLINE nlohmann::json StaleFlag::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(on_m)] = on;  // true or false, not 1 or 0
+  return b;
+}
+GROUNDPLANE_INLINE StaleFlag StaleFlag::decode(RowBody& b) { return {b.flag(on_m.key, false)}; }
+
+GROUNDPLANE_INLINE nlohmann::json Report::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(delta_m)] = std::move(delta);
+  return b;
+}
+GROUNDPLANE_INLINE Report Report::decode(RowBody& b) { return {b.require(delta_m.key).take(delta_m.key)}; }
+
+GROUNDPLANE_INLINE void Attempt::encode_into(nlohmann::json& b) && {
+  b[key_of(action_m)] = std::move(action);
+  put_does(b, does);
+  if (principal != Principal::agent) b[key_of(principal_m)] = stored_of(principal);
+  if (!payload.is_null()) b[key_of(payload_m)] = std::move(payload);
+  if (!ask_id.empty()) b[key_of(ask_m)] = std::move(ask_id);
+}
+GROUNDPLANE_INLINE Attempt Attempt::decode(RowBody& b) {
+  Attempt a;
+  a.action = b.take_text(action_m.key);
+  a.does = take_does(b);
+  a.principal = take_enum(b, principal_m, Principal::agent);
+  a.payload = b.take(payload_m.key);
+  a.ask_id = b.take_text(ask_m.key);
+  return a;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Refused::encode() && {
+  nlohmann::json b = empty_body();
+  std::move(fire).encode_into(b);
+  b[key_of(reason_m)] = stored_of(reason);
+  if (!prior_transition_id.empty()) b[key_of(prior_m)] = std::move(prior_transition_id);
+  return b;
+}
+GROUNDPLANE_INLINE Refused Refused::decode(RowBody& b) {
+  Refused r;
+  r.reason = require_enum<Refusal>(b, reason_m);
+  r.fire = Attempt::decode(b);
+  r.prior_transition_id = b.take_text(prior_m.key);
+  return r;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Recorded::encode() && {
+  nlohmann::json b = empty_body();
+  std::move(fire).encode_into(b);
+  put_flag(b, standing_m, standing_grant);
+  put_flag(b, repeat_m, repeat);
+  if (outcome != Outcome::pending) b[key_of(outcome_m)] = stored_of(outcome);
+  put_flag(b, awaits_m, awaits_report);
+  return b;
+}
+GROUNDPLANE_INLINE Recorded Recorded::decode(RowBody& b) {
+  Recorded r;
+  r.fire = Attempt::decode(b);
+  r.standing_grant = take_flag(b, standing_m);
+  r.repeat = take_flag(b, repeat_m);
+  r.outcome = take_enum(b, outcome_m, Outcome::pending);
+  r.awaits_report = take_flag(b, awaits_m);
+  return r;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Grade::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(transition_m)] = transition;
+  b[key_of(outcome_m)] = stored_of(outcome);
+  if (error) b[key_of(error_m)] = std::move(*error);
+  put_flag(b, receipt_m, receipt);
+  return b;
+}
+GROUNDPLANE_INLINE Grade Grade::decode(RowBody& b) {
+  Grade g;
+  g.transition = b.count(transition_m.key);
+  g.outcome = require_enum<Outcome>(b, outcome_m);
+  if (b.has(error_m.key)) g.error = b.take_text(error_m.key);
+  g.receipt = take_flag(b, receipt_m);
+  return g;
+}
+
+GROUNDPLANE_INLINE nlohmann::json AskMinted::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(action_m)] = std::move(action);
+  put_does(b, does);
+  b[key_of(input_m)] = std::move(input);
+  return b;
+}
+GROUNDPLANE_INLINE AskMinted AskMinted::decode(RowBody& b) {
+  AskMinted q;
+  q.action = b.take_text(action_m.key);
+  q.does = take_does(b);
+  q.input = b.take(input_m.key);
+  return q;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Decision::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(ask_m)] = ask;
+  b[key_of(state_m)] = stored_of(state);
+  if (by) b[key_of(by_m)] = std::move(*by);
+  if (approved_at) b[key_of(at_m)] = *approved_at;
+  if (reads) b[key_of(reads_m)] = std::move(*reads);
+  if (revoked_by) b[key_of(revoked_by_m)] = std::move(*revoked_by);
+  if (spent_by) b[key_of(spent_by_m)] = std::move(*spent_by);
+  return b;
+}
+GROUNDPLANE_INLINE Decision Decision::decode(RowBody& b) {
+  Decision d;
+  d.ask = b.count(ask_m.key);
+  d.state = require_enum<AskState>(b, state_m);
+  if (b.has(by_m.key)) d.by = b.take_text(by_m.key);
+  if (b.has(at_m.key)) d.approved_at = b.integer(at_m.key);
+  if (b.has(reads_m.key)) d.reads = b.take_tree(reads_m.key, nlohmann::json::object());
+  if (b.has(revoked_by_m.key)) d.revoked_by = b.take_text(revoked_by_m.key);
+  if (b.has(spent_by_m.key)) d.spent_by = b.take_text(spent_by_m.key);
+  return d;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Standing::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(action_m)] = std::move(action);
+  b[key_of(on_m)] = active ? 1 : 0;
+  b[key_of(by_m)] = std::move(by);
+  put_does(b, does);
+  return b;
+}
+GROUNDPLANE_INLINE Standing Standing::decode(RowBody& b) {
+  Standing g;
+  g.action = b.take_text(action_m.key);
+  g.active = b.integer(on_m.key) != 0;
+  g.by = b.take_text(by_m.key);
+  g.does = take_does(b);
+  return g;
+}
+
+GROUNDPLANE_INLINE nlohmann::json WorkOpened::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(label_m)] = std::move(label);
+  if (!transition_id.empty()) b[key_of(transition_m)] = std::move(transition_id);
+  return b;
+}
+GROUNDPLANE_INLINE WorkOpened WorkOpened::decode(RowBody& b) {
+  return {b.take_text(label_m.key), b.take_text(transition_m.key)};
+}
+
+GROUNDPLANE_INLINE nlohmann::json WorkClosed::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(work_m)] = work;
+  return b;
+}
+GROUNDPLANE_INLINE WorkClosed WorkClosed::decode(RowBody& b) { return {b.count(work_m.key)}; }
+
+GROUNDPLANE_INLINE nlohmann::json Restart::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(fires_m)] = std::move(fires);
+  b[key_of(work_m)] = std::move(work);
+  return b;
+}
+GROUNDPLANE_INLINE Restart Restart::decode(RowBody& b) {
+  const auto indices = [&](const Member& m) {
+    std::vector<std::uint64_t> out;
+    const nlohmann::json list = b.take_tree(m.key, nlohmann::json::array());
+    if (!list.is_array()) throw MalformedRow("member \"" + std::string(m.key) + "\" is not an array");
+    for (const auto& k : list) {
+      if (!k.is_number_unsigned() && !(k.is_number_integer() && k.get<std::int64_t>() >= 0))
+        throw MalformedRow("member \"" + std::string(m.key) + "\" holds something other than an index");
+      out.push_back(k.get<std::uint64_t>());
+    }
+    return out;
+  };
+  Restart r;
+  r.fires = indices(fires_m);
+  r.work = indices(work_m);
+  return r;
+}
+
+}  // namespace groundplane::detail::rows

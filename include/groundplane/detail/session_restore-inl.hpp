@@ -1,0 +1,306 @@
+// The bodies of detail/session_restore.hpp: included by it in the header-only build,
+// compiled once into groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/row_feed.hpp"
+#include "groundplane/detail/session_restore.hpp"
+#include "groundplane/detail/settlement.hpp"
+
+namespace groundplane::detail {
+
+// What a restore tracks beyond the session itself.
+struct Replay {
+  SessionCore& c;
+  const ParsedRow* row = nullptr;                                            // the row being applied
+  std::map<std::string, std::optional<std::string>, std::less<>> does = {};  // each action's latest stored `does`
+  std::set<std::size_t> returned = {};  // fires whose handler returned (their once receipt is stored)
+  // The texts restored rows hold, one copy of each, as a live session shares them.
+  std::unordered_map<std::string, SharedText> texts = {};
+
+  SharedText text(std::string s) {
+    const auto it = texts.find(s);
+    if (it != texts.end()) return it->second;
+    SharedText t(s);
+    texts.emplace(std::move(s), t);
+    return t;
+  }
+  SharedText text(const std::optional<std::string>& s) { return s ? text(*s) : SharedText(); }
+
+  // The `does` a row about `action` stands for: the one it carries, else the action's latest.
+  std::optional<std::string> does_of(const std::string& action, rows::CarriedDoes carried) {
+    if (carried) {
+      does.insert_or_assign(action, *carried);
+      return std::move(*carried);
+    }
+    const auto it = does.find(action);
+    return it == does.end() ? std::nullopt : it->second;
+  }
+
+  LedgerStoreError bad(const std::string& why) const {
+    // The kind is the file's, so escaped like any value read from outside.
+    return LedgerStoreError("cannot restore session \"" + escape(c.store->session()) + "\": row " +
+                            std::to_string(row->seq) + " (" + escape(row->kind) + ") " + why);
+  }
+};
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Start&& s) {
+  r.c.ledger.node = r.text(std::move(s.node));
+  r.c.state = std::move(s.state);
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Move&& m) {
+  r.c.ledger.node = r.text(std::move(m.node));
+  r.c.ledger.focus = std::move(m.focus);
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Refused&& g) {
+  auto& c = r.c;
+  const std::string& a = g.fire.action;
+  GapRecord row{r.row->version,   r.text(a), r.text(r.does_of(a, std::move(g.fire.does))), c.ledger.node, {},
+                g.fire.principal, g.reason};
+  row.extras = Extras({c.holds_payloads() ? std::move(g.fire.payload) : nlohmann::json(), std::move(g.fire.ask_id), "",
+                       std::move(g.prior_transition_id)});
+  c.ledger.gaps.push_back(std::move(row));
+  c.trim();
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
+  auto& c = r.c;
+  auto& L = c.ledger;
+  const std::size_t idx = L.transitions.size();
+  // Transition t-k has version k-1: every recorded fire bumps the version, and only they do.
+  if (r.row->version != idx)
+    throw r.bad("records a fire at version " + std::to_string(r.row->version) + " where the ledger is at " +
+                std::to_string(idx));
+  const std::string& a = t.fire.action;
+  TransitionRecord row{r.row->version,
+                       r.text(a),
+                       r.text(r.does_of(a, std::move(t.fire.does))),
+                       L.node,
+                       {},
+                       t.fire.principal,
+                       t.outcome,
+                       t.standing_grant,
+                       t.repeat};
+  row.extras =
+      Extras({c.holds_payloads() || t.outcome == Outcome::pending ? std::move(t.fire.payload) : nlohmann::json(),
+              std::move(t.fire.ask_id), /*error=*/"", /*prior_transition_id=*/""});
+  L.transitions.push_back(std::move(row));
+  L.version = r.row->version + 1;
+  if (t.outcome == Outcome::pending) {
+    c.in_flight.add(a, idx);
+    if (t.awaits_report) {
+      L.awaiting_report.insert(idx);
+      L.awaiting_by_action.insert(a, idx);
+    }
+  } else if (t.outcome == Outcome::inferred) {
+    L.receipts.insert_or_assign(a, OnceReceipt{idx, true});
+  }
+  c.trim();
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
+  auto& c = r.c;
+  auto& L = c.ledger;
+  if (g.transition >= L.transitions.size()) throw r.bad("names a fire that is not in the ledger");
+  const auto idx = static_cast<std::size_t>(g.transition);
+  // Only a fire not graded yet is graded, and such a fire is always held.
+  if (!L.transitions.holds(idx)) throw r.bad("grades a fire that was graded long before");
+  TransitionRecord& t = L.transitions[idx];
+  t.outcome = g.outcome;
+  if (g.error) {
+    t.extras.edit().error = std::move(*g.error);
+    t.extras.prune();
+  }
+  if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
+  if (g.receipt) {
+    if (t.outcome == Outcome::pending) r.returned.insert(idx);
+    L.receipts.insert_or_assign(t.action.str(), OnceReceipt{idx, t.principal == Principal::user});
+  }
+  if (t.outcome != Outcome::pending) {
+    stop_awaiting(c, idx);
+    graded(c, idx);
+  }
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
+  auto& c = r.c;
+  auto& L = c.ledger;
+  const std::size_t idx = L.asks.size();
+  auto does = r.does_of(q.action, std::move(q.does));
+  std::string key = ask_key(q.action, q.input);
+  L.asks.push_back(AskStatus{"ask-" + std::to_string(idx + 1), std::move(q.action), std::move(does), std::move(q.input),
+                             AskState::awaiting, "", r.row->version, ""});
+  c.ask_by_key.insert_or_assign(std::move(key), idx);
+  L.awaiting_asks.insert(idx);
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Decision&& d) {
+  auto& c = r.c;
+  auto& L = c.ledger;
+  if (d.ask >= L.asks.size()) throw r.bad("names an ask that is not in the ledger");
+  const auto idx = static_cast<std::size_t>(d.ask);
+  AskStatus& a = L.asks[idx];
+  a.state = d.state;
+  switch (a.state) {
+    case AskState::approved:
+      a.by = d.by.value_or("");
+      a.approved_at =
+          std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+              std::chrono::microseconds(d.approved_at.value_or(0))));
+      a.approved_reads = d.reads ? std::move(*d.reads) : nlohmann::json::object();
+      L.awaiting_asks.erase(idx);
+      L.answered_asks.insert(idx);
+      break;
+    case AskState::declined:
+      a.by = d.by.value_or("");
+      L.awaiting_asks.erase(idx);
+      L.answered_asks.insert(idx);
+      break;
+    case AskState::revoked:
+      a.revoked_by = d.revoked_by.value_or("");
+      break;
+    case AskState::spent:
+      a.spent_by = d.spent_by.value_or("");
+      L.answered_asks.erase(idx);
+      break;
+    case AskState::awaiting:
+      throw r.bad("moves an ask back to awaiting");
+  }
+  if (a.state != AskState::approved) closed_ask(c, idx);
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Standing&& s) {
+  auto& c = r.c;
+  auto& L = c.ledger;
+  const auto g = c.standing_index.find(s.action);
+  if (g == c.standing_index.end()) {
+    std::optional<std::string> does = s.does ? std::move(*s.does) : std::nullopt;
+    L.standing.push_back(StandingGrant{s.action, std::move(does), s.active, std::move(s.by), "", r.row->version});
+    c.standing_index.emplace(std::move(s.action), L.standing.size() - 1);
+    return;
+  }
+  StandingGrant& grant = L.standing[g->second];
+  grant.active = s.active;
+  if (s.active) {
+    grant.by = std::move(s.by);
+    grant.revoked_by.clear();
+  } else {
+    grant.revoked_by = std::move(s.by);
+  }
+  grant.version = r.row->version;
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkOpened&& o) {
+  auto& L = r.c.ledger;
+  const std::size_t idx = L.work.size();
+  WorkRow w{"work-" + std::to_string(idx + 1),
+            std::move(o.label),
+            std::move(o.transition_id),
+            "",
+            std::nullopt,
+            r.row->version,
+            true};
+  if (!w.transition_id.empty()) {
+    const auto t = row_index(w.transition_id, "t-", L.transitions);
+    if (!t) throw r.bad("binds work to a fire that is not in the ledger");
+    if (L.transitions.holds(*t)) {  // else unbound: work open when the app stopped is closed anyway
+      w.action = L.transitions[*t].action.str();
+      w.does = L.transitions[*t].does.optional();
+    }
+  }
+  L.work.push_back(std::move(w));
+  L.open_work.insert(idx);
+  if (!L.work[idx].transition_id.empty()) L.working_by_action.insert(L.work[idx].action, idx);
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkClosed&& w) {
+  auto& L = r.c.ledger;
+  if (w.work >= L.work.size()) return;
+  const auto idx = static_cast<std::size_t>(w.work);
+  if (!L.work[idx].open) return;
+  L.work[idx].open = false;
+  L.open_work.erase(idx);
+  if (!L.work[idx].transition_id.empty()) L.working_by_action.erase(L.work[idx].action, idx);
+}
+
+// Applies one stored row to the session being restored. A row this release does not
+// know is refused rather than skipped: skipping would restore a different session.
+GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
+  r.row = &row;
+  if (!row.parsed) throw r.bad("is not a JSON object (run verify_sqlite_ledger)");
+  RowBody& b = row.body;
+  const std::string& k = row.kind;
+  try {
+    if (k == rows::Recorded::kind) apply(r, rows::Recorded::decode(b));
+    else if (k == rows::Grade::kind) apply(r, rows::Grade::decode(b));
+    else if (k == rows::Refused::kind) apply(r, rows::Refused::decode(b));
+    else if (k == rows::Report::kind) r.c.state.merge_patch(rows::Report::decode(b).delta);
+    else if (k == rows::AskMinted::kind) apply(r, rows::AskMinted::decode(b));
+    else if (k == rows::Decision::kind) apply(r, rows::Decision::decode(b));
+    else if (k == rows::Standing::kind) apply(r, rows::Standing::decode(b));
+    else if (k == rows::WorkOpened::kind) apply(r, rows::WorkOpened::decode(b));
+    else if (k == rows::WorkClosed::kind) apply(r, rows::WorkClosed::decode(b));
+    else if (k == rows::Move::kind) apply(r, rows::Move::decode(b));
+    else if (k == rows::StaleFlag::kind) r.c.ledger.actions_may_be_stale = rows::StaleFlag::decode(b).on;
+    else if (k == rows::Start::kind) apply(r, rows::Start::decode(b));
+    else if (k == rows::Restart::kind) {
+      const rows::Restart rs = rows::Restart::decode(b);
+      stop_all(r.c, rs.fires, rs.work, r.returned);
+    } else {
+      throw r.bad("is of a kind this release does not know");
+    }
+  } catch (const MalformedRow& e) {
+    throw r.bad(std::string("is malformed: ") + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw r.bad(std::string("is malformed: ") + e.what());
+  }
+}
+
+GROUNDPLANE_INLINE void open_store(SessionCore& c) {
+  const LedgerStore& store = *c.store;
+  const auto refused = [&](const ChainBroken& e) {
+    return LedgerStoreError("cannot restore session \"" + escape(store.session()) + "\": " + e.what());
+  };
+  if (store.head().rows == 0) {
+    try {  // nothing to restore, unless the store expects a head that these no rows cannot reach
+      store.read_verified([](const StoredRow&) { return true; });
+    } catch (const ChainBroken& e) {
+      throw refused(e);
+    }
+    c.emit(rows::Start{c.ledger.node.str(), c.state});
+    c.flush();
+    return;
+  }
+  c.state = nlohmann::json::object();
+  c.ledger.node = SharedText();
+  Replay r{c};
+  RowHash last{};
+  try {
+    read_rows_verified(store, [&](ParsedRow& row) {
+      replay(r, row);
+      last = row.hash;
+    });
+  } catch (const ChainBroken& e) {
+    throw refused(e);
+  }
+  c.head = to_hex(last);
+  c.does_written = std::move(r.does);
+  // The app stopped: what it was doing is no longer awaited.
+  std::vector<std::size_t> flying = c.in_flight.all();
+  std::sort(flying.begin(), flying.end());
+  rows::Restart rs{{flying.begin(), flying.end()}, {c.ledger.open_work.begin(), c.ledger.open_work.end()}};
+  if (rs.fires.empty() && rs.work.empty()) return;
+  stop_all(c, rs.fires, rs.work, r.returned);
+  if (store.writable()) {
+    c.emit(std::move(rs));
+    c.flush();
+  }
+}
+
+}  // namespace groundplane::detail

@@ -1,0 +1,23 @@
+// Starting a session on a store, or restoring it from the rows the store holds. Each
+// row is decoded by its kind's struct (detail/ledger_codec.hpp) and applied to the
+// session being restored; the store hands a row over only once the chain up to it was
+// re-derived (LedgerStore::read_verified), so no row is used that was not verified.
+#pragma once
+
+#include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/session_core.hpp"
+
+namespace groundplane::detail {
+
+// Caller is constructing the session (nothing else can reach it). A store that holds no
+// rows of its session starts it: its first row records the node and state. One that
+// does restores it, and a fire or work the stopped app left behind is recorded in a
+// restart row. Throws LedgerStoreError for a store that cannot be read, a chain that
+// does not verify, or a row this release cannot restore (naming it).
+void open_store(SessionCore& c);
+
+}  // namespace groundplane::detail
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/detail/session_restore-inl.hpp"
+#endif

@@ -1,0 +1,38 @@
+// What a gp::Session is constructed with (session.hpp). Members are appended, never
+// reordered: users write designated initializers.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/store/ledger_store.hpp"
+
+namespace groundplane {
+
+// The durable ledger a session writes through: groundplane/store/ledger_store.hpp (the
+// interface), groundplane/store/sqlite.hpp (a store). Without one, everything is in memory.
+
+struct SessionOptions {
+  std::string node = "";
+  nlohmann::json state = nlohmann::json::object();
+  bool require_human_approval = false;
+  bool allow_unmaterialized_fires = false;
+  std::chrono::milliseconds approval_ttl{0};     // 0: approvals never expire; else older ones are APPROVAL_STALE
+  std::shared_ptr<LedgerStore> store = nullptr;  // null: memory only; else every row is committed to it before
+                                                 // the call that made it returns (docs/ledger-store.md), and a
+                                                 // store holding this session restores it (node and state then
+                                                 // come from it)
+  std::size_t max_rows_in_memory = 0;            // 0: keep every row in memory; else hold at most this many
+                                                 // attempts (transitions + gap rows), the newest; older ones
+                                                 // stay in the store, or without one are dropped and counted
+  // The wall clock approvals are stamped and aged by (approval_ttl): null is
+  // std::chrono::system_clock::now. A test gives one it moves itself instead of sleeping.
+  std::function<std::chrono::system_clock::time_point()> clock = nullptr;
+};
+
+}  // namespace groundplane

@@ -1,0 +1,173 @@
+// Writes the compatibility fixture for tests/data/ledgers/: an SQLite ledger holding
+// every stored row kind, and beside it what the release that wrote it restores from the
+// file (the block, the head, the row count, the state), as JSON. Each fixture in that
+// directory was written once, by the release its name gives, and is never rewritten:
+// every later release must restore and verify it (tests/test_ledger_fixtures.cpp).
+//
+//   ledger_fixture_writer FILE       (FILE must not exist; FILE.expected.json is written too)
+//
+// Only the public API, so the same program builds against every release.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <groundplane/session.hpp>
+#include <groundplane/store/sqlite.hpp>
+
+namespace gp = groundplane;
+using nlohmann::json;
+
+namespace {
+
+gp::HandlerResult ok(const json&) { return {}; }
+
+void declare_shop(gp::Session& s) {
+  s.declare("cart.add", {.does = "Add the item to the cart.", .writes = {"cart"}, .handler = ok});
+  s.declare("page.view", {.does = "Show the page.", .handler = ok});
+  s.declare("card.charge", {.does = "Charge the card.", .handler = ok, .concurrency = gp::Concurrency::once});
+  s.declare("order.place",
+            {.does = "Place the order.", .handler = ok, .high_effect = true, .reads = {"cart", "/addr/city"}});
+  s.declare("mail.send", {.does = "Send the receipt.", .handler = ok, .high_effect = true});
+  s.declare("stock.check", {.does = "Check the stock.", .handler = ok, .verify = [](const json&) { return false; }});
+  s.declare("refund", {.does = "Refund the order.", .handler = [](const json&) {
+                         return gp::HandlerResult{false, "the bank said caf\xe9 is closed"};
+                       }});
+  s.declare("tour", {.does = "Take the tour."});  // no handler
+  s.declare(
+      "sync",
+      {.does = "Sync the inbox.", .writes = {"synced"}, .handler = ok, .concurrency = gp::Concurrency::single_flight});
+  s.declare("coupon", {.does = "Apply the coupon.", .handler = ok, .guard = [](const json&) { return false; }});
+  s.declare("export", {.does = "Export the data.", .handler = ok, .enabled_when = [](const json&) { return false; }});
+}
+
+// Every row kind and member a session writes, with values that are easy to get wrong:
+// text that is not UTF-8, the stored-text marker itself, numbers that are not integers.
+// Ends as an app that stops would: a fire awaiting its report, work left open.
+void first_run(const std::filesystem::path& file) {
+  gp::WorkHandle open_work;  // outlives the session: the app stops with the work open
+  gp::Session s(
+      {.node = "home",
+       .state =
+           {{"cart", 0}, {"price", 12.5}, {"ratio", 0.1}, {"big", 1e21}, {"tiny", 5e-7}, {"addr", {{"city", "Lyon"}}}},
+       .require_human_approval = true,
+       .allow_unmaterialized_fires = true,
+       .store = gp::open_sqlite_store(file, {.session = "shop"})});
+  declare_shop(s);
+  s.move_to("cart", "item 7");
+  s.fire("page.view", {.payload = {{"note", "caf\xe9"}, {"x", 1.5}, {"m", "\xF4\x8F\xBF\xBF"}}});
+  s.fire("made.up");
+  s.fire("made.up\xff", {.source = gp::Principal::system, .payload = {{"q", -3}}});
+  const auto added = s.fire("cart.add", {.payload = {{"sku", "A-1"}}});
+  s.report_state({{"cart", 1}}, added.transition_id);
+  s.fire("cart.add");
+  s.report_state({{"other", 2}});  // settles the oldest pending fire: not observed
+  s.fire("refund");
+  s.fire("stock.check");
+  s.fire("tour");
+  s.fire("coupon");
+  s.fire("export");
+  s.fire("card.charge");
+  s.fire("card.charge");                                   // DUPLICATE_EXECUTION
+  s.fire("card.charge", {.source = gp::Principal::user});  // recorded, a repeat; reopens it
+  s.report_state({{"cart", 5}});                           // nobody fired it: inferred
+  s.move_to("checkout");
+  s.fire("order.place");  // APPROVAL_REQUIRED
+  const auto placed = s.confirm_ask("order.place", {{"cart", 5}});
+  s.approve_ask(placed.id, "ana");
+  s.fire("order.place", {.payload = {{"cart", 5}}, .ask_id = placed.id});
+  s.fire("order.place", {.payload = {{"cart", 5}}, .ask_id = placed.id});  // APPROVAL_SPENT
+  const auto other = s.confirm_ask("order.place", {{"cart", 6}});
+  s.approve_ask(other.id, "ana");
+  s.fire("order.place", {.payload = {{"cart", 7}}, .ask_id = other.id});  // APPROVAL_MISMATCH
+  s.report_state({{"addr", {{"city", "Paris"}}}});
+  s.fire("order.place", {.payload = {{"cart", 6}}, .ask_id = other.id});  // APPROVAL_STALE
+  const auto declined = s.confirm_ask("mail.send", {{"to", "x"}});
+  s.decline_ask(declined.id, "bob");
+  s.fire("mail.send", {.payload = {{"to", "x"}}, .ask_id = declined.id});  // APPROVAL_DECLINED
+  const auto revoked = s.confirm_ask("mail.send", {{"to", "y"}});
+  s.approve_ask(revoked.id, "carl");
+  s.revoke_ask(revoked.id, "carl");
+  s.fire("mail.send", {.payload = {{"to", "y"}}, .ask_id = revoked.id});  // APPROVAL_REVOKED
+  s.confirm_ask("mail.send", {{"to", "z"}});                              // left awaiting
+  const auto kept = s.confirm_ask("order.place", {{"cart", 5}});
+  s.approve_ask(kept.id, "ana");  // left approved, unspent
+  s.grant_standing("mail.send", "dana");
+  s.fire("mail.send", {.payload = {{"to", "w"}}});
+  s.revoke_standing("mail.send", "dana");
+  s.grant_standing("mail.send", "erin");
+  s.mark_actions_may_be_stale();
+  s.mark_actions_fresh();
+  s.mark_actions_may_be_stale();
+  const auto viewed = s.fire("page.view");
+  s.begin_work("printing the label", viewed.transition_id).done();
+  open_work = s.begin_work("reindexing");
+  s.fire("sync");                                     // awaits its report when the app stops
+  s.fire("sync", {.source = gp::Principal::system});  // PRIOR_FIRE_PENDING
+}
+
+// The app starts again on the file: the restart row (the fire and the work it stopped
+// in), then more rows after it.
+void second_run(const std::filesystem::path& file) {
+  gp::Session s({.require_human_approval = true, .store = gp::open_sqlite_store(file, {.session = "shop"})});
+  declare_shop(s);
+  s.fire("page.view");
+  const auto synced = s.fire("sync");
+  s.report_state({{"synced", true}}, synced.transition_id);
+  s.fire("card.charge");
+}
+
+// A second session in the same file, so that rows can be swapped between sessions.
+void other_session(const std::filesystem::path& file) {
+  gp::Session s({.node = "inbox", .store = gp::open_sqlite_store(file, {.session = "bob"})});
+  declare_shop(s);
+  s.fire("page.view");
+  s.fire("made.up");
+  s.fire("made.up", {.source = gp::Principal::user});
+  s.fire("tour");  // NOT_MATERIALIZED: this session does not allow fires without a handler
+  const auto added = s.fire("cart.add");
+  s.report_state({{"cart", 2}}, added.transition_id);
+}
+
+// What this release restores from the file alone, for every session in it.
+json restored(const std::filesystem::path& file, const std::string& session) {
+  const auto v = gp::verify_sqlite_ledger(file, session);
+  const gp::Session s({.store = gp::open_sqlite_store(file, {.session = session, .read_only = true})});
+  const auto g = s.ground_truth();
+  json asks = json::array();
+  for (const auto& a : s.asks()) asks.push_back({{"id", a.id}, {"state", static_cast<int>(a.state)}});
+  return {{"verified", v.ok},
+          {"rows", v.rows},
+          {"head", v.head},
+          {"block", g.text},
+          {"version", g.version},
+          {"node", s.node()},
+          {"focus", s.focus()},
+          {"state", s.state()},
+          {"transitions", s.transitions().size()},
+          {"gap_rows", s.gap_rows().size()},
+          {"asks", asks}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: ledger_fixture_writer FILE\n");
+    return 2;
+  }
+  const std::filesystem::path file = argv[1];
+  if (std::filesystem::exists(file)) {
+    std::fprintf(stderr, "%s exists: a fixture is written once\n", file.c_str());
+    return 2;
+  }
+  first_run(file);
+  second_run(file);
+  other_session(file);
+  const json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}};
+  std::ofstream(file.string() + ".expected.json")
+      << expected.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  return 0;
+}
