@@ -97,7 +97,7 @@ class AnyCheck {
     void describe(const FactRegistry& registry, SchemaBuilder& schema) const override {
       if constexpr (DescribesSchema<C>) check.describe(registry, schema);
     }
-    std::string name() const override { return detail::name_of(check); }
+    std::string name() const override { return detail::check_name_of(check); }
     std::string_view kind() const noexcept override {
       if constexpr (detail::has_check_name<C>) return C::check_name;
       else return "custom check";

@@ -239,7 +239,7 @@ class Boundary {
       check.verify(registry_, output, run.findings);
       std::vector<std::string> warnings;
       if constexpr (StatesWarnings<C>) warnings = check.warnings(registry_);
-      run.record(detail::name_of(check), before, std::move(warnings));
+      run.record(detail::check_name_of(check), before, std::move(warnings));
     }
   }
 

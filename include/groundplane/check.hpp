@@ -73,7 +73,7 @@ concept has_check_name = requires {
 
 // How Verdict::passed() and failed() name a check.
 template <class C>
-std::string name_of(const C& check) {
+std::string check_name_of(const C& check) {
   if constexpr (NamesItself<C>) return check.name();
   else if constexpr (has_check_name<C>) return std::string(C::check_name);
   else return "custom check";
