@@ -7,6 +7,7 @@
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
 #include "groundplane/check_from_json.hpp"
+#include "groundplane/check_support.hpp"
 #include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/checks/aggregate_reconciles.hpp"
 #include "groundplane/checks/comparison.hpp"
