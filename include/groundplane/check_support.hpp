@@ -49,8 +49,9 @@ namespace groundplane {
 // const J* find_field(const J& output, std::string_view field)
 //   The value `field` names in `output` — a top-level key, or a JSON Pointer when it
 //   starts with '/' ("/summary/winner", "/rows/0/ctr") — or nullptr when there is none
-//   (absent key, index past the end, a malformed pointer, a non-object output). Never
-//   throws. J is nlohmann::json or nlohmann::ordered_json.
+//   (an absent key, an index past the end or with a leading zero, a step into a string
+//   or number, a malformed pointer). Never throws. J is nlohmann::json or
+//   nlohmann::ordered_json.
 using detail::find_field;
 
 // void validate_field(std::string_view field, std::string_view check, std::string_view member)
