@@ -1,11 +1,14 @@
 // A check of your own: a value type with leans_on(), validate() and verify() (and,
 // optionally, describe() for the schema). It works wherever a built-in check does —
-// in a Boundary directly, and in a CheckList assembled at run time.
+// in a Boundary directly, and in a CheckList assembled at run time. What it needs to
+// find a field, read a number, render values and build a finding comes from
+// <groundplane/check_support.hpp>, the same functions the built-in checks use.
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <groundplane/check_support.hpp>
 #include <groundplane/groundplane.hpp>
 
 namespace gp = groundplane;
@@ -19,23 +22,27 @@ struct total_within_budget {
   std::vector<std::string> leans_on() const { return {fact}; }
 
   // A developer's mistake is a ConfigurationError, raised when the boundary is built.
+  // fact_for and validate_field throw the built-in checks' messages for an unrecorded
+  // fact, a fact of the wrong kind and a malformed field.
   void validate(const gp::FactRegistry& reg) const {
-    if (!gp::Decimal::from_json(reg.get<gp::Fact>(fact).value()))
-      throw gp::ConfigurationError("total_within_budget: fact " + gp::detail::quote(fact) + " is not a number");
+    gp::validate_field(field, "total_within_budget", "field");
+    if (!gp::Decimal::from_json(gp::fact_for<gp::Fact>(reg, fact, "total_within_budget").value()))
+      throw gp::ConfigurationError("total_within_budget: fact " + gp::quote(fact) + " is not a number");
   }
 
   // A model's mistake is a Finding; nothing the model wrote makes this throw.
   void verify(const gp::FactRegistry& reg, const json& output, std::vector<gp::Finding>& findings) const {
     const gp::Fact& budget = reg.get<gp::Fact>(fact);
-    const json* said = gp::detail::find_field(output, field);
-    const auto total = said ? gp::Decimal::from_json(*said) : std::nullopt;
+    const json* said = gp::find_field(output, field);                   // nullptr: absent
+    const auto total = said ? gp::stated_number(*said) : std::nullopt;  // nullopt: not a number
     const gp::Decimal limit = *gp::Decimal::from_json(budget.value());
     if (total && *total <= limit) return;
-    gp::Finding f = gp::detail::finding_about("total_within_budget", field, budget);
-    f.said = said ? gp::detail::render(*said) : "";
-    f.supported = "at most " + gp::detail::render(limit);
-    f.detail = total ? "the total exceeds the recorded budget by " + gp::detail::render(*total - limit)
-                     : "expected a number within the recorded budget";
+    gp::Finding f = gp::finding_about("total_within_budget", field, budget);
+    f.said = said ? gp::render(*said) : "";
+    f.supported = "at most " + gp::render(limit);
+    f.detail = total  ? "the total exceeds the recorded budget by " + gp::render(*total - limit)
+               : said ? "expected a number within the recorded budget, got " + std::string(gp::type_name(*said))
+                      : "expected a number within the recorded budget; the field is missing";
     findings.push_back(std::move(f));
   }
 

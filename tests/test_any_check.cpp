@@ -31,16 +31,16 @@ struct total_within_budget {
   std::vector<std::string> leans_on() const { return {fact}; }
   void validate(const gp::FactRegistry& reg) const {
     if (!gp::Decimal::from_json(reg.get<gp::Fact>(fact).value()))
-      throw gp::ConfigurationError("total_within_budget: fact " + gp::detail::quote(fact) + " is not a number");
+      throw gp::ConfigurationError("total_within_budget: fact " + gp::quote(fact) + " is not a number");
   }
   void verify(const gp::FactRegistry& reg, const json& output, std::vector<gp::Finding>& findings) const {
     const auto& budget = reg.get<gp::Fact>(fact);
-    const json* said = gp::detail::find_field(output, field);
+    const json* said = gp::find_field(output, field);
     const auto total = said ? gp::Decimal::from_json(*said) : std::nullopt;
     if (total && *total <= *gp::Decimal::from_json(budget.value())) return;
-    gp::Finding f = gp::detail::finding_about("total_within_budget", field, budget);
-    f.said = said ? gp::detail::render(*said) : "";
-    f.detail = "a total must be a number within the budget of " + gp::detail::render(budget.value());
+    gp::Finding f = gp::finding_about("total_within_budget", field, budget);
+    f.said = said ? gp::render(*said) : "";
+    f.detail = "a total must be a number within the budget of " + gp::render(budget.value());
     findings.push_back(std::move(f));
   }
 };

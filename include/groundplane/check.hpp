@@ -18,7 +18,9 @@
 //       The output fields it reads, for Boundary::schema().
 //
 // Checks compose at compile time (gp::Boundary<Cs...> holds them by value, no virtual
-// dispatch) or at run time (gp::AnyCheck, gp::CheckList).
+// dispatch) or at run time (gp::AnyCheck, gp::CheckList). A check of your own finds
+// fields, reads stated numbers, renders values and builds findings with
+// <groundplane/check_support.hpp>, as the built-in ones do; it needs nothing in detail.
 #pragma once
 
 #include <concepts>

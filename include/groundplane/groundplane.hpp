@@ -2,11 +2,13 @@
 // conversation. The umbrella header: every part also has its own header.
 #pragma once
 
+#include "groundplane/action.hpp"
 #include "groundplane/agent_port.hpp"
 #include "groundplane/any_check.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/check.hpp"
 #include "groundplane/check_from_json.hpp"
+#include "groundplane/check_support.hpp"
 #include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/checks/aggregate_reconciles.hpp"
 #include "groundplane/checks/comparison.hpp"
@@ -29,6 +31,7 @@
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
 #include "groundplane/session.hpp"
+#include "groundplane/session_options.hpp"
 #include "groundplane/tolerance.hpp"
 #include "groundplane/tool_args.hpp"
 #include "groundplane/verdict.hpp"

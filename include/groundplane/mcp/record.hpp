@@ -58,15 +58,15 @@ struct ToolCall {
   static ToolCall from_params(const nlohmann::ordered_json& params) {
     if (!params.is_object())
       throw InvalidFact("a tool call must be an object {name, arguments}, got " +
-                        std::string(detail::type_name(params)));
+                        std::string(groundplane::detail::type_name(params)));
     const auto name = params.find("name");
     if (name == params.end() || !name->is_string())
       throw InvalidFact("a tool call needs its tool's name as a string in \"name\"");
     ToolCall call{.name = name->get<std::string>()};
     if (const auto args = params.find("arguments"); args != params.end() && !args->is_null()) {
       if (!args->is_object())
-        throw InvalidFact("the arguments of a call to " + detail::quote(call.name) + " must be an object, got " +
-                          std::string(detail::type_name(*args)));
+        throw InvalidFact("the arguments of a call to " + groundplane::detail::quote(call.name) +
+                          " must be an object, got " + std::string(groundplane::detail::type_name(*args)));
       call.arguments = *args;
     }
     return call;
