@@ -779,12 +779,15 @@ TEST_CASE("groundplane-ledger verify --head exits 1 whenever its head cannot be 
   CHECK(ledger_tool("verify '" + t.file.str() + "' --head not-a-head").exit_code == 2);  // bad usage stays 2
 }
 
-TEST_CASE("groundplane-ledger export of a session the file does not hold exits 2 and says so, like show",
+TEST_CASE("groundplane-ledger show, export and audit of a session the file does not hold exit 2 naming the ones it holds",
           "[store][tool]") {
   TenRows t;
-  const auto r = ledger_tool("export '" + t.file.str() + "' --session nosuch");
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.find("holds no rows of session \"nosuch\"") != std::string::npos);
+  for (const char* command : {"show", "export", "audit"}) {
+    const auto r = ledger_tool(std::string(command) + " '" + t.file.str() + "' --session nosuch");
+    INFO(command << ": " << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find("holds no session \"nosuch\" (it holds: default)") != std::string::npos);
+  }
 }
 
 TEST_CASE("a session name read from the file is quoted when a problem names it, so it cannot fake a line",
@@ -818,10 +821,13 @@ TEST_CASE("groundplane-ledger export prints one JSON object per row with its has
     CHECK(lines[i]["body"]["k"] == i + 1);
     CHECK(lines[i]["hash"] == h[i + 1]);
   }
-  // An edited body that no longer parses is exported as the text it is.
+  // An edited body that no longer parses is exported as the text it is, below a warning
+  // that the chain does not verify.
   raw_sql(t.file.path(), "UPDATE groundplane_rows SET body = 'not json' WHERE seq = 2");
   const auto edited = ledger_tool("export '" + t.file.str() + "'");
-  CHECK(edited.exit_code == 0);
+  CHECK(edited.exit_code == 1);
+  const json warning = json::parse(edited.out.substr(0, edited.out.find('\n')));
+  CHECK(warning["warning"].get<std::string>().starts_with("this ledger does not verify from row 2 on: "));
   CHECK(edited.out.find(R"("body_text":"not json")") != std::string::npos);
 }
 #endif
