@@ -779,8 +779,9 @@ TEST_CASE("groundplane-ledger verify --head exits 1 whenever its head cannot be 
   CHECK(ledger_tool("verify '" + t.file.str() + "' --head not-a-head").exit_code == 2);  // bad usage stays 2
 }
 
-TEST_CASE("groundplane-ledger show, export and audit of a session the file does not hold exit 2 naming the ones it holds",
-          "[store][tool]") {
+TEST_CASE(
+    "groundplane-ledger show, export and audit of a session the file does not hold exit 2 naming the ones it holds",
+    "[store][tool]") {
   TenRows t;
   for (const char* command : {"show", "export", "audit"}) {
     const auto r = ledger_tool(std::string(command) + " '" + t.file.str() + "' --session nosuch");
@@ -788,6 +789,21 @@ TEST_CASE("groundplane-ledger show, export and audit of a session the file does 
     CHECK(r.exit_code == 2);
     CHECK(r.out.find("holds no session \"nosuch\" (it holds: default)") != std::string::npos);
   }
+}
+
+TEST_CASE("a session the file does not hold is named with the first 50 sessions it holds, and how many", "[store]") {
+  TenRows t;
+  raw_sql(t.file.path(),
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 59)"
+          " INSERT INTO groundplane_sessions(name) SELECT printf('s%02d', i) FROM n");
+  const auto v = gp::verify_sqlite_ledger(t.file.path(), "nobody");
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 0);
+  INFO(v.problem);
+  CHECK(v.problem.find("holds no session \"nobody\" (it holds 60 sessions; the first 50: default, s01, s02,") !=
+        std::string::npos);
+  CHECK(v.problem.find("s49, ...)") != std::string::npos);
+  CHECK(v.problem.find("s50") == std::string::npos);
 }
 
 TEST_CASE("a session name read from the file is quoted when a problem names it, so it cannot fake a line",

@@ -651,13 +651,11 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
       const detail::PgResult s =
           detail::pg_exec(conn.get(), "SELECT 1 FROM groundplane_sessions WHERE name = $1", params);
       if (PQntuples(s.get()) == 0) {
-        std::string names;  // as the database has them: escaped, so none can pass for a line of ours
         const detail::PgResult all = detail::pg_exec(conn.get(), "SELECT name FROM groundplane_sessions ORDER BY name");
-        for (int row = 0; row < PQntuples(all.get()); ++row)
-          names += (names.empty() ? "" : ", ") + detail::escape(detail::pg_bytes(all.get(), row, 0), 120);
+        std::vector<std::string> names;
+        for (int row = 0; row < PQntuples(all.get()); ++row) names.emplace_back(detail::pg_bytes(all.get(), row, 0));
         return detail::missing_session(
-            "the database holds no session \"" + detail::escape(name, 120) + "\"" +
-                (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")"),
+            "the database holds no session \"" + detail::escape(name, 120) + "\"" + detail::held_sessions(names),
             !published_head.empty());
       }
     }
