@@ -779,12 +779,31 @@ TEST_CASE("groundplane-ledger verify --head exits 1 whenever its head cannot be 
   CHECK(ledger_tool("verify '" + t.file.str() + "' --head not-a-head").exit_code == 2);  // bad usage stays 2
 }
 
-TEST_CASE("groundplane-ledger export of a session the file does not hold exits 2 and says so, like show",
-          "[store][tool]") {
+TEST_CASE(
+    "groundplane-ledger show, export and audit of a session the file does not hold exit 2 naming the ones it holds",
+    "[store][tool]") {
   TenRows t;
-  const auto r = ledger_tool("export '" + t.file.str() + "' --session nosuch");
-  CHECK(r.exit_code == 2);
-  CHECK(r.out.find("holds no rows of session \"nosuch\"") != std::string::npos);
+  for (const char* command : {"show", "export", "audit"}) {
+    const auto r = ledger_tool(std::string(command) + " '" + t.file.str() + "' --session nosuch");
+    INFO(command << ": " << r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.find("holds no session \"nosuch\" (it holds: default)") != std::string::npos);
+  }
+}
+
+TEST_CASE("a session the file does not hold is named with the first 50 sessions it holds, and how many", "[store]") {
+  TenRows t;
+  raw_sql(t.file.path(),
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 59)"
+          " INSERT INTO groundplane_sessions(name) SELECT printf('s%02d', i) FROM n");
+  const auto v = gp::verify_sqlite_ledger(t.file.path(), "nobody");
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 0);
+  INFO(v.problem);
+  CHECK(v.problem.find("holds no session \"nobody\" (it holds 60 sessions; the first 50: default, s01, s02,") !=
+        std::string::npos);
+  CHECK(v.problem.find("s49, ...)") != std::string::npos);
+  CHECK(v.problem.find("s50") == std::string::npos);
 }
 
 TEST_CASE("a session name read from the file is quoted when a problem names it, so it cannot fake a line",
@@ -818,10 +837,13 @@ TEST_CASE("groundplane-ledger export prints one JSON object per row with its has
     CHECK(lines[i]["body"]["k"] == i + 1);
     CHECK(lines[i]["hash"] == h[i + 1]);
   }
-  // An edited body that no longer parses is exported as the text it is.
+  // An edited body that no longer parses is exported as the text it is, below a warning
+  // that the chain does not verify.
   raw_sql(t.file.path(), "UPDATE groundplane_rows SET body = 'not json' WHERE seq = 2");
   const auto edited = ledger_tool("export '" + t.file.str() + "'");
-  CHECK(edited.exit_code == 0);
+  CHECK(edited.exit_code == 1);
+  const json warning = json::parse(edited.out.substr(0, edited.out.find('\n')));
+  CHECK(warning["warning"].get<std::string>().starts_with("this ledger does not verify from row 2 on: "));
   CHECK(edited.out.find(R"("body_text":"not json")") != std::string::npos);
 }
 #endif

@@ -837,9 +837,14 @@ void tool_verifies(const B& b) {
   CHECK(run_tool("verify " + loc + " --head " + head) == 0);
   CHECK(run_tool("show " + loc) == 0);
   CHECK(run_tool("export " + loc) == 0);
+  CHECK(run_tool("audit " + loc) == 0);
   b.sql("UPDATE groundplane_rows SET version = 99 WHERE session = " + b.key("default") + " AND seq = 2");
   CHECK(run_tool("verify " + loc) == 1);
+  CHECK(run_tool("show " + loc) == 1);  // the rows still shown, below a warning
+  CHECK(run_tool("export " + loc) == 1);
+  CHECK(run_tool("audit " + loc) == 1);
   CHECK(run_tool("verify '" + b.location() + "' --session nobody-has-this-session") == 2);
+  CHECK(run_tool("show '" + b.location() + "' --session nobody-has-this-session") == 2);
 }
 #endif
 
@@ -901,6 +906,6 @@ GP_STORE_CASE("with the head the app kept, a chain that grew since restores, and
 GP_STORE_CASE("with the head the app kept, a session deleted whole is refused, not started anew",
               restore_with_trusted_head_of_a_deleted_session)
 #ifdef GROUNDPLANE_LEDGER_TOOL
-GP_STORE_CASE("groundplane-ledger verify, show and export read it, and verify exits 1 when tampered, 2 when unusable",
+GP_STORE_CASE("groundplane-ledger verify, show, export and audit read it, exit 1 when tampered and 2 when unusable",
               tool_verifies)
 #endif

@@ -1,66 +1,139 @@
 // groundplane-ledger: a ledger file, checked and read without the app that wrote it.
 // FILE may also be a postgresql:// (or postgres://) URI: the ledger in PostgreSQL, read
-// without taking any session's lease.
+// without taking any session's lease. Nothing is ever written.
 //
 //   groundplane-ledger verify FILE [--session S] [--head HEX]
 //       re-derives the session's hash chain; with --head (a head published earlier, as
 //       GroundTruth::head gave it) also catches rows cut from the tail.
-//       exit 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, or bad usage
 //   groundplane-ledger show FILE [--session S]
-//       the session's ground-truth block, restored from the file alone (nothing is written)
+//       the session's ground-truth block, restored from the file alone
 //   groundplane-ledger export FILE [--session S]
-//       one JSON object per row, oldest first: seq, version, kind, body, hash
+//       one JSON object per row, oldest first: seq, version, kind, body, hash; the kind and
+//       the body's members by their names (docs/ledger-format.md), enums by their names
+//   groundplane-ledger audit FILE [--session S]
+//       one sentence per row, oldest first: who did what, and when the row says when;
+//       every refusal with its reason
+//   groundplane-ledger --help | --version
+//
+// Options go before or after the command and FILE. show, export and audit verify the
+// chain first: when it does not verify, their first line says so (export's as a JSON
+// object), what the rows say follows, and they exit 1. A session the file does not hold
+// is named with the sessions it does hold.
+// Exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or bad
+// usage.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include <groundplane/detail/escape.hpp>
+#include <groundplane/detail/ledger_codec.hpp>
+#include <groundplane/detail/row_body.hpp>
 #include <groundplane/session.hpp>
 #include <groundplane/store/sqlite.hpp>
 #if GROUNDPLANE_LEDGER_POSTGRES
 #include <groundplane/store/postgres.hpp>
 #endif
 
+#include "../command_line.hpp"
+
 namespace gp = groundplane;
+namespace rows = groundplane::detail::rows;
 
 namespace {
 
+constexpr std::string_view program = "groundplane-ledger";
 constexpr int exit_intact = 0;
 constexpr int exit_tampered = 1;
 constexpr int exit_unusable = 2;
 
 constexpr std::string_view usage =
     "usage: groundplane-ledger verify FILE [--session S] [--head HEX]\n"
-    "       groundplane-ledger show FILE [--session S]\n"
+    "       groundplane-ledger show   FILE [--session S]\n"
     "       groundplane-ledger export FILE [--session S]\n"
-    "FILE: an SQLite ledger file, or a postgresql:// URI\n"
-    "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, or bad usage\n";
+    "       groundplane-ledger audit  FILE [--session S]\n"
+    "       groundplane-ledger --help | --version\n"
+    "\n"
+    "Checks and reads a groundplane ledger without the app that wrote it; writes nothing.\n"
+    "FILE is an SQLite ledger file, or a postgresql:// URI (read without taking a lease).\n"
+    "\n"
+    "  verify   re-derive the session's hash chain and say whether it is intact\n"
+    "  show     the session's ground-truth block, restored from the rows alone\n"
+    "  export   one JSON object per row, oldest first: seq, version, kind, body, hash;\n"
+    "           the kind and the body's members by their names, enums by their names\n"
+    "  audit    one sentence per row, oldest first: who did what, and when the row says\n"
+    "           when (an approval's time); every refusal with its reason\n"
+    "show, export and audit verify first: when the chain does not verify, their first line\n"
+    "is a warning saying so (export's a JSON object {\"warning\": ...}), what the rows say\n"
+    "follows, and they exit 1.\n"
+    "\n"
+    "  --session S   the session to read (default: default); one file may hold many, and a\n"
+    "                session it does not hold is named with the ones it does\n"
+    "  --head HEX    verify only: a head published earlier (GroundTruth::head); catches\n"
+    "                rows cut from the tail, which the chain alone cannot\n"
+    "  --help, -h    print this and exit\n"
+    "  --version     print the version and exit\n"
+    "Options go before or after the command and FILE, as --session S or --session=S.\n"
+    "\n"
+    "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or\n"
+    "      bad usage\n";
+
+constexpr std::array<gp::tools::Flag, 5> flags{{{"--help", gp::tools::Takes::nothing},
+                                                {"-h", gp::tools::Takes::nothing},
+                                                {"--version", gp::tools::Takes::nothing},
+                                                {"--session", gp::tools::Takes::text},
+                                                {"--head", gp::tools::Takes::text}}};
+
+constexpr std::array<std::string_view, 4> commands{"verify", "show", "export", "audit"};
 
 struct Args {
   std::string command;
   std::string file;
   std::string session = "default";
-  std::string head;
+  std::optional<std::string> head;
 };
 
-std::optional<Args> parse(const std::vector<std::string_view>& argv) {
-  if (argv.size() < 2) return std::nullopt;
+// The command line (tools/command_line.hpp); an exit code when it is to stop here.
+std::variant<Args, int> parse(int argc, char** argv) {
   Args a;
-  a.command = argv[0];
-  a.file = argv[1];
-  for (std::size_t i = 2; i < argv.size(); ++i) {
-    const std::string_view flag = argv[i];
-    if (i + 1 >= argv.size()) return std::nullopt;
-    if (flag == "--session") a.session = argv[++i];
-    else if (flag == "--head" && a.command == "verify") a.head = argv[++i];
-    else return std::nullopt;
-  }
-  if (a.session.empty() || (a.command != "verify" && a.command != "show" && a.command != "export")) return std::nullopt;
+  std::vector<std::string> positional;
+  const auto stop = gp::tools::read_command_line(
+      program, usage, flags, argc, argv,
+      [&](std::string_view flag, const std::string& value) {
+        if (flag == "--session") a.session = value;
+        else if (flag == "--head") a.head = value;
+      },
+      [&](std::string_view arg) -> std::string {
+        if (positional.size() == 2)
+          return "unexpected argument '" + gp::detail::escape(arg) + "': one command and one FILE are read";
+        positional.emplace_back(arg);
+        return {};
+      });
+  if (stop) return *stop;
+  if (positional.empty()) return gp::tools::usage_error(program, "no command given (verify, show, export or audit)");
+  a.command = positional[0];
+  if (std::find(commands.begin(), commands.end(), a.command) == commands.end())
+    return gp::tools::usage_error(
+        program, "unknown command '" + gp::detail::escape(a.command) + "' (verify, show, export or audit)");
+  if (positional.size() < 2) return gp::tools::usage_error(program, a.command + " needs a FILE");
+  a.file = positional[1];
+  if (a.session.empty()) return gp::tools::usage_error(program, "--session needs a session name");
+  if (a.head && a.command != "verify") return gp::tools::usage_error(program, "--head is read by verify only");
   return a;
 }
 
@@ -68,33 +141,56 @@ bool is_postgres_uri(std::string_view file) {
   return file.starts_with("postgresql://") || file.starts_with("postgres://");
 }
 
-gp::LedgerVerification verify_any(const Args& a) {
+gp::LedgerVerification verify_any(const Args& a, std::string_view head) {
 #if GROUNDPLANE_LEDGER_POSTGRES
-  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, a.head);
+  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, head);
 #else
   if (is_postgres_uri(a.file))
     return {false, 0, "", 0, "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)"};
 #endif
-  return gp::verify_sqlite_ledger(a.file, a.session, a.head);
+  return gp::verify_sqlite_ledger(a.file, a.session, head);
 }
 
 int verify(const Args& a) {
-  const gp::LedgerVerification v = verify_any(a);
+  const std::string head = a.head.value_or("");
+  const gp::LedgerVerification v = verify_any(a, head);
   if (v.ok) {
-    std::cout << "intact: session \"" << a.session << "\" in " << a.file << ", " << v.rows << " row(s), head "
-              << (v.head.empty() ? std::string("(none: no rows)") : v.head) << "\n";
-    if (!a.head.empty()) std::cout << "the published head " << a.head << " is in the chain\n";
+    std::cout << "intact: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ", " << v.rows
+              << " row(s), head " << (v.head.empty() ? std::string("(none: no rows)") : v.head) << "\n";
+    if (!head.empty()) std::cout << "the published head " << head << " is in the chain\n";
     return exit_intact;
   }
   if (v.first_bad_row == 0) {
     std::cout << "cannot verify: " << v.problem << "\n";
     return exit_unusable;
   }
-  std::cout << "NOT INTACT: session \"" << a.session << "\" in " << a.file << ": first bad row " << v.first_bad_row
-            << "\n  " << v.problem << "\n  " << v.rows << " row(s) before it verify"
+  std::cout << "NOT INTACT: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ": first bad row "
+            << v.first_bad_row << "\n  " << v.problem << "\n  " << v.rows << " row(s) before it verify"
             << (v.head.empty() ? std::string() : ", up to head " + v.head) << "\n";
   return exit_tampered;
 }
+
+// A reading command's start: the chain verified. Returns the exit code the command ends
+// with when all goes well (0, or 1 with the warning printed: `warn` prints it), or 2
+// with the reason on standard error when there is nothing to read.
+std::optional<int> verify_first(const Args& a, const std::function<void(const std::string&)>& warn) {
+  const gp::LedgerVerification v = verify_any(a, "");
+  if (v.ok) {
+    if (v.rows > 0) return exit_intact;
+    std::cerr << program << ": " << a.file << " holds no rows of session \"" << gp::detail::escape(a.session, 120)
+              << "\"\n";
+    return std::nullopt;
+  }
+  if (v.first_bad_row == 0) {  // unreadable, not a ledger, or no such session (named with those it holds)
+    std::cerr << program << ": " << v.problem << "\n";
+    return std::nullopt;
+  }
+  warn("this ledger does not verify from row " + std::to_string(v.first_bad_row) + " on: " + v.problem +
+       "; what follows is read from unverified rows");
+  return exit_tampered;
+}
+
+void warn_line(const std::string& warning) { std::cout << "WARNING: " << warning << "\n"; }
 
 std::shared_ptr<gp::LedgerStore> open_for_reading(const Args& a) {
   try {
@@ -107,59 +203,333 @@ std::shared_ptr<gp::LedgerStore> open_for_reading(const Args& a) {
 #endif
     return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true});
   } catch (const std::exception& e) {
-    std::cerr << "groundplane-ledger: " << e.what() << "\n";
+    std::cerr << program << ": " << e.what() << "\n";
     return nullptr;
   }
 }
 
+// A store's rows handed to a restore as they are, unverified: what `show` reads once the
+// warning that they do not verify is printed. Reads only.
+class UnverifiedReader final : public gp::LedgerStore {
+ public:
+  explicit UnverifiedReader(std::shared_ptr<gp::LedgerStore> store) : store_(std::move(store)) {}
+  const std::string& session() const noexcept override { return store_->session(); }
+  gp::LedgerHead append(std::span<const gp::LedgerRow>) override {
+    throw gp::LedgerStoreError("groundplane-ledger reads only");
+  }
+  void read(std::uint64_t from_seq, const std::function<bool(const gp::StoredRow&)>& visit) const override {
+    store_->read(from_seq, visit);
+  }
+  void read_verified(const std::function<bool(const gp::StoredRow&)>& visit) const override { store_->read(1, visit); }
+  gp::LedgerHead head() const override { return store_->head(); }
+  bool writable() const noexcept override { return false; }
+  gp::LedgerVerification verify() const noexcept override { return store_->verify(); }
+
+ private:
+  std::shared_ptr<gp::LedgerStore> store_;
+};
+
 // The block as the app's session would render it now, from the rows alone: a read-only
 // store restores without writing (a fire the app stopped in reads as stopped).
 int show(const Args& a) {
+  const auto verdict = verify_first(a, warn_line);
+  if (!verdict) return exit_unusable;
   const auto store = open_for_reading(a);
-  if (!store) return exit_unusable;
-  if (store->head().rows == 0) {
-    std::cerr << "groundplane-ledger: " << a.file << " holds no rows of session \"" << a.session << "\"\n";
-    return exit_unusable;
+  if (!store) return *verdict == exit_intact ? exit_unusable : *verdict;
+  try {
+    std::shared_ptr<gp::LedgerStore> rows = store;
+    if (*verdict != exit_intact) rows = std::make_shared<UnverifiedReader>(store);
+    const gp::Session session({.store = rows});
+    std::cout << session.ground_truth().text << "\n";
+  } catch (const std::exception& e) {
+    if (*verdict == exit_intact) throw;
+    std::cerr << program << ": the unverified rows cannot be restored: " << e.what() << "\n";
   }
-  const gp::Session session({.store = store});
-  std::cout << session.ground_truth().text << "\n";
-  return std::cout.good() ? exit_intact : exit_unusable;
+  return std::cout.good() ? *verdict : exit_unusable;
+}
+
+std::string json_line(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 int export_rows(const Args& a) {
+  const auto verdict = verify_first(a, [](const std::string& warning) {
+    std::cout << json_line(nlohmann::ordered_json{{"warning", warning}}) << "\n";
+  });
+  if (!verdict) return exit_unusable;
   const auto store = open_for_reading(a);
-  if (!store) return exit_unusable;
-  if (store->head().rows == 0) {  // a session name mistyped is said, not an empty export
-    std::cerr << "groundplane-ledger: " << a.file << " holds no rows of session \"" << a.session << "\"\n";
-    return exit_unusable;
-  }
+  if (!store) return *verdict == exit_intact ? exit_unusable : *verdict;
   store->read(1, [](const gp::StoredRow& r) {
-    nlohmann::ordered_json line{{"seq", r.seq}, {"version", r.version}, {"kind", r.kind}};
+    const rows::KindInfo* kind = rows::find_kind(r.kind);
+    nlohmann::ordered_json line{
+        {"seq", r.seq}, {"version", r.version}, {"kind", kind != nullptr ? std::string(kind->name) : r.kind}};
     // A body that no longer parses (the file was edited) is exported as the text it is.
-    nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
+    nlohmann::ordered_json body = rows::named_body(r.kind, r.body);
     if (body.is_discarded()) line["body_text"] = r.body;
     else line["body"] = std::move(body);
     line["hash"] = gp::to_hex(r.hash);
-    std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << json_line(line) << "\n";
     return true;
   });
-  return std::cout.good() ? exit_intact : exit_unusable;
+  return std::cout.good() ? *verdict : exit_unusable;
+}
+
+// ---- audit: every row as a sentence ----
+
+std::string in_quotes(std::string_view text) { return gp::detail::quote(text, 160); }
+std::string named(std::string_view id) { return gp::detail::escape(id, 120); }
+// A JSON value from a row, compact, with nothing in it that could pass for a line of ours.
+std::string shown(const nlohmann::json& v) {
+  return gp::detail::escape_rendered(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 240);
+}
+std::string who(gp::Principal p) { return "the " + std::string(gp::detail::name_of(p)); }
+std::string by_whom(const std::optional<std::string>& by) {
+  return by && !by->empty() ? "the user " + in_quotes(*by) : std::string("a person");
+}
+
+// Microseconds since the Unix epoch as UTC, ISO 8601: 2026-12-05T10:35:10.870255Z.
+std::string utc_time(std::int64_t micros) {
+  using namespace std::chrono;
+  const sys_time<microseconds> at{microseconds{micros}};
+  const auto day = floor<days>(at);
+  const year_month_day date{day};
+  const auto in_day = duration_cast<microseconds>(at - day).count();
+  char text[48];
+  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02lld:%02lld:%02lld.%06lldZ", static_cast<int>(date.year()),
+                static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                static_cast<long long>(in_day / 3600000000LL), static_cast<long long>(in_day / 60000000LL % 60),
+                static_cast<long long>(in_day / 1000000LL % 60), static_cast<long long>(in_day % 1000000LL));
+  return text;
+}
+
+// Why a fire was refused, in a few words (the reason's name is printed beside it).
+std::string_view why(gp::Refusal r) {
+  switch (r) {
+    case gp::Refusal::unknown_affordance:
+      return "no action by that name was declared";
+    case gp::Refusal::not_materialized:
+      return "nothing in the app performs it";
+    case gp::Refusal::tool_disabled:
+      return "it was disabled: its conditions were unmet";
+    case gp::Refusal::guard_failed:
+      return "its guard did not hold";
+    case gp::Refusal::prior_fire_pending:
+      return "an earlier fire of it had not settled";
+    case gp::Refusal::duplicate_execution:
+      return "it happens once, and it already had";
+    case gp::Refusal::approval_required:
+      return "a person must approve it first";
+    case gp::Refusal::approval_declined:
+      return "the person declined the ask";
+    case gp::Refusal::approval_spent:
+      return "the approval had already been used";
+    case gp::Refusal::approval_revoked:
+      return "the approval had been withdrawn";
+    case gp::Refusal::approval_mismatch:
+      return "the approval was given for another action or input";
+    case gp::Refusal::approval_stale:
+      return "the approval had expired, or what it was given on had changed";
+  }
+  return "";
+}
+
+// Reads the rows in order, keeping what later rows refer to by index (transitions, asks,
+// work) and each action's latest `does`, and says each row as a sentence.
+class Audit {
+ public:
+  std::string line(const gp::StoredRow& r) {
+    std::string prefix = "#" + std::to_string(r.seq) + " v" + std::to_string(r.version);
+    std::string text;
+    try {
+      if (!body_.read(r.body)) throw gp::detail::MalformedRow("the body is not a JSON object");
+      text = sentence(r, prefix);
+    } catch (const gp::detail::MalformedRow& e) {
+      text = "a row of kind " + in_quotes(r.kind) + " that cannot be read (" + e.what() +
+             "): " + gp::detail::escape(r.body, 240);
+    }
+    return prefix + ": " + text;
+  }
+
+ private:
+  struct Ask {
+    std::string action;
+    nlohmann::json input;
+  };
+
+  // The action as a person reads it: its id and, when known, what it does.
+  std::string action(const std::string& id, const rows::CarriedDoes& carried = std::nullopt) {
+    if (carried) does_[id] = *carried;
+    const auto it = does_.find(id);
+    if (it == does_.end() || !it->second) return named(id);
+    return named(id) + " (" + in_quotes(*it->second) + ")";
+  }
+  std::string transition(std::uint64_t k) const {
+    std::string out = "t-" + std::to_string(k + 1);
+    if (k < transitions_.size()) out += " (" + named(transitions_[k]) + ")";
+    return out;
+  }
+  std::string ask(std::uint64_t k) const {
+    std::string out = "ask-" + std::to_string(k + 1);
+    if (k < asks_.size())
+      out += " (" + named(asks_[k].action) + (asks_[k].input.is_null() ? "" : " with " + shown(asks_[k].input)) + ")";
+    return out;
+  }
+  std::string work(std::uint64_t k) const {
+    std::string out = "work-" + std::to_string(k + 1);
+    if (k < work_.size()) out += " (" + in_quotes(work_[k]) + ")";
+    return out;
+  }
+  std::string list(const std::vector<std::uint64_t>& indices, std::string (Audit::*say)(std::uint64_t) const) const {
+    std::string out;
+    for (const auto k : indices) out += (out.empty() ? "" : ", ") + (this->*say)(k);
+    return out;
+  }
+
+  // What the fire asked for beyond the action: its payload and the ask it cited.
+  static std::string attempt_details(const rows::Attempt& f) {
+    std::string out;
+    if (!f.payload.is_null()) out += " with " + shown(f.payload);
+    if (!f.ask_id.empty()) out += ", citing " + named(f.ask_id);
+    return out;
+  }
+
+  std::string sentence(const gp::StoredRow& r, std::string& prefix) {
+    const std::string_view kind = r.kind;
+    if (kind == rows::Start::kind) {
+      const auto s = rows::Start::decode(body_);
+      return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state);
+    }
+    if (kind == rows::Move::kind) {
+      const auto m = rows::Move::decode(body_);
+      return "the cursor moved to node " + in_quotes(m.node) + (m.focus.empty() ? "" : ", focus " + in_quotes(m.focus));
+    }
+    if (kind == rows::StaleFlag::kind) {
+      return rows::StaleFlag::decode(body_).on ? "the app marked the actions on offer as possibly stale"
+                                               : "the app marked the actions on offer fresh";
+    }
+    if (kind == rows::Report::kind)
+      return "the app reported a change of state: " + shown(rows::Report::decode(body_).delta);
+    if (kind == rows::Refused::kind) {
+      auto g = rows::Refused::decode(body_);
+      std::string out = "REFUSED: " + who(g.fire.principal) + " fired " + action(g.fire.action, g.fire.does) +
+                        attempt_details(g.fire) + "; refused " + std::string(gp::detail::name_of(g.reason)) + ": " +
+                        std::string(why(g.reason));
+      if (!g.prior_transition_id.empty()) out += " (" + named(g.prior_transition_id) + ")";
+      return out;
+    }
+    if (kind == rows::Recorded::kind) {
+      auto t = rows::Recorded::decode(body_);
+      const std::string id = "t-" + std::to_string(transitions_.size() + 1);
+      transitions_.push_back(t.fire.action);
+      std::string out;
+      if (t.outcome == gp::Outcome::inferred)
+        out = id + ": a state change " + who(t.fire.principal) + " reported was attributed to " +
+              action(t.fire.action, t.fire.does) + " (inferred: nobody fired it)";
+      else
+        out = id + ": " + who(t.fire.principal) + " fired " + action(t.fire.action, t.fire.does) +
+              attempt_details(t.fire) + ", recorded";
+      if (t.standing_grant) out += ", allowed by a standing approval";
+      if (t.repeat) out += ", a repeat of an action that had already happened or was in flight";
+      if (t.outcome != gp::Outcome::pending && t.outcome != gp::Outcome::inferred)
+        out += "; outcome " + std::string(gp::detail::name_of(t.outcome));
+      if (t.awaits_report) out += "; awaiting the app's report of its writes";
+      return out;
+    }
+    if (kind == rows::Grade::kind) {
+      const auto u = rows::Grade::decode(body_);
+      std::string out = transition(u.transition);
+      if (u.error)
+        return out + ": its handler failed: " + in_quotes(*u.error) + "; outcome " +
+               std::string(gp::detail::name_of(u.outcome));
+      if (u.receipt) out += ": its handler returned";
+      else out += ": settled by the app's report";
+      if (u.outcome == gp::Outcome::pending) return out + "; awaiting the app's report";
+      return out + "; outcome " + std::string(gp::detail::name_of(u.outcome));
+    }
+    if (kind == rows::AskMinted::kind) {
+      auto q = rows::AskMinted::decode(body_);
+      const std::string id = "ask-" + std::to_string(asks_.size() + 1);
+      const std::string what = action(q.action, q.does);
+      asks_.push_back({q.action, q.input});
+      return id + ": a person was asked to approve " + what + (q.input.is_null() ? "" : " with " + shown(q.input));
+    }
+    if (kind == rows::Decision::kind) {
+      const auto d = rows::Decision::decode(body_);
+      switch (d.state) {
+        case gp::AskState::approved: {
+          if (d.approved_at) prefix += " " + utc_time(*d.approved_at);
+          std::string out = by_whom(d.by) + " approved " + ask(d.ask);
+          if (d.reads && !d.reads->empty()) out += ", given on " + shown(*d.reads);
+          return out;
+        }
+        case gp::AskState::declined:
+          return by_whom(d.by) + " declined " + ask(d.ask);
+        case gp::AskState::revoked:
+          return by_whom(d.revoked_by) + " withdrew the approval of " + ask(d.ask) + " before it was used";
+        case gp::AskState::spent:
+          return ask(d.ask) + " was used by " + named(d.spent_by.value_or("a fire")) + ": one approval, one fire";
+        case gp::AskState::awaiting:
+          break;
+      }
+      return ask(d.ask) + " is " + std::string(gp::detail::name_of(d.state));
+    }
+    if (kind == rows::Standing::kind) {
+      auto s = rows::Standing::decode(body_);
+      const std::string what = action(s.action, s.does);
+      if (s.active) return by_whom(s.by) + " granted a standing approval of " + what + ": its fires need no ask";
+      return by_whom(s.by) + " withdrew the standing approval of " + what;
+    }
+    if (kind == rows::WorkOpened::kind) {
+      const auto w = rows::WorkOpened::decode(body_);
+      work_.push_back(w.label);
+      return work(work_.size() - 1) + " opened" +
+             (w.transition_id.empty() ? std::string(", bound to no fire") : ", for " + named(w.transition_id));
+    }
+    if (kind == rows::WorkClosed::kind) return work(rows::WorkClosed::decode(body_).work) + " closed";
+    if (kind == rows::Restart::kind) {
+      const auto r = rows::Restart::decode(body_);
+      std::string out = "the app restarted";
+      if (!r.fires.empty()) out += "; the fires it had stopped in are stopped: " + list(r.fires, &Audit::transition);
+      if (!r.work.empty()) out += "; the work it left open is closed: " + list(r.work, &Audit::work);
+      return out;
+    }
+    return "a row of kind " + in_quotes(kind) +
+           ", which this release does not know: " + gp::detail::escape(r.body, 240);
+  }
+
+  gp::detail::RowBody body_;
+  std::vector<std::string> transitions_;  // each recorded fire's action, t-1 first
+  std::vector<Ask> asks_;
+  std::vector<std::string> work_;
+  std::map<std::string, std::optional<std::string>, std::less<>> does_;  // each action's latest `does`
+};
+
+int audit(const Args& a) {
+  const auto verdict = verify_first(a, warn_line);
+  if (!verdict) return exit_unusable;
+  const auto store = open_for_reading(a);
+  if (!store) return *verdict == exit_intact ? exit_unusable : *verdict;
+  Audit reader;
+  store->read(1, [&](const gp::StoredRow& r) {
+    std::cout << reader.line(r) << "\n";
+    return true;
+  });
+  return std::cout.good() ? *verdict : exit_unusable;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
-  const auto a = parse(args);
-  if (!a) {
-    std::cerr << usage;
-    return exit_unusable;
-  }
+  auto parsed = parse(argc, argv);
+  if (const int* code = std::get_if<int>(&parsed)) return *code;
+  const Args a = std::get<Args>(std::move(parsed));
   try {
-    if (a->command == "verify") return verify(*a);
-    return a->command == "show" ? show(*a) : export_rows(*a);
+    if (a.command == "verify") return verify(a);
+    if (a.command == "show") return show(a);
+    if (a.command == "export") return export_rows(a);
+    return audit(a);
   } catch (const std::exception& e) {
-    std::cerr << "groundplane-ledger: " << e.what() << "\n";
+    std::cerr << program << ": " << e.what() << "\n";
     return exit_unusable;
   }
 }

@@ -32,10 +32,11 @@
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/mcp/server.hpp"
 #include "groundplane/session.hpp"
-#include "groundplane/version.hpp"
 #ifdef GROUNDPLANE_MCP_HTTP
 #include "groundplane/mcp/http.hpp"
 #endif
+
+#include "../command_line.hpp"
 
 namespace gp = groundplane;
 
@@ -128,24 +129,8 @@ bool read_definitions(const std::string& path, nlohmann::ordered_json& out, std:
   return true;
 }
 
-std::optional<unsigned long long> count(std::string_view text) {
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  unsigned long long n = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + static_cast<unsigned long long>(c - '0');
-  }
-  return n;
-}
-
 int fail(const std::string& message) {
   std::cerr << "groundplane-mcp: " << message << "\n";
-  return 2;
-}
-
-// A mistake in the command line: what it is, then where to look.
-int usage_error(const std::string& message) {
-  std::cerr << "groundplane-mcp: " << message << "\nTry 'groundplane-mcp --help' for the options.\n";
   return 2;
 }
 
@@ -163,11 +148,8 @@ struct Options {
 };
 
 // Every option: what it takes, and where it goes.
-enum class Takes { nothing, text, count };
-struct Flag {
-  std::string_view name;
-  Takes takes;
-};
+using gp::tools::Flag;
+using gp::tools::Takes;
 constexpr std::array<Flag, 16> flags{{{"--help", Takes::nothing},
                                       {"-h", Takes::nothing},
                                       {"--version", Takes::nothing},
@@ -186,7 +168,7 @@ constexpr std::array<Flag, 16> flags{{{"--help", Takes::nothing},
                                       {"--threads", Takes::count}}};
 
 void apply(std::string_view flag, const std::string& value, Options& o) {
-  const auto n = count(value).value_or(0);
+  const auto n = gp::tools::count(value).value_or(0);
   if (flag == "--session") o.session_mode = true;
   else if (flag == "--verbose") o.verbose = true;
   else if (flag == "--allow-non-loopback") o.allow_non_loopback = true;
@@ -202,37 +184,17 @@ void apply(std::string_view flag, const std::string& value, Options& o) {
   else if (flag == "--threads") o.threads = n;
 }
 
-// The command line read, in any order, each option as `--name value` or `--name=value`;
-// an exit code instead when it is to stop here (--help, --version, a mistake).
+// The command line read (tools/command_line.hpp); an exit code instead when it is to
+// stop here (--help, --version, a mistake).
 std::variant<Options, int> parse_arguments(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    const std::string_view name = arg.substr(0, arg.rfind("--", 0) == 0 ? arg.find('=') : std::string_view::npos);
-    const auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
-    if (flag == flags.end()) {
-      if (arg.empty() || arg.front() != '-')
-        return usage_error("unexpected argument '" + gp::detail::escape(arg) + "': groundplane-mcp takes options only");
-      return usage_error("unknown option '" + gp::detail::escape(arg) + "'");
-    }
-    const bool inline_value = name.size() < arg.size();
-    if (flag->takes == Takes::nothing && inline_value) return usage_error(std::string(name) + " takes no value");
-    if (name == "--help" || name == "-h") {
-      std::cout << usage;
-      return EXIT_SUCCESS;
-    }
-    if (name == "--version") {
-      std::cout << "groundplane-mcp " << gp::version_string << "\n";
-      return EXIT_SUCCESS;
-    }
-    std::string value;
-    if (inline_value) value = std::string(arg.substr(name.size() + 1));
-    else if (flag->takes != Takes::nothing && i + 1 < argc) value = argv[++i];
-    else if (flag->takes != Takes::nothing) return usage_error(std::string(name) + " needs a value");
-    if (flag->takes == Takes::count && count(value).value_or(0) == 0)
-      return usage_error(std::string(name) + " needs a positive number, got '" + gp::detail::escape(value) + "'");
-    apply(name, value, o);
-  }
+  const auto stop = gp::tools::read_command_line(
+      "groundplane-mcp", usage, flags, argc, argv,
+      [&](std::string_view flag, const std::string& value) { apply(flag, value, o); },
+      [](std::string_view arg) {
+        return "unexpected argument '" + gp::detail::escape(arg) + "': groundplane-mcp takes options only";
+      });
+  if (stop) return *stop;
   return o;
 }
 
@@ -281,9 +243,10 @@ std::variant<gp::mcp::HttpOptions, int> http_options(const Options& o) {
     if (!host.empty()) http.host = host;
     address = address.substr(colon + 1);
   }
-  const auto port = count(address);
+  const auto port = gp::tools::count(address);
   if (!port || *port > 65535)
-    return usage_error("--http needs [HOST:]PORT, got '" + gp::detail::escape(*o.http_address) + "'");
+    return gp::tools::usage_error("groundplane-mcp",
+                                  "--http needs [HOST:]PORT, got '" + gp::detail::escape(*o.http_address) + "'");
   http.port = static_cast<int>(*port);
   http.allow_non_loopback = o.allow_non_loopback;
   http.allowed_origins = o.allowed_origins;

@@ -2,6 +2,7 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -239,6 +240,43 @@ GROUNDPLANE_INLINE Restart Restart::decode(RowBody& b) {
   r.fires = indices(fires_m);
   r.work = indices(work_m);
   return r;
+}
+
+// An enum member's stored number as the enum's name; anything else as it is.
+template <class E>
+nlohmann::ordered_json enum_named(const nlohmann::ordered_json& v) {
+  if (v.is_number_integer())
+    if (const auto e = from_stored<E>(v.get<std::int64_t>())) return std::string(name_of(*e));
+  return v;
+}
+
+// The value of member `m` of a body of `kind`, with an enum named.
+GROUNDPLANE_INLINE nlohmann::ordered_json named_value(std::string_view kind, const Member& m,
+                                                      const nlohmann::ordered_json& v) {
+  const auto is = [&](std::string_view k, const Member& enum_member) { return kind == k && m.key == enum_member.key; };
+  if (is(Refused::kind, Attempt::principal_m) || is(Recorded::kind, Attempt::principal_m))
+    return enum_named<Principal>(v);
+  if (is(Refused::kind, Refused::reason_m)) return enum_named<Refusal>(v);
+  if (is(Recorded::kind, Recorded::outcome_m) || is(Grade::kind, Grade::outcome_m)) return enum_named<Outcome>(v);
+  if (is(Decision::kind, Decision::state_m)) return enum_named<AskState>(v);
+  return v;
+}
+
+GROUNDPLANE_INLINE nlohmann::ordered_json named_body(std::string_view kind, std::string_view body) {
+  nlohmann::ordered_json stored = nlohmann::ordered_json::parse(body, nullptr, false);
+  const KindInfo* info = find_kind(kind);
+  if (stored.is_discarded() || !stored.is_object())
+    return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+  if (info == nullptr) return stored;
+  nlohmann::ordered_json out(nlohmann::ordered_json::value_t::object);
+  for (const Member& m : info->members)
+    if (const auto it = stored.find(m.key); it != stored.end()) out[std::string(m.name)] = named_value(kind, m, *it);
+  for (const auto& [key, value] : stored.items()) {
+    const bool known =
+        std::any_of(info->members.begin(), info->members.end(), [&](const Member& m) { return m.key == key; });
+    if (!known) out[key] = value;
+  }
+  return out;
 }
 
 }  // namespace groundplane::detail::rows

@@ -241,6 +241,13 @@ constexpr const KindInfo* find_kind(std::string_view kind) noexcept {
   return nullptr;
 }
 
+// A stored body as a person reads it (groundplane-ledger export): each member under its
+// name rather than its key, in the order its kind lists them, and an enum's number as the
+// enum's name. A member this release does not know, a number an enum's table lacks, and
+// the whole body of a kind it does not know are kept as stored. `kind` is the row's
+// stored kind; the result is discarded (is_discarded()) when `body` is not a JSON object.
+nlohmann::ordered_json named_body(std::string_view kind, std::string_view body);
+
 }  // namespace groundplane::detail::rows
 
 #ifdef GROUNDPLANE_HEADER_ONLY

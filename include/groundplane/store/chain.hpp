@@ -11,9 +11,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <openssl/evp.h>
 
+#include "groundplane/detail/escape.hpp"
 #include "groundplane/store/ledger_store.hpp"
 
 namespace groundplane::detail {
@@ -178,6 +180,20 @@ inline LedgerVerification missing_session(std::string problem, bool head_publish
   if (head_published)
     return {false, 0, "", 1, problem + "; a head was published for it, so its rows were deleted or renamed"};
   return {false, 0, "", 0, std::move(problem)};
+}
+
+// The sessions a store holds, for the message naming one it does not: each escaped (a
+// name is the store's data, so none can pass for a line of ours), and at most the first
+// 50 by name (a store may hold one session per user).
+inline std::string held_sessions(const std::vector<std::string>& names_in_order) {
+  constexpr std::size_t shown = 50;
+  if (names_in_order.empty()) return " (it holds none)";
+  std::string out = names_in_order.size() <= shown ? std::string(" (it holds: ")
+                                                   : " (it holds " + std::to_string(names_in_order.size()) +
+                                                         " sessions; the first " + std::to_string(shown) + ": ";
+  for (std::size_t i = 0; i < names_in_order.size() && i < shown; ++i)
+    out += (i == 0 ? "" : ", ") + escape(names_in_order[i], 120);
+  return out + (names_in_order.size() > shown ? ", ...)" : ")");
 }
 
 // A verdict given the head the verifier was handed: a ledger that cannot be judged at

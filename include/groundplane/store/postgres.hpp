@@ -650,9 +650,14 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
       const std::string params[] = {name};
       const detail::PgResult s =
           detail::pg_exec(conn.get(), "SELECT 1 FROM groundplane_sessions WHERE name = $1", params);
-      if (PQntuples(s.get()) == 0)
-        return detail::missing_session("the database holds no session \"" + detail::escape(name, 120) + "\"",
-                                       !published_head.empty());
+      if (PQntuples(s.get()) == 0) {
+        const detail::PgResult all = detail::pg_exec(conn.get(), "SELECT name FROM groundplane_sessions ORDER BY name");
+        std::vector<std::string> names;
+        for (int row = 0; row < PQntuples(all.get()); ++row) names.emplace_back(detail::pg_bytes(all.get(), row, 0));
+        return detail::missing_session(
+            "the database holds no session \"" + detail::escape(name, 120) + "\"" + detail::held_sessions(names),
+            !published_head.empty());
+      }
     }
     return detail::walk_chain(
         session, published_head.empty() ? nullptr : &published,

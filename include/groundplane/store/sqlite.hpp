@@ -591,10 +591,8 @@ inline LedgerVerification verify_sqlite_file(const std::filesystem::path& file, 
                         std::to_string(version) + ")");
     const std::int64_t id = sqlite_session_id(db.get(), session, false);
     if (id == 0) {
-      std::string names;  // as the file has them: escaped, so none can pass for a line of ours
-      for (const auto& n : sqlite_session_names(db.get())) names += (names.empty() ? "" : ", ") + escape(n, 120);
       std::string problem = file.string() + " holds no session \"" + escape(session, 120) + "\"" +
-                            (names.empty() ? std::string(" (it holds none)") : " (it holds: " + names + ")");
+                            held_sessions(sqlite_session_names(db.get()));
       return missing_session(std::move(problem), !published_head.empty());
     }
     return walk_chain(
