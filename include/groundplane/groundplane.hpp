@@ -2,6 +2,12 @@
 // conversation. The umbrella header: every part also has its own header.
 #pragma once
 
+// Compiled as C++17 or older, this include's #error is the one error: the parts below are
+// skipped rather than each failing on its first C++20 construct.
+#include "groundplane/detail/language_standard.hpp"
+#if GROUNDPLANE_CPLUSPLUS >= 202002L
+
+#include "groundplane/action.hpp"
 #include "groundplane/agent_port.hpp"
 #include "groundplane/any_check.hpp"
 #include "groundplane/boundary.hpp"
@@ -29,7 +35,10 @@
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
 #include "groundplane/session.hpp"
+#include "groundplane/session_options.hpp"
 #include "groundplane/tolerance.hpp"
 #include "groundplane/tool_args.hpp"
 #include "groundplane/verdict.hpp"
 #include "groundplane/version.hpp"
+
+#endif
