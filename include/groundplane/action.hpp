@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/enum_names.hpp"
+#include "groundplane/detail/language_standard.hpp"
 #include "groundplane/ledger.hpp"
 
 namespace groundplane {

@@ -44,6 +44,17 @@ struct dependent_type {
   using type = T;
 };
 
+// Text that is not a JSON value: what submit() refuses by name. A JSON value (any
+// nlohmann::basic_json) is never prose, even though it converts to a string_view.
+template <class T>
+concept prose = !nlohmann::detail::is_basic_json<T>::value &&
+                (std::is_convertible_v<const T&, std::string_view> || std::is_convertible_v<const T&, const char*>);
+
+// False, but only once T is known: a static_assert on it fires when the function holding
+// it is instantiated, which for the prose overloads below is when a call picks one.
+template <class>
+inline constexpr bool prose_is_not_a_claim = false;
+
 // One submission's checks as they run: what each found, which passed and failed, the
 // warnings. The one place a check's result is recorded (Boundary::run_one), so what a
 // later feature adds per check goes there.
@@ -190,13 +201,22 @@ class Boundary {
   template <class J>
   requires detail::is_other_json<J> Verdict try_submit(const J& output) { return try_submit(nlohmann::json(output)); }
 
-  // Prose does not compile: the model emits structured fields.
-  void submit(const char*) = delete;
-  void submit(std::string_view) = delete;
-  void submit(const std::string&) = delete;
-  Verdict try_submit(const char*) = delete;
-  Verdict try_submit(std::string_view) = delete;
-  Verdict try_submit(const std::string&) = delete;
+  // Prose does not compile: the model emits structured fields. `= delete("why")` needs
+  // C++26, so the refusal is a template taking any prose by reference: its deduced
+  // parameter is an exact match, chosen over the conversion to nlohmann::json as the
+  // deleted overloads were, and picking it fails on the message. A braced value
+  // ({{"winner", "north"}}) deduces nothing and stays JSON.
+  template <detail::prose Text>
+  void submit(const Text&) {
+    static_assert(detail::prose_is_not_a_claim<Text>,
+                  "submit takes a JSON object; for the model's raw text use submit_json(text)");
+  }
+  template <detail::prose Text>
+  Verdict try_submit(const Text&) {
+    static_assert(detail::prose_is_not_a_claim<Text>,
+                  "try_submit takes a JSON object; for the model's raw text use try_submit_json(text)");
+    std::terminate();  // never reached: the assertion fails wherever this is instantiated
+  }
 
   bool submitted() const noexcept { return submitted_; }
   const std::vector<std::string>& fact_names() const noexcept { return facts_; }

@@ -2,6 +2,11 @@
 // conversation. The umbrella header: every part also has its own header.
 #pragma once
 
+// Compiled as C++17 or older, this include's #error is the one error: the parts below are
+// skipped rather than each failing on its first C++20 construct.
+#include "groundplane/detail/language_standard.hpp"
+#if GROUNDPLANE_CPLUSPLUS >= 202002L
+
 #include "groundplane/action.hpp"
 #include "groundplane/agent_port.hpp"
 #include "groundplane/any_check.hpp"
@@ -36,3 +41,5 @@
 #include "groundplane/tool_args.hpp"
 #include "groundplane/verdict.hpp"
 #include "groundplane/version.hpp"
+
+#endif

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/enum_names.hpp"
+#include "groundplane/detail/language_standard.hpp"
 #include "groundplane/detail/shared_text.hpp"
 
 namespace groundplane {

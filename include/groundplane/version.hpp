@@ -1,6 +1,8 @@
 // The library's version, kept in step with project(VERSION) in CMakeLists.txt.
 #pragma once
 
+#include "groundplane/detail/language_standard.hpp"
+
 #define GROUNDPLANE_VERSION_MAJOR 0
 #define GROUNDPLANE_VERSION_MINOR 1
 #define GROUNDPLANE_VERSION_PATCH 0

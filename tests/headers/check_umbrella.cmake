@@ -1,6 +1,7 @@
 # cmake -DINCLUDE_DIR=<include> -P check_umbrella.cmake
-# groundplane.hpp is only the sum of its parts: besides comments and #pragma once it
-# holds #include "groundplane/..." lines naming existing public headers, and it names
+# groundplane.hpp is only the sum of its parts: besides comments, #pragma once and the
+# guard that skips the parts below C++20 (#if GROUNDPLANE_CPLUSPLUS >= 202002L ... #endif)
+# it holds #include "groundplane/..." lines naming existing public headers, and it names
 # every public header except these, which are reached another way:
 #   groundplane/detail/  internals, included by the parts that use them
 #   groundplane/mcp/     the MCP adapter, opt-in: #include <groundplane/mcp/server.hpp>
@@ -17,6 +18,10 @@ set(problems "")
 set(included "")
 foreach(line IN LISTS lines)
   if(line MATCHES "^[ \t]*$" OR line MATCHES "^[ \t]*//" OR line MATCHES "^#pragma once[ \t]*$")
+    continue()
+  endif()
+  if(line MATCHES "^#if GROUNDPLANE_CPLUSPLUS >= 202002L[ \t]*$" OR line MATCHES "^#endif[ \t]*$")
+    list(APPEND guard_lines "${line}")
     continue()
   endif()
   if(line MATCHES "^#include \"(groundplane/[^\"]+\\.hpp)\"[ \t]*$")
@@ -45,6 +50,11 @@ foreach(header IN LISTS headers)
     string(APPEND problems "  does not include the public header ${header}\n")
   endif()
 endforeach()
+
+list(LENGTH guard_lines guard_count)
+if(NOT guard_count EQUAL 2)
+  string(APPEND problems "  has ${guard_count} guard lines, not the one #if GROUNDPLANE_CPLUSPLUS and its #endif\n")
+endif()
 
 if(problems)
   message(FATAL_ERROR "groundplane/groundplane.hpp:\n${problems}")

@@ -16,6 +16,9 @@
 // lambda that calls it).
 #pragma once
 
+// Every header reaches this one, so the language-standard check runs before any of them.
+#include "groundplane/detail/language_standard.hpp"
+
 #if defined(GROUNDPLANE_COMPILED_LIB)
 #undef GROUNDPLANE_HEADER_ONLY
 #define GROUNDPLANE_INLINE

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "groundplane/detail/language_standard.hpp"
+
 namespace groundplane::mcp::detail {
 
 // How one read_line ended.
