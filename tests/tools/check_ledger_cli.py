@@ -22,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+from cli_harness import expect, finish, run, usage_error
+
 
 # docs/ledger-format.md, "Row kinds" and "Enum values as stored".
 KIND_NAMES = {"init": "start", "m": "move", "ms": "actions_may_be_stale", "s": "report", "g": "refusal",
@@ -53,25 +54,6 @@ REFUSALS = ["UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED", "TOOL_DISABLED", "GUARD_FA
             "DUPLICATE_EXECUTION", "APPROVAL_REQUIRED", "APPROVAL_DECLINED", "APPROVAL_SPENT", "APPROVAL_REVOKED",
             "APPROVAL_MISMATCH", "APPROVAL_STALE"]
 ASK_STATES = ["awaiting", "approved", "declined", "spent", "revoked"]
-
-
-def run(program, args):
-    done = subprocess.run([program, *args], stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
-    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-
-
-def expect(what, ok, detail=""):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what + ("\n      " + detail.replace("\n", "\n      ") if detail else ""))
-
-
-def usage_error(program, args, first_line):
-    rc, out, err = run(program, args)
-    lines = err.splitlines()
-    expect(f"{' '.join(args)!r}: exit 2, nothing on stdout, '{first_line}' and a pointer to --help",
-           rc == 2 and out == "" and len(lines) == 2 and lines[0] == "groundplane-ledger: " + first_line
-           and "--help" in lines[1], f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
 
 
 def stored_rows(path, session):
@@ -243,8 +225,7 @@ def main():
         check_export(program, ledger)
         check_tampered(program, ledger, tmp)
         check_missing_session(program, ledger)
-    if failures:
-        sys.exit("FAIL:\n  " + "\n  ".join(failures))
+    finish()
 
 
 if __name__ == "__main__":

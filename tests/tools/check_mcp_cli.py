@@ -13,26 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-
-
-def run(program, args, stdin=b""):
-    done = subprocess.run([program, *args], input=stdin, capture_output=True, timeout=60)
-    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-
-
-def expect(what, ok, detail=""):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what + ("\n      " + detail.replace("\n", "\n      ") if detail else ""))
-
-
-def usage_error(program, args, first_line):
-    rc, out, err = run(program, args)
-    lines = err.splitlines()
-    expect(f"{' '.join(args)!r}: exit 2, nothing on stdout, '{first_line}' and a pointer to --help",
-           rc == 2 and out == "" and len(lines) == 2 and lines[0] == "groundplane-mcp: " + first_line
-           and "--help" in lines[1], f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
+from cli_harness import expect, finish, run, usage_error
 
 
 def list_facts_pages(program, args):
@@ -77,8 +58,7 @@ def main():
             expect(f"{' '.join(a if a != facts else 'FILE' for a in args)}: every option took effect (one fact a page)",
                    got == "facts:1", str(got))
 
-    if failures:
-        sys.exit("FAIL:\n  " + "\n  ".join(failures))
+    finish()
 
 
 if __name__ == "__main__":
