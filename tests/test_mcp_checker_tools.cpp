@@ -255,7 +255,7 @@ TEST_CASE("tool arguments of the wrong shape are tool errors that say which argu
       "invalid arguments: record_ranking: the score of 'north' must be a number, got a string",
       "invalid arguments: record_ranking has no argument 'directon'; its arguments are name, scores, key, direction, "
       "tool, args",
-      "invalid arguments: record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got "
+      "invalid arguments: record_ranking: \"direction\" must be one of 'higher_is_better', 'lower_is_better', got "
       "'lower'",
       "invalid arguments: record_table: 'total_rows' must be a non-negative integer, got a number",
       "cannot record fact 'f': provenance needs the tool that produced it; tool is empty",

@@ -37,14 +37,13 @@ GROUNDPLANE_INLINE const Fact& record_fact(const nlohmann::ordered_json& a, Fact
   return into.record_fact(std::move(name), nlohmann::json(value), {.tool = std::move(tool), .args = args.call_args()});
 }
 
-// record_ranking's "direction", by the names to_string(Direction) gives.
+// record_ranking's "direction", by the names Direction's table gives (detail/enum_names.hpp).
 GROUNDPLANE_INLINE Direction direction_of(const Arguments& args) {
   const auto d = args.optional_string("direction");
   if (!d) return Direction::higher_is_better;
-  for (const Direction each : {Direction::higher_is_better, Direction::lower_is_better})
-    if (*d == to_string(each)) return each;
-  Arguments::fail("record_ranking: \"direction\" must be \"higher_is_better\" or \"lower_is_better\", got " +
-                  groundplane::detail::quote(*d));
+  if (const auto direction = groundplane::detail::from_name<Direction>(*d)) return *direction;
+  Arguments::fail("record_ranking: \"direction\" must be one of " + groundplane::detail::name_list_of<Direction>() +
+                  ", got " + groundplane::detail::quote(*d));
 }
 
 GROUNDPLANE_INLINE const Ranking& record_ranking(const nlohmann::ordered_json& a, FactRegistry& into,
