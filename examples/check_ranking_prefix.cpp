@@ -13,7 +13,8 @@ int main() {
       {{"okafor", 182400}, {"lindqvist", 207150}, {"marsh", 164900}, {"tanaka", 164900}, {"reyes", 98300}},
       {.key = "closed_usd", .tool = "crm.report", .args = {{"report", "closed_won"}, {"quarter", "2024-Q2"}}});
 
-  gp::Boundary b(reg, {"closed_revenue"}, gp::ranking_prefix{.fact = "closed_revenue", .k = 3});
+  gp::Boundary b(reg, {"closed_revenue"},
+                 gp::ranking_prefix{.fact = "closed_revenue", .k = 3, .ties = gp::Ties::accept_any});
 
   // The model swaps second and third place.
   try {
