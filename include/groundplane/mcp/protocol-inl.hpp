@@ -186,6 +186,14 @@ GROUNDPLANE_INLINE detail::Written Protocol::serve(const detail::Incoming& reque
 // --- reading a line -------------------------------------------------------------------
 
 GROUNDPLANE_INLINE std::optional<detail::Written> Protocol::read_and_handle(std::string_view line, bool unterminated) {
+  // JSON text never holds a NUL byte, and nlohmann's reader takes one as the end of its
+  // input: `{...}\0garbage` would be read as the message before it.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+    note("parse error: a NUL byte at byte " + std::to_string(nul));
+    return error_response(
+        nullptr, error_code::parse_error,
+        "Parse error: a NUL byte at byte " + std::to_string(nul) + "; a message is JSON text, which never holds one");
+  }
   // One pass for a line within bounds; the prescan runs only for a line the builder stopped
   // on (not JSON, too deep, a repeated key, a wide number).
   const JsonTextOptions reading{.max_depth = options_.max_depth};
