@@ -266,7 +266,7 @@ TEST_CASE("over sockets: a slow-loris client is cut off by the read timeout whil
 
 TEST_CASE(
     "over sockets: 1,000 sessions opened and abandoned fill the limit, the next is 503, and the server still serves") {
-  Running r({.max_sessions = 1000});
+  Running r({.max_sessions = 1000, .max_sessions_per_client = 1000});
   auto c = r.client();
   int opened = 0;
   std::string first;

@@ -243,3 +243,128 @@ TEST_CASE("two requests pipelined in one write are both answered, in order") {
   CHECK(second != std::string::npos);
   CHECK(first < second);
 }
+
+// --- what one client may hold ----------------------------------------------------------
+
+namespace {
+
+std::string record_fact(int id, const std::string& name, std::size_t value_bytes = 1) {
+  return rpc(id, "tools/call",
+             {{"name", "record_fact"},
+              {"arguments", {{"name", name}, {"value", std::string(value_bytes, 'v')}, {"tool", "t"}}}});
+}
+
+// A tools/call's result: isError and its first text.
+std::pair<bool, std::string> tool_result(const std::string& reply) {
+  const auto r = ojson::parse(reply);
+  return {r["result"]["isError"].get<bool>(), r["result"]["content"][0]["text"].get<std::string>()};
+}
+
+}  // namespace
+
+TEST_CASE("a record past the session's fact limit is a tool error naming the limit and its flag, and nothing is lost") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_facts = 3});
+  REQUIRE(p.handle_line(initialize()));
+  for (int i = 0; i < 3; ++i)
+    CHECK_FALSE(tool_result(*p.handle_line(record_fact(2 + i, "f" + std::to_string(i)))).first);
+  const auto [refused, text] = tool_result(*p.handle_line(record_fact(9, "f3")));
+  INFO(text);
+  CHECK(refused);
+  CHECK(text.find("limit of 3 (--max-facts)") != std::string::npos);
+  CHECK(p.registry().size() == 3);
+}
+
+TEST_CASE("a record past the session's byte limit is a tool error naming --max-fact-bytes") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_fact_bytes = 4096});
+  REQUIRE(p.handle_line(initialize()));
+  CHECK_FALSE(tool_result(*p.handle_line(record_fact(2, "a", 3000))).first);
+  const auto [refused, text] = tool_result(*p.handle_line(record_fact(3, "b", 3000)));
+  INFO(text);
+  CHECK(refused);
+  CHECK(text.find("limit of 4096 (--max-fact-bytes)") != std::string::npos);
+  CHECK(p.registry().size() == 1);
+  CHECK_FALSE(tool_result(*p.handle_line(record_fact(4, "c", 10))).first);  // a small one still fits
+}
+
+TEST_CASE("every session's records count into one total, and a session's end gives its share back") {
+  auto pool = std::make_shared<gp::mcp::FactPool>();
+  pool->max_facts = 2;
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{}, {.log = [](std::string_view) {}, .pool = pool});
+  const auto open = [&] {
+    return s.handle({"POST", "/mcp", {{"Content-Type", "application/json"}}, initialize()}).headers.at(0).second;
+  };
+  const auto in = [&](const std::string& id, std::string message) {
+    return s
+        .handle({"POST", "/mcp", {{"Content-Type", "application/json"}, {"Mcp-Session-Id", id}}, std::move(message)})
+        .body;
+  };
+  const std::string a = open(), b = open();
+  CHECK_FALSE(tool_result(in(a, record_fact(2, "x"))).first);
+  CHECK_FALSE(tool_result(in(b, record_fact(2, "x"))).first);
+  const auto [refused, text] = tool_result(in(a, record_fact(3, "y")));
+  INFO(text);
+  CHECK(refused);
+  CHECK(text.find("(--max-total-facts)") != std::string::npos);
+  CHECK(pool->facts == 2);
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", a}}, ""}).status == 200);
+  CHECK(pool->facts == 1);
+  CHECK_FALSE(tool_result(in(b, record_fact(3, "y"))).first);
+}
+
+TEST_CASE("one client address cannot take every session slot: past its own limit it is 429, others still open") {
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_sessions = 10, .max_sessions_per_client = 2}, quiet());
+  const auto init = [&](const std::string& client) {
+    return s.handle({"POST", "/mcp", {{"Content-Type", "application/json"}}, initialize(), client});
+  };
+  const auto first = init("192.0.2.1");
+  REQUIRE(first.status == 200);
+  CHECK(init("192.0.2.1").status == 200);
+  const auto third = init("192.0.2.1");
+  INFO(third.body);
+  CHECK(third.status == 429);
+  CHECK(third.body.find("--max-sessions-per-client") != std::string::npos);
+  CHECK(init("192.0.2.2").status == 200);
+  // ending one of its sessions gives the client its slot back
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", first.headers.at(0).second}}, ""}).status == 200);
+  CHECK(init("192.0.2.1").status == 200);
+}
+
+TEST_CASE("over sockets: the per-client session limit counts the connection's own address") {
+  Running r({.max_sessions_per_client = 2});
+  auto c = r.client();
+  for (int i = 0; i < 2; ++i) {
+    const auto ok = c.Post("/mcp", initialize(), "application/json");
+    REQUIRE(ok);
+    CHECK(ok->status == 200);
+  }
+  const auto over = c.Post("/mcp", initialize(), "application/json");
+  REQUIRE(over);
+  CHECK(over->status == 429);
+  CHECK(r.server.session_count() == 2);
+}
+
+TEST_CASE("a request trickled a byte at a time is cut off at the request deadline, not kept alive by each byte",
+          "[timing]") {
+  Running r({.read_timeout = std::chrono::seconds(3), .request_timeout = std::chrono::seconds(1)});
+  RawConnection c(r.port, 1);
+  c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string answer;
+  bool closed = false;
+  // A byte every 200 ms: each read is far within the read timeout.
+  while (!closed && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(6)) {
+    if (::send(c.fd, "a", 1, MSG_NOSIGNAL) != 1) break;
+    pollfd p{c.fd, POLLIN, 0};
+    if (::poll(&p, 1, 200) > 0) {
+      char buf[4096];
+      const auto n = ::recv(c.fd, buf, sizeof buf, 0);
+      if (n <= 0) closed = true;
+      else answer.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  INFO(answer.substr(0, 400));
+  CHECK(answer.rfind("HTTP/1.1 408", 0) == 0);
+  CHECK(waited < std::chrono::milliseconds(2500));
+  CHECK(r.still_serving());
+}
