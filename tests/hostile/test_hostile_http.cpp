@@ -350,10 +350,13 @@ TEST_CASE("a request trickled a byte at a time is cut off at the request deadlin
   c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
   const auto t0 = std::chrono::steady_clock::now();
   std::string answer;
-  bool closed = false;
+  bool closed = false;  // the server ended the connection (a close, or a reset once it was closed)
   // A byte every 200 ms: each read is far within the read timeout.
   while (!closed && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(6)) {
-    if (::send(c.fd, "a", 1, MSG_NOSIGNAL) != 1) break;
+    if (::send(c.fd, "a", 1, MSG_NOSIGNAL) != 1) {
+      closed = true;
+      break;
+    }
     pollfd p{c.fd, POLLIN, 0};
     if (::poll(&p, 1, 200) > 0) {
       char buf[4096];
@@ -364,7 +367,9 @@ TEST_CASE("a request trickled a byte at a time is cut off at the request deadlin
   }
   const auto waited = std::chrono::steady_clock::now() - t0;
   INFO(answer.substr(0, 400));
-  CHECK(answer.rfind("HTTP/1.1 408", 0) == 0);
+  CHECK(closed);
   CHECK(waited < std::chrono::milliseconds(2500));
+  // The 408 is sent; a client still writing after the close may have it reset away.
+  CHECK((answer.empty() || answer.rfind("HTTP/1.1 408", 0) == 0));
   CHECK(r.still_serving());
 }
