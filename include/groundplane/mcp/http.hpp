@@ -355,9 +355,12 @@ class GuardedConnection final : public httplib::Stream {
       stop_ = Stop::deadline;
       return false;
     }
-    if (!wait(POLLIN, std::min(left, limits_.read_timeout))) {
+    // Whichever ends first ends the wait, and says why (the clock is not asked again: a
+    // wait cut to whole milliseconds may end a moment before the deadline it waited for).
+    const bool deadline_first = left < limits_.read_timeout;
+    if (!wait(POLLIN, deadline_first ? left : limits_.read_timeout)) {
       held_.clear();
-      if (std::chrono::steady_clock::now() >= deadline_) stop_ = Stop::deadline;
+      if (deadline_first) stop_ = Stop::deadline;
       return false;
     }
     ssize_t n = 0;
