@@ -26,7 +26,12 @@
 //   400 no session id on a request other than initialize; a batch; text that is not JSON;
 //       an MCP-Protocol-Version this server does not speak
 //   404 an unknown or expired session id (the client starts a new session)
-//   413 a body over max_body_bytes (read no further than the limit, chunked or not)
+//   413 a body over max_body_bytes (read no further than the limit, chunked or not; the
+//       connection is then closed, so no byte after the body is read as a request)
+//   431 a request line and headers over max_header_bytes, or more than max_header_count
+//       header lines: counted while read, before any handler or token check; closed
+//   408 a request whose line, headers and body took longer than request_timeout; closed
+//   429 initialize from a client address holding max_sessions_per_client sessions
 //   411 a POST with neither Content-Length nor chunked encoding
 //   415 a Content-Type other than application/json
 //   503 max_sessions sessions open (Retry-After says when to try again)
