@@ -83,6 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 405:
       case 413:
       case 415:
+      case 429:
       case 503:
         break;
       default:

@@ -18,8 +18,12 @@
 #include <groundplane/mcp/http.hpp>
 #include <groundplane/session.hpp>
 
+#include "http_fixtures.hpp"
+
 namespace gp = groundplane;
 using ojson = nlohmann::ordered_json;
+using http_test::RawConnection;
+using http_test::Running;
 
 namespace {
 
@@ -75,76 +79,6 @@ std::string open(gp::mcp::HttpServer& s, std::vector<std::pair<std::string, std:
 gp::mcp::HttpResponse in_session(gp::mcp::HttpServer& s, const std::string& id, std::string message) {
   return s.handle(post(std::move(message), {{"Mcp-Session-Id", id}}));
 }
-
-// A server listening on a free loopback port, served on a thread until the test ends.
-struct Running {
-  gp::mcp::HttpServer server;
-  int port;
-  std::thread thread;
-  explicit Running(gp::mcp::HttpOptions o) : server(std::move(o), quiet()), port(server.bind()) {
-    thread = std::thread([this] { server.serve(); });
-    for (int i = 0; i < 200; ++i) {  // until it accepts
-      httplib::Client c("127.0.0.1", port);
-      if (c.Get("/mcp")) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~Running() {
-    server.stop();
-    thread.join();
-  }
-  httplib::Client client() const {
-    httplib::Client c("127.0.0.1", port);
-    c.set_read_timeout(10, 0);
-    return c;
-  }
-  // A ping on a fresh session over a fresh connection: the server still serves.
-  bool still_serving() const {
-    auto c = client();
-    const auto init = c.Post("/mcp", initialize(), "application/json");
-    if (!init || init->status != 200) return false;
-    const auto id = init->get_header_value("Mcp-Session-Id");
-    const auto ping = c.Post("/mcp", {{"Mcp-Session-Id", id}}, rpc(2, "ping"), "application/json");
-    return ping && ping->status == 200 && ojson::parse(ping->body)["result"] == ojson::object();
-  }
-};
-
-// A raw connection to the server, for requests httplib's client would not send.
-struct RawConnection {
-  int fd = -1;
-  explicit RawConnection(int port, int receive_timeout_seconds = 4) {
-    fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    timeval tv{receive_timeout_seconds, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(port));
-    ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-  ~RawConnection() { ::close(fd); }
-  void send(const std::string& s) const {
-    REQUIRE(::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()));
-  }
-  // What the server wrote until it closed or the receive timeout passed, or (unless
-  // until_closed) until it had written a response with a JSON body.
-  std::string receive(bool until_closed = false) const {
-    std::string answer;
-    char buf[4096];
-    for (;;) {
-      const auto n = ::recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      answer.append(buf, static_cast<std::size_t>(n));
-      if (!until_closed && answer.find("\r\n\r\n") != std::string::npos &&
-          answer.find("\"jsonrpc\"") != std::string::npos && answer.back() == '}')
-        break;
-    }
-    return answer;
-  }
-};
 
 }  // namespace
 
@@ -332,7 +266,7 @@ TEST_CASE("over sockets: a slow-loris client is cut off by the read timeout whil
 
 TEST_CASE(
     "over sockets: 1,000 sessions opened and abandoned fill the limit, the next is 503, and the server still serves") {
-  Running r({.max_sessions = 1000});
+  Running r({.max_sessions = 1000, .max_sessions_per_client = 1000});
   auto c = r.client();
   int opened = 0;
   std::string first;

@@ -1,6 +1,7 @@
 # cmake -DSOURCE_DIR=<src> -P check_test_references.cmake
 # The docs hold their claims to tests by name (`test_x.cpp: "a test name"`); every name
-# cited in README.md or docs/**/*.md must be a TEST_CASE in tests/test_x.cpp, so a
+# cited in README.md or docs/**/*.md must be a TEST_CASE in tests/test_x.cpp (or
+# tests/<dir>/test_x.cpp), so a
 # renamed or deleted test cannot leave a claim standing on nothing.
 cmake_minimum_required(VERSION 3.25)
 file(GLOB_RECURSE pages "${SOURCE_DIR}/docs/*.md")
@@ -18,6 +19,10 @@ foreach(page IN LISTS pages)
     string(REPLACE "<semi>" ";" name "${name}")
     math(EXPR count "${count} + 1")
     set(source "${SOURCE_DIR}/tests/${file}")
+    if(NOT EXISTS "${source}")  # a test directory of its own (tests/hostile)
+      file(GLOB source "${SOURCE_DIR}/tests/*/${file}")
+      list(GET source 0 source)
+    endif()
     set(found FALSE)
     if(EXISTS "${source}")
       file(READ "${source}" code)

@@ -59,6 +59,10 @@ constexpr std::string_view usage =
     "                  HTTP): one JSON object {name: {kind: fact|ranking|table|domain,\n"
     "                  ...the record_* arguments}}\n"
     "  --page-size N   list_facts returns at most N facts per page (default 100)\n"
+    "  --max-facts N   facts one session may record with the record_* tools (default\n"
+    "                  10000); a record past it is a tool error and nothing is recorded\n"
+    "  --max-fact-bytes BYTES  bytes of the record_* calls one session may make (default\n"
+    "                  33554432); a tool error beyond\n"
     "  --verbose       log routine events to stderr too (by default only problems)\n"
     "  --help          print this and exit\n"
     "  --version       print the version and exit\n"
@@ -71,10 +75,20 @@ constexpr std::string_view usage =
     "  --token-file FILE       require 'Authorization: Bearer <the file's first line>'\n"
     "  --allow-origin ORIGIN   accept this Origin too (repeatable); other foreign\n"
     "                          Origins are refused 403\n"
-    "  --max-body BYTES        largest request body (default 8388608); 413 beyond\n"
+    "  --max-body BYTES        largest request body (default 8388608); 413 beyond, and the\n"
+    "                          connection is closed\n"
+    "  --max-header-bytes BYTES  request line and headers (default 65536); 431 beyond\n"
+    "  --max-headers N         header lines in a request (default 100); 431 beyond\n"
     "  --max-sessions N        sessions open at once (default 1024); 503 beyond\n"
+    "  --max-sessions-per-client N  sessions one client address may hold open (default\n"
+    "                          256); 429 beyond\n"
+    "  --max-total-facts N     facts every session together may record (default 1000000)\n"
+    "  --max-total-fact-bytes BYTES  bytes of record_* calls every session together may\n"
+    "                          make (default 268435456)\n"
     "  --idle-timeout SECONDS  a session unused this long ends (default 1800)\n"
     "  --read-timeout SECONDS  a connection silent this long is closed (default 10)\n"
+    "  --request-timeout SECONDS  a request's headers and body must arrive within this\n"
+    "                          (default 30); 408 and closed beyond\n"
     "  --threads N             connections served at once, one thread each (default 32)\n"
     "SIGTERM or SIGINT stops it cleanly: the requests in flight are answered first.\n"
     "\n"
@@ -144,24 +158,35 @@ struct Options {
   bool allow_non_loopback = false;
   std::string token_file;
   std::vector<std::string> allowed_origins;
-  std::optional<unsigned long long> max_body, max_sessions, idle_timeout, read_timeout, threads;
+  std::optional<unsigned long long> max_facts, max_fact_bytes, max_sessions_per_client, max_total_facts,
+      max_total_fact_bytes;
+  std::optional<unsigned long long> max_body, max_header_bytes, max_headers, max_sessions, idle_timeout, read_timeout,
+      request_timeout, threads;
 };
 
 // Every option: what it takes, and where it goes.
 using gp::tools::Flag;
 using gp::tools::Takes;
-constexpr std::array<Flag, 16> flags{{{"--help", Takes::nothing},
+constexpr std::array<Flag, 24> flags{{{"--help", Takes::nothing},
                                       {"-h", Takes::nothing},
                                       {"--version", Takes::nothing},
                                       {"--session", Takes::nothing},
                                       {"--verbose", Takes::nothing},
                                       {"--facts", Takes::text},
                                       {"--page-size", Takes::count},
+                                      {"--max-facts", Takes::count},
+                                      {"--max-fact-bytes", Takes::count},
+                                      {"--max-sessions-per-client", Takes::count},
+                                      {"--max-total-facts", Takes::count},
+                                      {"--max-total-fact-bytes", Takes::count},
                                       {"--http", Takes::text},
                                       {"--allow-non-loopback", Takes::nothing},
                                       {"--token-file", Takes::text},
                                       {"--allow-origin", Takes::text},
                                       {"--max-body", Takes::count},
+                                      {"--max-header-bytes", Takes::count},
+                                      {"--max-headers", Takes::count},
+                                      {"--request-timeout", Takes::count},
                                       {"--max-sessions", Takes::count},
                                       {"--idle-timeout", Takes::count},
                                       {"--read-timeout", Takes::count},
@@ -178,6 +203,14 @@ void apply(std::string_view flag, const std::string& value, Options& o) {
   else if (flag == "--token-file") o.token_file = value;
   else if (flag == "--allow-origin") o.allowed_origins.push_back(value);
   else if (flag == "--max-body") o.max_body = n;
+  else if (flag == "--max-facts") o.max_facts = n;
+  else if (flag == "--max-fact-bytes") o.max_fact_bytes = n;
+  else if (flag == "--max-sessions-per-client") o.max_sessions_per_client = n;
+  else if (flag == "--max-total-facts") o.max_total_facts = n;
+  else if (flag == "--max-total-fact-bytes") o.max_total_fact_bytes = n;
+  else if (flag == "--max-header-bytes") o.max_header_bytes = n;
+  else if (flag == "--max-headers") o.max_headers = n;
+  else if (flag == "--request-timeout") o.request_timeout = n;
   else if (flag == "--max-sessions") o.max_sessions = n;
   else if (flag == "--idle-timeout") o.idle_timeout = n;
   else if (flag == "--read-timeout") o.read_timeout = n;
@@ -256,7 +289,11 @@ std::variant<gp::mcp::HttpOptions, int> http_options(const Options& o) {
     http.token = std::get<std::string>(std::move(token));
   }
   if (o.max_body) http.max_body_bytes = static_cast<std::size_t>(*o.max_body);
+  if (o.max_header_bytes) http.max_header_bytes = static_cast<std::size_t>(*o.max_header_bytes);
+  if (o.max_headers) http.max_header_count = static_cast<std::size_t>(*o.max_headers);
+  if (o.request_timeout) http.request_timeout = std::chrono::seconds(static_cast<long long>(*o.request_timeout));
   if (o.max_sessions) http.max_sessions = static_cast<std::size_t>(*o.max_sessions);
+  if (o.max_sessions_per_client) http.max_sessions_per_client = static_cast<std::size_t>(*o.max_sessions_per_client);
   if (o.idle_timeout) http.idle_timeout = std::chrono::seconds(static_cast<long long>(*o.idle_timeout));
   if (o.read_timeout) http.read_timeout = std::chrono::seconds(static_cast<long long>(*o.read_timeout));
   if (o.threads) http.threads = static_cast<std::size_t>(*o.threads);
@@ -269,6 +306,11 @@ int serve_http(const Options& o, const gp::mcp::ServerOptions& server_options,
   auto parsed = http_options(o);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
   const gp::mcp::HttpOptions http = std::get<gp::mcp::HttpOptions>(std::move(parsed));
+  // Every session's record_* calls count into one pool, and its totals.
+  gp::mcp::ServerOptions session_options = server_options;
+  session_options.pool = std::make_shared<gp::mcp::FactPool>();
+  if (o.max_total_facts) session_options.pool->max_facts = static_cast<std::size_t>(*o.max_total_facts);
+  if (o.max_total_fact_bytes) session_options.pool->max_bytes = static_cast<std::size_t>(*o.max_total_fact_bytes);
 
   // Each MCP session's protocol: its own registry with the --facts facts, and with
   // --session its own demo app, kept alive by the shared_ptr's owner.
@@ -280,10 +322,10 @@ int serve_http(const Options& o, const gp::mcp::ServerOptions& server_options,
   const gp::mcp::HttpServer::Factory factory = [&]() -> std::shared_ptr<gp::mcp::Protocol> {
     std::shared_ptr<gp::mcp::Protocol> p;
     if (o.session_mode) {
-      auto owner = std::make_shared<WithApp>(server_options);
+      auto owner = std::make_shared<WithApp>(session_options);
       p = std::shared_ptr<gp::mcp::Protocol>(owner, &owner->protocol);
     } else {
-      p = std::make_shared<gp::mcp::Protocol>(server_options);
+      p = std::make_shared<gp::mcp::Protocol>(session_options);
     }
     p->record_facts(definitions);
     return p;
@@ -300,9 +342,15 @@ int serve_http(const Options& o, const gp::mcp::ServerOptions& server_options,
   std::unique_ptr<gp::mcp::HttpServer> server;
   try {
     server = std::make_unique<gp::mcp::HttpServer>(factory, http);
-    server->bind();
   } catch (const gp::Error& e) {
     return fail(e.what());
+  }
+  try {
+    server->bind();
+  } catch (const gp::Error& e) {
+    // Not a mistake in the command line but the machine's state (a port in use): exit 1.
+    std::cerr << "groundplane-mcp: " << e.what() << "\n";
+    return EXIT_FAILURE;
   }
   std::thread stopper([&] {
     int sig = 0;
@@ -347,7 +395,9 @@ int main(int argc, char** argv) {
   auto loaded = load_definitions(o.facts_file);
   if (const int* code = std::get_if<int>(&loaded)) return *code;
   const nlohmann::ordered_json definitions = std::get<nlohmann::ordered_json>(std::move(loaded));
-  const gp::mcp::ServerOptions server_options{.page_size = o.page_size, .verbose = o.verbose};
+  gp::mcp::ServerOptions server_options{.page_size = o.page_size, .verbose = o.verbose};
+  if (o.max_facts) server_options.max_facts = static_cast<std::size_t>(*o.max_facts);
+  if (o.max_fact_bytes) server_options.max_fact_bytes = static_cast<std::size_t>(*o.max_fact_bytes);
 
 #ifdef SIGPIPE
   // A client that goes away closes our output: let the write fail, not the process.

@@ -26,7 +26,12 @@
 //   400 no session id on a request other than initialize; a batch; text that is not JSON;
 //       an MCP-Protocol-Version this server does not speak
 //   404 an unknown or expired session id (the client starts a new session)
-//   413 a body over max_body_bytes (read no further than the limit, chunked or not)
+//   413 a body over max_body_bytes (read no further than the limit, chunked or not; the
+//       connection is then closed, so no byte after the body is read as a request)
+//   431 a request line and headers over max_header_bytes, or more than max_header_count
+//       header lines: counted while read, before any handler or token check; closed
+//   408 a request whose line, headers and body took longer than request_timeout; closed
+//   429 initialize from a client address holding max_sessions_per_client sessions
 //   411 a POST with neither Content-Length nor chunked encoding
 //   415 a Content-Type other than application/json
 //   503 max_sessions sessions open (Retry-After says when to try again)
@@ -35,13 +40,17 @@
 #pragma once
 
 #include <httplib.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -72,9 +81,13 @@ struct HttpOptions {
   std::optional<std::string> token{};                         // required as "Authorization: Bearer <token>"
   std::vector<std::string> allowed_origins{};                 // Origins accepted beyond the server's own host
   std::size_t max_body_bytes = std::size_t{8} * 1024 * 1024;  // 413 beyond
+  std::size_t max_header_bytes = std::size_t{64} * 1024;      // request line and headers: 431 beyond
+  std::size_t max_header_count = 100;                         // header lines: 431 beyond
   std::size_t max_sessions = 1024;                            // 503 beyond
+  std::size_t max_sessions_per_client = 256;                  // open sessions one client address may hold: 429 beyond
   std::chrono::seconds idle_timeout{30 * 60};                 // a session unused this long is ended
   std::chrono::seconds read_timeout{10};                      // a connection silent this long is closed
+  std::chrono::seconds request_timeout{30};                   // a request's headers and body, whole: 408 beyond
   std::size_t threads = 32;  // connections served at once (one thread each, kept-alive ones too)
 };
 
@@ -85,6 +98,7 @@ struct HttpRequest {
   std::string path;
   std::vector<std::pair<std::string, std::string>> headers;  // names case-insensitive
   std::string body;
+  std::string client{};  // the client's address ("" in-process): whose sessions they are
 
   std::optional<std::string> header(std::string_view name) const {
     for (const auto& [k, v] : headers)
@@ -255,6 +269,232 @@ inline std::string new_session_id() {
   return id;
 }
 
+// One connection as httplib's request parser reads it: buffered across requests (so bytes
+// a client pipelined after one request are the next, not lost with a per-request
+// buffer), with the request line and headers counted while they are read (a flood of
+// them is cut off there, before any handler or token check sees the request), and a
+// deadline for a whole request's headers and body, however slowly its bytes trickle in.
+class GuardedConnection final : public httplib::Stream {
+ public:
+  struct Limits {
+    std::size_t max_header_bytes;
+    std::size_t max_header_count;
+    std::chrono::milliseconds read_timeout;
+    std::chrono::milliseconds request_timeout;
+  };
+  // Why reading stopped, for the error handler's answer.
+  enum class Stop { none, headers_too_large, deadline };
+
+  GuardedConnection(socket_t sock, const Limits& limits) : sock_(sock), limits_(limits) {}
+
+  // The connection being served on this thread, for the handlers httplib calls on it.
+  static GuardedConnection*& current() {
+    thread_local GuardedConnection* connection = nullptr;
+    return connection;
+  }
+
+  // A request begins: its headers are counted afresh and its deadline set.
+  void begin_request() {
+    in_headers_ = true;
+    header_bytes_ = header_lines_ = line_bytes_ = 0;
+    previous_ = '\0';
+    deadline_ = std::chrono::steady_clock::now() + limits_.request_timeout;
+  }
+  bool has_buffered() const noexcept { return at_ < held_.size(); }
+  Stop stopped() const noexcept { return stop_; }
+  // Set by a handler that left bytes of its request unread: the connection ends after
+  // the response, since what follows is not the start of a request.
+  void close_after() noexcept { close_after_ = true; }
+  bool must_close() const noexcept { return close_after_ || stop_ != Stop::none; }
+
+  bool is_readable() const override { return has_buffered() || wait(POLLIN, limits_.read_timeout); }
+  bool is_writable() const override { return wait(POLLOUT, limits_.read_timeout); }
+
+  ssize_t read(char* ptr, std::size_t size) override {
+    if (stop_ != Stop::none) return -1;
+    if (!has_buffered() && !fill()) return -1;
+    const std::size_t n = std::min(size, held_.size() - at_);
+    if (in_headers_ && !count_headers(n)) {
+      stop_ = Stop::headers_too_large;
+      return -1;
+    }
+    std::memcpy(ptr, held_.data() + at_, n);
+    at_ += n;
+    return static_cast<ssize_t>(n);
+  }
+
+  ssize_t write(const char* ptr, std::size_t size) override {
+    std::size_t done = 0;
+    while (done < size) {
+      if (!wait(POLLOUT, limits_.read_timeout)) return -1;
+      const auto n = ::send(sock_, ptr + done, size - done, MSG_NOSIGNAL);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n <= 0) return -1;
+      done += static_cast<std::size_t>(n);
+    }
+    return static_cast<ssize_t>(size);
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { address_of(::getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { address_of(::getsockname, ip, port); }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  // Whether the socket is ready for `events` within `timeout`.
+  bool wait(short events, std::chrono::milliseconds timeout) const {
+    pollfd p{sock_, events, 0};
+    int r = 0;
+    do r = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    while (r < 0 && errno == EINTR);
+    return r > 0;
+  }
+  // Reads what the socket has, waiting no longer than the read timeout or the request's
+  // deadline, whichever comes first.
+  bool fill() {
+    held_.resize(block);
+    at_ = 0;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      held_.clear();
+      stop_ = Stop::deadline;
+      return false;
+    }
+    // Whichever ends first ends the wait, and says why (the clock is not asked again: a
+    // wait cut to whole milliseconds may end a moment before the deadline it waited for).
+    const bool deadline_first = left < limits_.read_timeout;
+    if (!wait(POLLIN, deadline_first ? left : limits_.read_timeout)) {
+      held_.clear();
+      if (deadline_first) stop_ = Stop::deadline;
+      return false;
+    }
+    ssize_t n = 0;
+    do n = ::recv(sock_, held_.data(), held_.size(), 0);
+    while (n < 0 && errno == EINTR);
+    held_.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return n > 0;
+  }
+  // Counts the next `n` held bytes into the request's head; false past a limit. The
+  // head ends at its first empty line ("\r\n" alone, as httplib reads it).
+  bool count_headers(std::size_t n) {
+    for (std::size_t i = 0; i < n && in_headers_; ++i) {
+      const char c = held_[at_ + i];
+      if (++header_bytes_ > limits_.max_header_bytes) return false;
+      ++line_bytes_;
+      if (c == '\n') {
+        if (line_bytes_ == 2 && previous_ == '\r' && header_lines_ > 0) in_headers_ = false;
+        else if (++header_lines_ > limits_.max_header_count + 1) return false;  // + the request line
+        line_bytes_ = 0;
+      }
+      previous_ = c;
+    }
+    return true;
+  }
+  template <class Name>
+  void address_of(Name name, std::string& ip, int& port) const {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    ip.clear();
+    port = -1;
+    if (name(sock_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
+    std::array<char, INET6_ADDRSTRLEN> text{};
+    if (addr.ss_family == AF_INET) {
+      const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+      ::inet_ntop(AF_INET, &a->sin_addr, text.data(), text.size());
+      port = ntohs(a->sin_port);
+    } else if (addr.ss_family == AF_INET6) {
+      const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+      ::inet_ntop(AF_INET6, &a->sin6_addr, text.data(), text.size());
+      port = ntohs(a->sin6_port);
+    }
+    ip = text.data();
+  }
+
+  static constexpr std::size_t block = 16 * 1024;
+  socket_t sock_;
+  Limits limits_;
+  std::string held_;  // read from the socket, not yet taken, from at_
+  std::size_t at_ = 0;
+  bool in_headers_ = false;
+  std::size_t header_bytes_ = 0, header_lines_ = 0, line_bytes_ = 0;
+  char previous_ = '\0';
+  std::chrono::steady_clock::time_point deadline_{};
+  Stop stop_ = Stop::none;
+  bool close_after_ = false;
+};
+
+// httplib's server with its connection loop replaced: each connection is read through a
+// GuardedConnection, and closed once a request leaves it in a state no further request
+// can be read from (a body not read to its end, headers over the limit, a deadline).
+class GuardedHttplibServer final : public httplib::Server {
+ public:
+  explicit GuardedHttplibServer(GuardedConnection::Limits limits) : limits_(limits) {}
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    GuardedConnection connection(sock, limits_);
+    GuardedConnection::current() = &connection;
+    std::string remote_ip, local_ip;
+    int remote_port = -1, local_port = -1;
+    connection.get_remote_ip_and_port(remote_ip, remote_port);
+    connection.get_local_ip_and_port(local_ip, local_port);
+    const auto setup = [&](httplib::Request& req) {
+      req.remote_addr = remote_ip;
+      req.remote_port = remote_port;
+      req.local_addr = local_ip;
+      req.local_port = local_port;
+    };
+    bool ok = true;
+    for (std::size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
+      if (!connection.has_buffered() && !idle_until_readable(sock)) break;
+      connection.begin_request();
+      bool closed = false;
+      ok = process_request(connection, count == 1, closed, setup);
+      if (!ok || closed || connection.must_close()) break;
+    }
+    GuardedConnection::current() = nullptr;
+    if (connection.must_close()) linger_and_close(sock, connection.stopped() != GuardedConnection::Stop::none);
+    else ::close(sock);  // the client closed, or kept it idle too long: nothing of it is unread
+    return ok;
+  }
+
+  // Waits for the next request's first byte for the keep-alive timeout, in slices, so
+  // that stop() is not held up by a connection kept alive.
+  bool idle_until_readable(socket_t sock) const {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
+    while (svr_sock_ != INVALID_SOCKET && std::chrono::steady_clock::now() < until) {
+      pollfd p{sock, POLLIN, 0};
+      const int r = ::poll(&p, 1, 100);
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return false;
+    }
+    return false;
+  }
+
+  // Closes after the response has left: the write side first, then what the client is
+  // still sending is read and dropped for a while (closing with it unread would reset the
+  // connection, and the client could lose the response it was sent: a client that writes
+  // a whole body before it reads, as most do, gets its 413). Not long after a flood of
+  // headers or a missed deadline: that client is not one to wait for.
+  static void linger_and_close(socket_t sock, bool briefly) {
+    ::shutdown(sock, SHUT_WR);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(briefly ? 100 : 1000);
+    const std::size_t most = briefly ? std::size_t{64} * 1024 : std::size_t{256} * 1024 * 1024;
+    std::array<char, 64 * 1024> sink{};
+    std::size_t dropped = 0;
+    while (dropped < most && std::chrono::steady_clock::now() < until) {
+      pollfd p{sock, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) break;  // it stopped sending
+      const auto n = ::recv(sock, sink.data(), sink.size(), 0);
+      if (n <= 0) break;
+      dropped += static_cast<std::size_t>(n);
+    }
+    ::close(sock);
+  }
+
+  GuardedConnection::Limits limits_;
+};
+
 }  // namespace detail
 
 class HttpServer {
@@ -264,16 +504,23 @@ class HttpServer {
   using Factory = std::function<std::shared_ptr<Protocol>()>;
 
   // Each MCP session gets its own Protocol from `factory`.
-  HttpServer(Factory factory, HttpOptions options) : options_(std::move(options)), factory_(std::move(factory)) {
+  HttpServer(Factory factory, HttpOptions options)
+      : options_(std::move(options)),
+        factory_(std::move(factory)),
+        http_({.max_header_bytes = options_.max_header_bytes,
+               .max_header_count = options_.max_header_count,
+               .read_timeout = options_.read_timeout,
+               .request_timeout = options_.request_timeout}) {
     validate();
   }
   // The checker tools; each MCP session has its own registry.
   explicit HttpServer(HttpOptions options = {}, const ServerOptions& server = {})
-      : HttpServer([server] { return std::make_shared<Protocol>(server); }, std::move(options)) {}
+      : HttpServer([server = pooled(server)] { return std::make_shared<Protocol>(server); }, std::move(options)) {}
   // An app serving its own Session: every MCP session has its own registry and drives the
   // same app through whats_here / do_action (the app must outlive the server).
   HttpServer(Session& app, HttpOptions options, const ServerOptions& server = {})
-      : HttpServer([&app, server] { return std::make_shared<Protocol>(app, server); }, std::move(options)) {}
+      : HttpServer([&app, server = pooled(server)] { return std::make_shared<Protocol>(app, server); },
+                   std::move(options)) {}
 
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -335,7 +582,14 @@ class HttpServer {
   }
 
  private:
+  // The sessions' options with a pool for their totals (FactPool's defaults), unless given one.
+  static ServerOptions pooled(ServerOptions server) {
+    if (!server.pool) server.pool = std::make_shared<FactPool>();
+    return server;
+  }
+
   struct Entry {
+    std::string client;  // the address that opened it
     std::shared_ptr<Protocol> protocol;
     std::mutex mutex;  // one message at a time per session, as Protocol requires
     std::chrono::steady_clock::time_point last_used;
@@ -362,17 +616,25 @@ class HttpServer {
           "(HttpOptions::allow_non_loopback; groundplane-mcp --allow-non-loopback) and should carry a token");
     if (options_.port < 0 || options_.port > 65535)
       throw ConfigurationError("HttpServer: port " + std::to_string(options_.port) + " is not a TCP port");
-    if (options_.max_sessions == 0 || options_.max_body_bytes == 0 || options_.threads == 0)
-      throw ConfigurationError("HttpServer: max_sessions, max_body_bytes and threads must be positive");
+    if (options_.max_sessions == 0 || options_.max_sessions_per_client == 0 || options_.max_body_bytes == 0 ||
+        options_.threads == 0 || options_.max_header_bytes == 0 || options_.max_header_count == 0)
+      throw ConfigurationError(
+          "HttpServer: max_sessions, max_sessions_per_client, max_body_bytes, max_header_bytes, max_header_count and "
+          "threads must be positive");
+    if (options_.read_timeout.count() <= 0 || options_.request_timeout.count() <= 0)
+      throw ConfigurationError("HttpServer: read_timeout and request_timeout must be positive");
     if (options_.token && options_.token->empty()) throw ConfigurationError("HttpServer: the token is empty");
   }
 
   void setup() {
     if (set_up_) return;
     set_up_ = true;
-    // httplib's own options for its listening socket, and a note of which socket it is.
+    // The listening socket is this server's alone: SO_REUSEADDR (a port in TIME_WAIT can
+    // be bound again) and never httplib's default SO_REUSEPORT, with which a second
+    // server on the same port bound too and took a share of its connections.
     http_.set_socket_options([this](socket_t sock) {
-      httplib::default_socket_options(sock);
+      int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
       listening_socket_ = sock;
     });
     const std::size_t threads = options_.threads;
@@ -409,6 +671,8 @@ class HttpServer {
                                   const httplib::ContentReader& read_body) {
       bool body_read = false;
       const HttpResponse out = guarded([&] { return post_from_socket(req, res, read_body, body_read); });
+      if (!body_read)
+        if (auto* connection = detail::GuardedConnection::current()) connection->close_after();
       send(out, res, !body_read);
     });
     // Every other method and path reaches handle(), which answers what is not the endpoint.
@@ -419,9 +683,21 @@ class HttpServer {
     http_.Options(".*", adapt);
     // What httplib refuses before a handler runs (413 for a body too long, 400 for a
     // malformed request line) still gets a JSON-RPC body saying why.
-    http_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    http_.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return;
-      std::string why = res.status == 413 ? "the body is over this server's limit" : "the HTTP request was refused";
+      // A request httplib refused could not be read to its end: nothing after it is a request.
+      auto* connection = detail::GuardedConnection::current();
+      if (connection) connection->close_after();
+      const auto stop = connection ? connection->stopped() : detail::GuardedConnection::Stop::none;
+      if (stop == detail::GuardedConnection::Stop::headers_too_large) res.status = 431;
+      if (stop == detail::GuardedConnection::Stop::deadline) res.status = 408;
+      std::string why = res.status == 413   ? "the body is over this server's limit"
+                        : res.status == 431 ? "the request line and headers are over this server's limit of " +
+                                                  std::to_string(options_.max_header_count) + " header lines and " +
+                                                  std::to_string(options_.max_header_bytes) + " bytes"
+                        : res.status == 408 ? "the request was not sent within this server's " +
+                                                  std::to_string(options_.request_timeout.count()) + " seconds"
+                                            : "the HTTP request was refused";
       res.set_content(
           detail::dump(Protocol::error_response(nullptr, error_code::invalid_request, "Invalid Request: " + why)),
           "application/json");
@@ -439,6 +715,13 @@ class HttpServer {
     if (!chunked && !req.has_header("Content-Length"))
       return refuse(411, nullptr, error_code::invalid_request,
                     "Length Required: send the message with a Content-Length (or chunked)");
+    // A length over the limit is refused unread (httplib would read it all to skip it).
+    if (!chunked) {
+      const std::string length = req.get_header_value("Content-Length");
+      if (length.empty() || length.find_first_not_of("0123456789") != std::string::npos)
+        return refuse(400, nullptr, error_code::invalid_request, "Bad Request: Content-Length is not a number");
+      if (length.size() > 19 || std::stoull(length) > options_.max_body_bytes) return body_too_long(std::nullopt);
+    }
     bool over = false;
     const bool read = read_body([&](const char* data, std::size_t n) {
       if (n > options_.max_body_bytes - in.body.size()) {
@@ -455,7 +738,7 @@ class HttpServer {
   }
 
   static HttpRequest request_of(const httplib::Request& req) {
-    HttpRequest in{req.method, req.path, {}, {}};
+    HttpRequest in{req.method, req.path, {}, {}, req.remote_addr};
     for (const auto& [k, v] : req.headers) in.headers.emplace_back(k, v);
     return in;
   }
@@ -588,10 +871,12 @@ class HttpServer {
                     "Bad Request: no Mcp-Session-Id; send initialize first and then its Mcp-Session-Id header");
     }
     std::shared_ptr<Entry> entry = std::make_shared<Entry>();
+    entry->client = request.client;
     {
       const std::lock_guard lock(sessions_mutex_);
       expire_idle();
       if (sessions_.size() >= options_.max_sessions) return sessions_full(peek.id);
+      if (client_full(request.client)) return client_sessions_full(peek.id);
     }
     entry->protocol = factory_();
     auto reply = entry->protocol->handle_line(request.body);
@@ -602,6 +887,8 @@ class HttpServer {
     {
       const std::lock_guard lock(sessions_mutex_);
       if (sessions_.size() >= options_.max_sessions) return sessions_full(peek.id);  // taken meanwhile
+      if (client_full(request.client)) return client_sessions_full(peek.id);
+      ++per_client_[request.client];
       sessions_.emplace(id, std::move(entry));
     }
     r.headers.emplace_back("Mcp-Session-Id", std::move(id));
@@ -616,11 +903,36 @@ class HttpServer {
     return r;
   }
 
+  // Under sessions_mutex_: whether `client` holds as many sessions as it may.
+  bool client_full(const std::string& client) const {
+    const auto it = per_client_.find(client);
+    return it != per_client_.end() && it->second >= options_.max_sessions_per_client;
+  }
+
+  HttpResponse client_sessions_full(const nlohmann::ordered_json& id) const {
+    auto r = refuse(429, id, error_code::internal_error,
+                    "Too many requests: this client address holds " + std::to_string(options_.max_sessions_per_client) +
+                        " open sessions, this server's limit per client (--max-sessions-per-client); end one with "
+                        "DELETE or try again later");
+    r.headers.emplace_back("Retry-After", std::to_string(std::max<long long>(1, options_.idle_timeout.count() / 10)));
+    return r;
+  }
+
+  // Under sessions_mutex_: ends a session and frees its client's slot.
+  std::map<std::string, std::shared_ptr<Entry>, std::less<>>::iterator erase_session(
+      std::map<std::string, std::shared_ptr<Entry>, std::less<>>::iterator it) {
+    const auto client = per_client_.find(it->second->client);
+    if (client != per_client_.end() && --client->second == 0) per_client_.erase(client);
+    return sessions_.erase(it);
+  }
+
   HttpResponse end_session(const HttpRequest& request) {
     const auto id = request.header("Mcp-Session-Id");
     if (!id) return refuse(400, nullptr, error_code::invalid_request, "Bad Request: DELETE needs an Mcp-Session-Id");
     const std::lock_guard lock(sessions_mutex_);
-    if (sessions_.erase(*id) == 0)
+    const auto it = sessions_.find(*id);
+    if (it != sessions_.end()) erase_session(it);
+    if (it == sessions_.end())
       return refuse(404, nullptr, error_code::invalid_request,
                     "Not found: session " + detail::quote(*id, 80) + " is unknown or has ended");
     HttpResponse r;
@@ -643,8 +955,10 @@ class HttpServer {
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       // A session serving a message right now is in use, whatever its timestamp says.
       std::unique_lock busy(it->second->mutex, std::try_to_lock);
-      if (busy.owns_lock() && now - it->second->last_used > options_.idle_timeout) it = sessions_.erase(it);
-      else ++it;
+      if (busy.owns_lock() && now - it->second->last_used > options_.idle_timeout) {
+        busy.unlock();
+        it = erase_session(it);
+      } else ++it;
     }
   }
 
@@ -654,13 +968,14 @@ class HttpServer {
 
   HttpOptions options_;
   Factory factory_;
-  httplib::Server http_;
+  detail::GuardedHttplibServer http_;
   socket_t listening_socket_ = INVALID_SOCKET;  // httplib's, once bind() made it
   bool set_up_ = false;
   int bound_port_ = -1;
   std::atomic<bool> serving_{false}, stop_asked_{false};
   std::mutex sessions_mutex_;
   std::map<std::string, std::shared_ptr<Entry>, std::less<>> sessions_;
+  std::map<std::string, std::size_t, std::less<>> per_client_;  // open sessions by client address
   std::chrono::steady_clock::time_point last_sweep_{};
 };
 

@@ -71,6 +71,13 @@ GROUNDPLANE_INLINE bool inside(std::string_view pointer, std::string_view at) {
 
 GROUNDPLANE_INLINE Protocol::Protocol(ServerOptions options) : options_(std::move(options)) { build_tools(); }
 
+GROUNDPLANE_INLINE Protocol::~Protocol() {
+  if (options_.pool) {
+    options_.pool->facts -= recorded_facts_;
+    options_.pool->bytes -= recorded_bytes_;
+  }
+}
+
 GROUNDPLANE_INLINE Protocol::Protocol(Session& session, ServerOptions options)
     : options_(std::move(options)), session_(&session) {
   port_.emplace(session);
@@ -186,6 +193,20 @@ GROUNDPLANE_INLINE detail::Written Protocol::serve(const detail::Incoming& reque
 // --- reading a line -------------------------------------------------------------------
 
 GROUNDPLANE_INLINE std::optional<detail::Written> Protocol::read_and_handle(std::string_view line, bool unterminated) {
+  // JSON text never holds a NUL byte, and nlohmann's reader takes one as the end of its
+  // input: `{...}\0garbage` would be read as the message before it.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+    note("parse error: a NUL byte at byte " + std::to_string(nul));
+    return error_response(
+        nullptr, error_code::parse_error,
+        "Parse error: a NUL byte at byte " + std::to_string(nul) + "; a message is JSON text, which never holds one");
+  }
+  // The bytes a record_* call in this line counts against the limits.
+  message_bytes_ = line.size();
+  struct Forget {
+    std::size_t& bytes;
+    ~Forget() { bytes = 0; }
+  } const forget{message_bytes_};
   // One pass for a line within bounds; the prescan runs only for a line the builder stopped
   // on (not JSON, too deep, a repeated key, a wide number).
   const JsonTextOptions reading{.max_depth = options_.max_depth};
@@ -359,10 +380,9 @@ GROUNDPLANE_INLINE detail::Written Protocol::run_tool(std::string_view name, con
 // run_tool() once the arguments are an object; a developer's error is thrown.
 GROUNDPLANE_INLINE detail::Written Protocol::run_checked_tool(std::string_view name, const nlohmann::ordered_json& args,
                                                               detail::Form form) {
-  if (name == "record_fact") return detail::recorded(detail::record_fact(args, registry_));
-  if (name == "record_ranking") return detail::recorded(detail::record_ranking(args, registry_));
-  if (name == "record_table") return detail::recorded(detail::record_table(args, registry_));
-  if (name == "record_domain") return detail::recorded(detail::record_domain(args, registry_));
+  if (name == "record_fact" || name == "record_ranking" || name == "record_table" || name == "record_domain" ||
+      (session_ && name == "record_ledger"))
+    return record_within_limits(name, args);
   if (name == "list_facts") return detail::list_facts(args, registry_, options_.page_size);
   if (name == "check") return detail::check(args, registry_, output_text_, options_.max_depth, form);
   if (port_ && detail::is_agent_tool(name)) {
@@ -371,8 +391,55 @@ GROUNDPLANE_INLINE detail::Written Protocol::run_checked_tool(std::string_view n
     if (!failure.empty()) log(failure);
     return result;
   }
-  if (session_ && name == "record_ledger") return detail::record_session_ledger(args, registry_, *session_);
   return detail::tool_error("Unknown tool: " + groundplane::detail::quote(name));
+}
+
+GROUNDPLANE_INLINE detail::Written Protocol::record_within_limits(std::string_view name,
+                                                                  const nlohmann::ordered_json& args) {
+  const std::size_t bytes = message_bytes_ > 0 ? message_bytes_ : detail::dump(args).size();
+  const auto refuse = [&](const std::string& what, std::size_t limit, const char* flag) {
+    log(std::string(name) + " refused: " + what);
+    return detail::tool_error(std::string(name) + " refused: " + what + ", over the limit of " + std::to_string(limit) +
+                              " (" + flag +
+                              "); nothing was recorded. Check against the facts already recorded, or start a new "
+                              "session.");
+  };
+  if (recorded_facts_ + 1 > options_.max_facts)
+    return refuse("this session holds " + std::to_string(recorded_facts_) + " recorded facts", options_.max_facts,
+                  "--max-facts");
+  if (recorded_bytes_ + bytes > options_.max_fact_bytes)
+    return refuse("this session's record calls would come to " + std::to_string(recorded_bytes_ + bytes) + " bytes",
+                  options_.max_fact_bytes, "--max-fact-bytes");
+  FactPool* pool = options_.pool.get();
+  if (pool) {
+    if (pool->facts.fetch_add(1) + 1 > pool->max_facts) {
+      pool->facts -= 1;
+      return refuse("every session together holds " + std::to_string(pool->max_facts) + " recorded facts",
+                    pool->max_facts, "--max-total-facts");
+    }
+    if (pool->bytes.fetch_add(bytes) + bytes > pool->max_bytes) {
+      pool->facts -= 1;
+      pool->bytes -= bytes;
+      return refuse("every session's record calls together would pass " + std::to_string(pool->max_bytes) + " bytes",
+                    pool->max_bytes, "--max-total-fact-bytes");
+    }
+  }
+  try {
+    detail::Written result = name == "record_fact"      ? detail::recorded(detail::record_fact(args, registry_))
+                             : name == "record_ranking" ? detail::recorded(detail::record_ranking(args, registry_))
+                             : name == "record_table"   ? detail::recorded(detail::record_table(args, registry_))
+                             : name == "record_domain"  ? detail::recorded(detail::record_domain(args, registry_))
+                                                        : detail::record_session_ledger(args, registry_, *session_);
+    recorded_facts_ += 1;
+    recorded_bytes_ += bytes;
+    return result;
+  } catch (...) {  // refused: nothing recorded, nothing counted
+    if (pool) {
+      pool->facts -= 1;
+      pool->bytes -= bytes;
+    }
+    throw;
+  }
 }
 
 }  // namespace groundplane::mcp

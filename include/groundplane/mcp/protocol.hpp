@@ -50,8 +50,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,6 +83,15 @@ inline constexpr std::array<std::string_view, 4> protocol_versions{"2025-11-25",
                                                                    "2024-11-05"};
 
 // Member order is API (designated initializers): identity, then limits, then logging.
+// What the sessions of one server may record together: every Protocol given the same pool
+// counts its record_* calls into it, and gives them back when it ends. A call past
+// either total is refused as a tool error.
+struct FactPool {
+  std::size_t max_facts = 1'000'000;                       // facts (--max-total-facts)
+  std::size_t max_bytes = std::size_t{256} * 1024 * 1024;  // bytes of record_* calls (--max-total-fact-bytes)
+  std::atomic<std::size_t> facts{0}, bytes{0};
+};
+
 struct ServerOptions {
   std::string name = "groundplane-mcp";                       // serverInfo.name
   std::string version = version_string;                       // serverInfo.version
@@ -93,6 +104,12 @@ struct ServerOptions {
   // too (notifications ignored, a revision fallback, input ended). A host shows a stdio
   // server's stderr to its user.
   bool verbose = false;
+  // What one session (a stdio server, an HTTP session) may record through the record_*
+  // tools: facts, and the bytes of the calls that recorded them. A call past either is
+  // refused as a tool error naming the limit; what was recorded stays.
+  std::size_t max_facts = 10'000;
+  std::size_t max_fact_bytes = std::size_t{32} * 1024 * 1024;
+  std::shared_ptr<FactPool> pool = nullptr;  // a total shared with other sessions; nullptr: none
 };
 
 class Protocol {
@@ -104,6 +121,7 @@ class Protocol {
   explicit Protocol(Session& session, ServerOptions options = {});
   Protocol(const Protocol&) = delete;  // one registry, one conversation
   Protocol& operator=(const Protocol&) = delete;
+  ~Protocol();  // gives what it recorded back to the pool
 
   // One message's text (a stdio line, an HTTP body); the response text, or nullopt when
   // nothing is to be answered (a notification, a client's response, blank text).
@@ -179,6 +197,8 @@ class Protocol {
   detail::Written run_checked_tool(std::string_view name, const nlohmann::ordered_json& args, detail::Form form);
 
   void build_tools();
+  // A record_* tool, run only within this session's and the pool's limits.
+  detail::Written record_within_limits(std::string_view name, const nlohmann::ordered_json& args);
 
   ServerOptions options_;
   FactRegistry registry_;
@@ -188,7 +208,9 @@ class Protocol {
   std::vector<std::string> tool_names_;  // tools_' names, for has_tool on every call
   std::string protocol_version_;
   bool initialized_ = false;
-  std::string_view output_text_;  // a check call's output as the line being handled wrote it
+  std::string_view output_text_;                         // a check call's output as the line being handled wrote it
+  std::size_t message_bytes_ = 0;                        // the length of the line being handled; 0 outside handle_line
+  std::size_t recorded_facts_ = 0, recorded_bytes_ = 0;  // counted against the limits
 };
 
 }  // namespace groundplane::mcp

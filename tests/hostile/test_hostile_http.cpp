@@ -1,0 +1,375 @@
+// The MCP server against a hostile client: each attack a client can make with nothing but
+// a socket (and no token), and that a normal client is still served while it is made.
+#include "catch2_compat.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <groundplane/mcp/http.hpp>
+#include <groundplane/mcp/server.hpp>
+
+#include "http_fixtures.hpp"
+
+namespace gp = groundplane;
+using http_test::initialize;
+using http_test::quiet;
+using http_test::RawConnection;
+using http_test::rpc;
+using http_test::Running;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// How many HTTP responses `text` holds (each starts with a status line).
+int responses_in(const std::string& text) {
+  int n = 0;
+  for (auto at = text.find("HTTP/1.1 "); at != std::string::npos; at = text.find("HTTP/1.1 ", at + 1)) ++n;
+  return n;
+}
+
+// A POST on a raw connection, with its Content-Length.
+std::string raw_post(const std::string& body, const std::string& extra_headers = "") {
+  return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + extra_headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// What a shell command printed (stdout and stderr) and its exit code.
+std::pair<std::string, int> run(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen((command + " 2>&1; echo \"exit=$?\"").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  ::pclose(p);
+  const auto at = out.rfind("exit=");
+  REQUIRE(at != std::string::npos);
+  return {out.substr(0, at), std::stoi(out.substr(at + 5))};
+}
+
+}  // namespace
+
+// --- a port is one server's -------------------------------------------------------------
+
+TEST_CASE("a second server on a busy port is refused with an error naming the port, never given a share of it") {
+  Running first({});
+  gp::mcp::HttpServer second(gp::mcp::HttpOptions{.port = first.port}, quiet());
+  std::string error;
+  try {
+    second.bind();
+  } catch (const gp::ConfigurationError& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK(error.find("port " + std::to_string(first.port)) != std::string::npos);
+  CHECK(first.still_serving());
+}
+
+#ifdef GROUNDPLANE_MCP_BINARY
+TEST_CASE("groundplane-mcp on a busy port exits 1 and names the port") {
+  Running first({});
+  // `timeout` stops a server that shares the port and serves instead (it exits 124 then).
+  const auto [out, code] = run("timeout 5 " GROUNDPLANE_MCP_BINARY " --http 127.0.0.1:" + std::to_string(first.port));
+  INFO(out);
+  CHECK(code == 1);
+  CHECK(out.find("port " + std::to_string(first.port)) != std::string::npos);
+  CHECK(out.find("serving") == std::string::npos);
+}
+#endif
+
+// --- a NUL byte is not the end of a message ---------------------------------------------
+
+TEST_CASE("a NUL byte inside a stdio line is a parse error, never the end of the message") {
+  gp::mcp::Server server(quiet());
+  std::istringstream in(initialize(1) + "\n" + rpc(2, "ping") + std::string("\0garbage", 8) + "\n" + rpc(3, "ping") +
+                        "\n");
+  std::ostringstream out;
+  server.serve(in, out);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::vector<ojson> replies;
+  while (std::getline(lines, line)) replies.push_back(ojson::parse(line));
+  REQUIRE(replies.size() == 3);
+  INFO(replies[1].dump());
+  CHECK(replies[1]["id"] == nullptr);
+  CHECK(replies[1]["error"]["code"] == -32700);
+  CHECK(replies[1]["error"]["message"].get<std::string>().find("NUL") != std::string::npos);
+  CHECK(replies[2]["id"] == 3);  // the line after it is served as usual
+  CHECK(replies[2]["result"] == ojson::object());
+}
+
+TEST_CASE("a NUL byte in an HTTP body is a 400 parse error, in a session and before one") {
+  Running r({});
+  auto c = r.client();
+  const auto before = c.Post("/mcp", initialize() + std::string("\0garbage", 8), "application/json");
+  REQUIRE(before);
+  CHECK(before->status == 400);
+  CHECK(ojson::parse(before->body)["error"]["code"] == -32700);
+  CHECK(r.server.session_count() == 0);
+  const auto init = c.Post("/mcp", initialize(), "application/json");
+  REQUIRE(init);
+  const auto id = init->get_header_value("Mcp-Session-Id");
+  const auto in = c.Post("/mcp", {{"Mcp-Session-Id", id}}, rpc(2, "ping") + std::string("\0", 1), "application/json");
+  REQUIRE(in);
+  INFO(in->body);
+  CHECK(in->status == 400);
+  CHECK(ojson::parse(in->body)["error"]["code"] == -32700);
+}
+
+// --- a body over the limit ends the connection ------------------------------------------
+
+TEST_CASE("a chunked body over the limit is 413 and closes the connection: what follows it is never a request",
+          "[timing]") {
+  Running r({.max_body_bytes = 1024, .read_timeout = std::chrono::seconds(3)});
+  const std::string chunk(1000, ' ');
+  // The request after the body starts where the server stops reading (the chunk that
+  // passes the limit), or after the body's last chunk: neither may be served.
+  for (const std::string& after : {std::string(), std::string("\r\n0\r\n\r\n")}) {
+    INFO("between: " << (after.empty() ? "nothing" : "the last chunk"));
+    RawConnection c(r.port, 3);
+    c.send(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n3e8\r\n" +
+        chunk + "\r\n3e8\r\n" + chunk + after + raw_post(initialize(7)));
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string answer = c.receive(true);
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    INFO(answer.substr(0, 600));
+    // closed at once, not when a read timeout (3 s) has passed
+    CHECK(waited < std::chrono::milliseconds(1500));
+    CHECK(answer.rfind("HTTP/1.1 413", 0) == 0);
+    CHECK(responses_in(answer) == 1);
+    CHECK(r.server.session_count() == 0);
+  }
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("a body with a Content-Length over the limit is 413 and closes the connection at once", "[timing]") {
+  Running r({.max_body_bytes = 1024, .read_timeout = std::chrono::seconds(3)});
+  RawConnection c(r.port, 3);
+  // 1 MiB announced, 2,000 bytes sent, then a request: the server must not wait for the
+  // rest, nor read what follows as a request.
+  c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n" +
+         std::string(2000, ' ') + raw_post(initialize(7)));
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string answer = c.receive(true);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500));
+  INFO(answer.substr(0, 600));
+  CHECK(answer.rfind("HTTP/1.1 413", 0) == 0);
+  CHECK(responses_in(answer) == 1);
+  CHECK(r.server.session_count() == 0);
+}
+
+// --- headers are bounded while they are read, before any token is checked ---------------
+
+TEST_CASE("more header lines than the limit are refused 431 before the token is checked, and the connection closed") {
+  Running r({.token = "t0ken"});
+  RawConnection c(r.port, 3);
+  std::string flood = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  for (int i = 0; i < 200; ++i) flood += "X-Flood-" + std::to_string(i) + ": x\r\n";
+  c.send(flood + "Content-Length: 0\r\n\r\n");
+  const std::string answer = c.receive(true);
+  INFO(answer.substr(0, 600));
+  CHECK(answer.rfind("HTTP/1.1 431", 0) == 0);
+  CHECK(answer.find("header") != std::string::npos);
+  CHECK(responses_in(answer) == 1);
+  CHECK(r.still_serving_with("t0ken"));
+}
+
+TEST_CASE("headers over the byte limit are refused 431 however few lines they take") {
+  Running r({});
+  RawConnection c(r.port, 3);
+  std::string big = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  for (int i = 0; i < 40; ++i) big += "X-Big-" + std::to_string(i) + ": " + std::string(2000, 'y') + "\r\n";
+  c.send(big + "Content-Length: 0\r\n\r\n");
+  const std::string answer = c.receive(true);
+  INFO(answer.substr(0, 600));
+  CHECK(answer.rfind("HTTP/1.1 431", 0) == 0);
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("a header flood is cut off once it passes the limit: the server reads no further") {
+  Running r({.token = "t0ken"});
+  RawConnection c(r.port, 3);
+  std::string piece;
+  for (int i = 0; i < 1000; ++i) piece += "X-Flood: " + std::to_string(i) + "\r\n";  // ~15 kB
+  c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+  // Up to 8 MB of headers; a server reading them all holds ~100 MB for them.
+  std::size_t sent = 0;
+  bool refused = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (sent < 8u * 1024 * 1024 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10)) {
+    pollfd p{c.fd, POLLOUT, 0};
+    if (::poll(&p, 1, 2000) <= 0) continue;
+    if ((p.revents & (POLLERR | POLLHUP)) != 0) {
+      refused = true;
+      break;
+    }
+    const auto n = ::send(c.fd, piece.data(), piece.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      refused = true;
+      break;
+    }
+    if (n > 0) sent += static_cast<std::size_t>(n);
+  }
+  INFO("sent " << sent << " bytes of headers");
+  CHECK(refused);
+  CHECK(r.still_serving_with("t0ken"));
+}
+
+// --- one connection, several requests ---------------------------------------------------
+
+TEST_CASE("two requests pipelined in one write are both answered, in order") {
+  Running r({});
+  RawConnection c(r.port, 3);
+  c.send(raw_post(initialize(1)) + raw_post(initialize(2)));
+  std::string answer;
+  char buf[4096];
+  while (responses_in(answer) < 2 || answer.find("\"id\":2") == std::string::npos) {
+    const auto n = ::recv(c.fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+  INFO(answer.substr(0, 1200));
+  CHECK(responses_in(answer) == 2);
+  const auto first = answer.find("\"id\":1");
+  const auto second = answer.find("\"id\":2");
+  CHECK(first != std::string::npos);
+  CHECK(second != std::string::npos);
+  CHECK(first < second);
+}
+
+// --- what one client may hold ----------------------------------------------------------
+
+namespace {
+
+std::string record_fact(int id, const std::string& name, std::size_t value_bytes = 1) {
+  return rpc(id, "tools/call",
+             {{"name", "record_fact"},
+              {"arguments", {{"name", name}, {"value", std::string(value_bytes, 'v')}, {"tool", "t"}}}});
+}
+
+// A tools/call's result: isError and its first text.
+std::pair<bool, std::string> tool_result(const std::string& reply) {
+  const auto r = ojson::parse(reply);
+  return {r["result"]["isError"].get<bool>(), r["result"]["content"][0]["text"].get<std::string>()};
+}
+
+}  // namespace
+
+TEST_CASE("a record past the session's fact limit is a tool error naming the limit and its flag, and nothing is lost") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_facts = 3});
+  REQUIRE(p.handle_line(initialize()));
+  for (int i = 0; i < 3; ++i)
+    CHECK_FALSE(tool_result(*p.handle_line(record_fact(2 + i, "f" + std::to_string(i)))).first);
+  const auto [refused, text] = tool_result(*p.handle_line(record_fact(9, "f3")));
+  INFO(text);
+  CHECK(refused);
+  CHECK(text.find("limit of 3 (--max-facts)") != std::string::npos);
+  CHECK(p.registry().size() == 3);
+}
+
+TEST_CASE("a record past the session's byte limit is a tool error naming --max-fact-bytes") {
+  gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_fact_bytes = 4096});
+  REQUIRE(p.handle_line(initialize()));
+  CHECK_FALSE(tool_result(*p.handle_line(record_fact(2, "a", 3000))).first);
+  const auto [refused, text] = tool_result(*p.handle_line(record_fact(3, "b", 3000)));
+  INFO(text);
+  CHECK(refused);
+  CHECK(text.find("limit of 4096 (--max-fact-bytes)") != std::string::npos);
+  CHECK(p.registry().size() == 1);
+  CHECK_FALSE(tool_result(*p.handle_line(record_fact(4, "c", 10))).first);  // a small one still fits
+}
+
+TEST_CASE("every session's records count into one total, and a session's end gives its share back") {
+  auto pool = std::make_shared<gp::mcp::FactPool>();
+  pool->max_facts = 2;
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{}, {.log = [](std::string_view) {}, .pool = pool});
+  const auto open = [&] {
+    return s.handle({"POST", "/mcp", {{"Content-Type", "application/json"}}, initialize()}).headers.at(0).second;
+  };
+  const auto in = [&](const std::string& id, std::string message) {
+    return s
+        .handle({"POST", "/mcp", {{"Content-Type", "application/json"}, {"Mcp-Session-Id", id}}, std::move(message)})
+        .body;
+  };
+  const std::string a = open(), b = open();
+  CHECK_FALSE(tool_result(in(a, record_fact(2, "x"))).first);
+  CHECK_FALSE(tool_result(in(b, record_fact(2, "x"))).first);
+  const auto [refused, text] = tool_result(in(a, record_fact(3, "y")));
+  INFO(text);
+  CHECK(refused);
+  CHECK(text.find("(--max-total-facts)") != std::string::npos);
+  CHECK(pool->facts == 2);
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", a}}, ""}).status == 200);
+  CHECK(pool->facts == 1);
+  CHECK_FALSE(tool_result(in(b, record_fact(3, "y"))).first);
+}
+
+TEST_CASE("one client address cannot take every session slot: past its own limit it is 429, others still open") {
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_sessions = 10, .max_sessions_per_client = 2}, quiet());
+  const auto init = [&](const std::string& client) {
+    return s.handle({"POST", "/mcp", {{"Content-Type", "application/json"}}, initialize(), client});
+  };
+  const auto first = init("192.0.2.1");
+  REQUIRE(first.status == 200);
+  CHECK(init("192.0.2.1").status == 200);
+  const auto third = init("192.0.2.1");
+  INFO(third.body);
+  CHECK(third.status == 429);
+  CHECK(third.body.find("--max-sessions-per-client") != std::string::npos);
+  CHECK(init("192.0.2.2").status == 200);
+  // ending one of its sessions gives the client its slot back
+  CHECK(s.handle({"DELETE", "/mcp", {{"Mcp-Session-Id", first.headers.at(0).second}}, ""}).status == 200);
+  CHECK(init("192.0.2.1").status == 200);
+}
+
+TEST_CASE("over sockets: the per-client session limit counts the connection's own address") {
+  Running r({.max_sessions_per_client = 2});
+  auto c = r.client();
+  for (int i = 0; i < 2; ++i) {
+    const auto ok = c.Post("/mcp", initialize(), "application/json");
+    REQUIRE(ok);
+    CHECK(ok->status == 200);
+  }
+  const auto over = c.Post("/mcp", initialize(), "application/json");
+  REQUIRE(over);
+  CHECK(over->status == 429);
+  CHECK(r.server.session_count() == 2);
+}
+
+TEST_CASE("a request trickled a byte at a time is cut off at the request deadline, not kept alive by each byte",
+          "[timing]") {
+  Running r({.read_timeout = std::chrono::seconds(3), .request_timeout = std::chrono::seconds(1)});
+  RawConnection c(r.port, 1);
+  c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string answer;
+  bool closed = false;  // the server ended the connection (a close, or a reset once it was closed)
+  // A byte every 200 ms: each read is far within the read timeout.
+  while (!closed && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(6)) {
+    if (::send(c.fd, "a", 1, MSG_NOSIGNAL) != 1) {
+      closed = true;
+      break;
+    }
+    pollfd p{c.fd, POLLIN, 0};
+    if (::poll(&p, 1, 200) > 0) {
+      char buf[4096];
+      const auto n = ::recv(c.fd, buf, sizeof buf, 0);
+      if (n <= 0) closed = true;
+      else answer.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  INFO(answer.substr(0, 400));
+  CHECK(closed);
+  CHECK(waited < std::chrono::milliseconds(2500));
+  // The 408 is sent; a client still writing after the close may have it reset away.
+  CHECK((answer.empty() || answer.rfind("HTTP/1.1 408", 0) == 0));
+  CHECK(r.still_serving());
+}
