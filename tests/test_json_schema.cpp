@@ -74,7 +74,8 @@ TEST_CASE("A top-level key that is empty or starts with a slash is shown as a po
   CHECK(issues(schema, json{{"a~b", 1}}) == Issues{"unexpected key 'a~b'"});
 }
 
-TEST_CASE("Keys with quotes, line breaks, controls and invisible characters are escaped, other non-ASCII stays as it is") {
+TEST_CASE(
+    "Keys with quotes, line breaks, controls and invisible characters are escaped, other non-ASCII stays as it is") {
   const json schema = json::parse(R"({"additionalProperties": false})");
   CHECK(issues(schema, json{{"it's\nme", 1}}) == Issues{"unexpected key 'it\\'s\\nme'"});
   CHECK(issues(schema, json{{"gr\xC3\xB6\xC3\x9F"
@@ -448,7 +449,8 @@ TEST_CASE("A malformed schema is refused at compile, naming the keyword, where i
   }
 }
 
-TEST_CASE("A $ref cycle that reads no input is refused, while recursion through a property is a schema like any other") {
+TEST_CASE(
+    "A $ref cycle that reads no input is refused, while recursion through a property is a schema like any other") {
   CHECK_THAT(refusal(R"({"$ref": "#"})"), Catch::Contains("a reference cycle"));
   CHECK_THAT(refusal(R"({"allOf": [{"$ref": "#"}]})"), Catch::Contains("a reference cycle"));
   CHECK_THAT(
@@ -517,7 +519,8 @@ TEST_CASE("Draft 7 lets $ref override its siblings, and 2019-09 and 2020-12 appl
   CHECK(issues(explicit7, json::parse("[1, 2]")).empty());
 }
 
-TEST_CASE("In 2020-12 items follows prefixItems, and draft 7 refuses that mix as ambiguous but takes prefixItems alone") {
+TEST_CASE(
+    "In 2020-12 items follows prefixItems, and draft 7 refuses that mix as ambiguous but takes prefixItems alone") {
   const json modern = json::parse(R"({"$schema": "https://json-schema.org/draft/2020-12/schema",
       "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": {"type": "boolean"}})");
   CHECK(issues(modern, json::parse(R"(["a", 1, true, false])")).empty());

@@ -27,7 +27,7 @@ template <class E>
 inline constexpr std::span<const EnumName<E>> enum_table{};
 
 template <class E>
-concept named_enum = std::is_enum_v<E> && (enum_table<E>.size() > 0);
+concept named_enum = std::is_enum_v<E> &&(enum_table<E>.size() > 0);
 
 // The name of a value ("higher_is_better"); empty for a value the table lacks.
 template <named_enum E>

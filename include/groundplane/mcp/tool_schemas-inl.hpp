@@ -178,8 +178,7 @@ GROUNDPLANE_INLINE nlohmann::ordered_json record_fact_tool() {
       "record_fact", "Record a fact",
       "Record one value a tool returned (any JSON: a number, string, bool, object or array) as a write-once fact, "
       "with the tool call that produced it as its provenance. A changed value is a new fact under a new name.",
-      record_input({{"value", Schema().describe("The value the tool returned (any JSON value).")}},
-                   {"value"}));
+      record_input({{"value", Schema().describe("The value the tool returned (any JSON value).")}}, {"value"}));
 }
 
 GROUNDPLANE_INLINE nlohmann::ordered_json record_ranking_tool() {
@@ -217,8 +216,8 @@ GROUNDPLANE_INLINE nlohmann::ordered_json record_domain_tool() {
       "Record a set of entity names a tool returned (e.g. every campaign that exists) as a write-once domain, so "
       "that a check can tell a recorded name from an invented one.",
       record_input({{"members", Schema("array")
-                                             .items(Schema({"string", "integer"}))
-                                             .describe("The names or integer ids, without duplicates.")}},
+                                    .items(Schema({"string", "integer"}))
+                                    .describe("The names or integer ids, without duplicates.")}},
                    {"members"}));
 }
 
