@@ -272,7 +272,7 @@ class Boundary {
   std::vector<std::string> facts_;
   BoundaryOptions options_;
   std::tuple<Cs...> checks_;
-  int uncaught_at_start_;
+  int uncaught_at_start_ = 0;
   bool submitted_ = false;
 };
 

@@ -123,12 +123,14 @@ GROUNDPLANE_INLINE bool superlative::names_exactly(const Ranking& ranking, const
                                                    const std::vector<Entity>& names) {
   if (said.size() != names.size()) return false;
   std::vector<std::size_t> got;
+  got.reserve(said.size());
   for (const auto& e : said) {
     const auto pos = ranking.locate(e);
     if (!pos) return false;
     got.push_back(*pos);
   }
   std::vector<std::size_t> want;
+  want.reserve(names.size());
   for (const auto& n : names) want.push_back(*ranking.position_of(n));
   std::sort(got.begin(), got.end());
   std::sort(want.begin(), want.end());

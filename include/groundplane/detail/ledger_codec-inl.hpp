@@ -271,10 +271,11 @@ GROUNDPLANE_INLINE nlohmann::ordered_json named_body(std::string_view kind, std:
   nlohmann::ordered_json out(nlohmann::ordered_json::value_t::object);
   for (const Member& m : info->members)
     if (const auto it = stored.find(m.key); it != stored.end()) out[std::string(m.name)] = named_value(kind, m, *it);
-  for (const auto& [key, value] : stored.items()) {
+  for (const auto& item : stored.items()) {
+    const std::string& key = item.key();
     const bool known =
         std::any_of(info->members.begin(), info->members.end(), [&](const Member& m) { return m.key == key; });
-    if (!known) out[key] = value;
+    if (!known) out[key] = item.value();
   }
   return out;
 }

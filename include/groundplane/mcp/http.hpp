@@ -289,7 +289,8 @@ class GuardedConnection final : public httplib::Stream {
 
   // The connection being served on this thread, for the handlers httplib calls on it.
   static GuardedConnection*& current() {
-    thread_local GuardedConnection* connection = nullptr;
+    // One per thread, set and cleared by the loop that serves the connection.
+    thread_local GuardedConnection* connection = nullptr;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
     return connection;
   }
 
@@ -396,21 +397,22 @@ class GuardedConnection final : public httplib::Stream {
     socklen_t len = sizeof addr;
     ip.clear();
     port = -1;
-    if (name(sock_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;
+    // The sockets API hands every address family through sockaddr*: the casts are its contract.
+    if (name(sock_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;  // NOLINT(*-reinterpret-cast)
     std::array<char, INET6_ADDRSTRLEN> text{};
     if (addr.ss_family == AF_INET) {
-      const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+      const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);  // NOLINT(*-reinterpret-cast)
       ::inet_ntop(AF_INET, &a->sin_addr, text.data(), text.size());
       port = ntohs(a->sin_port);
     } else if (addr.ss_family == AF_INET6) {
-      const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+      const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);  // NOLINT(*-reinterpret-cast)
       ::inet_ntop(AF_INET6, &a->sin6_addr, text.data(), text.size());
       port = ntohs(a->sin6_port);
     }
     ip = text.data();
   }
 
-  static constexpr std::size_t block = 16 * 1024;
+  static constexpr std::size_t block = std::size_t{16} * 1024;
   socket_t sock_;
   Limits limits_;
   std::string held_;  // read from the socket, not yet taken, from at_
@@ -480,7 +482,7 @@ class GuardedHttplibServer final : public httplib::Server {
     ::shutdown(sock, SHUT_WR);
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(briefly ? 100 : 1000);
     const std::size_t most = briefly ? std::size_t{64} * 1024 : std::size_t{256} * 1024 * 1024;
-    std::array<char, 64 * 1024> sink{};
+    std::array<char, std::size_t{64} * 1024> sink{};
     std::size_t dropped = 0;
     while (dropped < most && std::chrono::steady_clock::now() < until) {
       pollfd p{sock, POLLIN, 0};

@@ -360,7 +360,7 @@ inline const Domain& record_domain(FactRegistry& registry, std::string name, con
           name, call,
           "item " + std::to_string(i) + " is " + std::string(detail::type_name(*v)) + ", not a name (a string)" +
               (options.column.empty() && v->is_object() ? "; set .column to the column naming each member" : ""));
-    members.push_back(v->get<std::string>());
+    members.emplace_back(v->get<std::string>());
   }
   auto p = call.provenance();
   return registry.record_domain(std::move(name), std::move(members),

@@ -653,6 +653,7 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
       if (PQntuples(s.get()) == 0) {
         const detail::PgResult all = detail::pg_exec(conn.get(), "SELECT name FROM groundplane_sessions ORDER BY name");
         std::vector<std::string> names;
+        names.reserve(static_cast<std::size_t>(PQntuples(all.get())));
         for (int row = 0; row < PQntuples(all.get()); ++row) names.emplace_back(detail::pg_bytes(all.get(), row, 0));
         return detail::missing_session(
             "the database holds no session \"" + detail::escape(name, 120) + "\"" + detail::held_sessions(names),
