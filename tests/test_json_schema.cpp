@@ -355,7 +355,7 @@ TEST_CASE("Lengths count code points, not bytes") {
 
 // ---- "none" ---------------------------------------------------------------------------------
 
-TEST_CASE("\"none\" accepts null or an empty object, and answers anything else with 'this action takes no input'") {
+TEST_CASE("The input 'none' accepts null or an empty object and answers anything else 'this action takes no input'") {
   const gp::JsonSchema none("none");
   CHECK(none.takes_no_input());
   CHECK(none.schema() == "none");
