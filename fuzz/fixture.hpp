@@ -66,7 +66,7 @@ inline void record_fixture(groundplane::FactRegistry& reg) {
   reg.record_table("orders", rows, {.key_column = "region", .tool = "warehouse.query", .args = hostile_args()});
   reg.record_table("orders_partial", rows,
                    {.key_column = "region", .total_rows = 600, .tool = "warehouse.query", .args = {{"limit", 6}}});
-  std::vector<std::string> members = {"north", "harbour", "delta", "Harbor"};
+  std::vector<gp::Entity> members = {"north", "harbour", "delta", "Harbor"};
   members.insert(members.end(), h.begin(), h.end());
   reg.record_domain("regions", members, {.tool = "crm.list", .args = {{"kind", h[0]}}});
   reg.record_fact("budget", 1250.5, {.tool = "finance.get", .args = {{"quarter", "Q3"}}});
