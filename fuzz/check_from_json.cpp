@@ -89,7 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_CHECK(written.value("check", "") == spec["check"].get<std::string>(), "check_to_json names the same check",
              shown(written));
-  FUZZ_CHECK(check->name() == spec["check"].get<std::string>(), "AnyCheck::name() is the spec's check", shown(spec));
+  FUZZ_CHECK(check->kind() == spec["check"].get<std::string>(), "AnyCheck::kind() is the spec's check", shown(spec));
+  FUZZ_CHECK(check->name().starts_with(std::string(check->kind()) + "("),
+             "AnyCheck::name() is the check's kind with its configuration", shown(spec));
   const auto rebuilt = build(written);
   FUZZ_CHECK(rebuilt.has_value(), "check_from_json accepts what check_to_json wrote", shown(written));
   FUZZ_CHECK(gp::check_to_json(*rebuilt) == written, "check_from_json(check_to_json(c)) is c", shown(written));
