@@ -52,6 +52,11 @@ struct ActionSpec {
   bool high_effect = false;                                                       // gated under require_human_approval
   Concurrency concurrency = Concurrency::parallel;                                // what a repeat of this action gets
   std::vector<std::string> reads = {};  // state keys an approval depends on: a change makes it APPROVAL_STALE
+  // What the payload must be: a JSON Schema (gp::JsonSchema, json_schema.hpp, says what is
+  // supported), or the string "none" (takes no input). Null: not declared, any payload.
+  // Compiled at declare (a schema it cannot honour is a ConfigurationError there); served
+  // to the agent as `expects`; a fire whose payload fails it is refused PAYLOAD_INVALID.
+  nlohmann::json input = nullptr;
 };
 
 struct FireOptions {
@@ -68,6 +73,9 @@ struct FireResult {
   std::string reason;  // "" when ok
   std::string transition_id;
   std::string prior_transition_id = "";  // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
+  // PAYLOAD_INVALID: what is wrong with the payload, naming places, JSON types and the
+  // schema's own bounds, never a value from the payload; at most 10, then "and N more".
+  std::vector<std::string> issues = {};
 };
 
 }  // namespace groundplane

@@ -27,6 +27,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
     nlohmann::json item{{"id", a.id}, {"does", a.does}};
     if (!a.enabled) item["enabled"] = false;
     if (a.already_performed) item["already_performed"] = true;
+    if (!a.expects.is_null()) item["expects"] = a.expects;
     actions.push_back(std::move(item));
   }
   nlohmann::json out;
@@ -100,6 +101,11 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
   if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
   if (!ask_id.empty()) out["ask_id"] = ask_id;
+  if (r.reason == to_string(Refusal::payload_invalid)) {
+    out["issues"] = r.issues;
+    for (const auto& a : session_->actions())
+      if (a.id == id) out["expects"] = a.expects;
+  }
   return Result(std::move(out));
 }
 
@@ -156,6 +162,9 @@ GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view 
   if (reason == "NOT_MATERIALIZED") return "Nothing in this app is wired to perform it; nothing ran.";
   if (reason == "TOOL_DISABLED") return "It is disabled right now: its conditions are unmet; nothing ran.";
   if (reason == "GUARD_FAILED") return "Its guard did not hold in the app's current state; nothing ran.";
+  if (reason == "PAYLOAD_INVALID")
+    return "The input is not what this action takes (issues says what is wrong, expects what it takes); "
+           "nothing ran. Call do_action again with an input that fits.";
   if (reason == "APPROVAL_REQUIRED")
     return "A person must approve this first; nothing ran. The app has asked them (ask_id); once they "
            "approve, call do_action again with that ask_id and the same input.";
@@ -188,7 +197,9 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
 
   nlohmann::json props;
   props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};
-  props["input"] = {{"description", "The action's input, if it takes one."}};
+  props["input"] = {{"description",
+                     "The action's input, if it takes one: it must match the action's expects, when "
+                     "whats_here lists one."}};
   props["ask_id"] = {{"type", "string"},
                      {"description", "The id of a confirm ask a person approved for exactly this action and input."}};
   nlohmann::json do_action;

@@ -97,15 +97,17 @@ class AgentPort {
 
   // {facts, actions: [{id, does, enabled: false only when disabled,
   //  already_performed: true only for a `once` action that would be refused
-  //  DUPLICATE_EXECUTION}], node, version}, written in that order (an action's own members
-  //  in key order: already_performed, does, enabled, id).
+  //  DUPLICATE_EXECUTION, expects: its declared input (a JSON Schema, or "none") only
+  //  when it declares one}], node, version}, written in that order (an action's own
+  //  members in key order: already_performed, does, enabled, expects, id).
   // since_version narrows the facts (attempts at or after that version) as
   // Session::ground_truth does; the tool itself takes no input, so a host that tracks a
   // model's cursor passes it here.
   Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
-  // {action, input?, ask_id?} -> {facts, ask_id?, message?, ok, prior_transition_id?,
-  // reason?, transition_id?}, written in that order. A null input or ask_id is read as absent (many
+  // {action, input?, ask_id?} -> {facts, ask_id?, expects?, issues?, message?, ok,
+  // prior_transition_id?, reason?, transition_id?}, written in that order (expects and
+  // issues come with PAYLOAD_INVALID). A null input or ask_id is read as absent (many
   // tool-calling models send null for an optional argument they do not use).
   Result do_action(const nlohmann::json& args);
 

@@ -94,7 +94,8 @@ enum class Refusal {
   approval_spent,
   approval_revoked,  // the human withdrew the yes before it was used
   approval_mismatch,
-  approval_stale,  // older than approval_ttl, or a key in the action's `reads` changed since
+  approval_stale,   // older than approval_ttl, or a key in the action's `reads` changed since
+  payload_invalid,  // the payload does not match the action's declared input (ActionSpec::input)
 };
 
 namespace detail {
@@ -105,6 +106,7 @@ inline constexpr EnumName<Refusal> refusal_names[] = {
     {Refusal::approval_required, "APPROVAL_REQUIRED", 6},   {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
     {Refusal::approval_spent, "APPROVAL_SPENT", 8},         {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
     {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},  {Refusal::approval_stale, "APPROVAL_STALE", 11},
+    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},
 };
 template <>
 inline constexpr std::span<const EnumName<Refusal>> enum_table<Refusal> = refusal_names;

@@ -44,7 +44,7 @@ GROUNDPLANE_INLINE std::vector<ActionInfo> list_actions(const SessionCore& c) {
     const auto& s = kv->second.spec;
     const bool performed = would_be_duplicate(c, kv->first, s);
     out.push_back(ActionInfo{kv->first, s.does, !performed && (!s.enabled_when || s.enabled_when(c.state)),
-                             static_cast<bool>(s.handler), performed});
+                             static_cast<bool>(s.handler), performed, s.input});
   }
   return out;
 }
@@ -139,13 +139,21 @@ GROUNDPLANE_INLINE ActionHandle Session::declare(std::string id, ActionSpec spec
       }
     }
   }
+  std::optional<JsonSchema> input;
+  if (!spec.input.is_null()) {
+    try {
+      input.emplace(spec.input);
+    } catch (const ConfigurationError& e) {
+      throw ConfigurationError("gp::Session::declare(" + detail::quote(id) + "): `input`: " + e.what());
+    }
+  }
   detail::SessionLock lock(*core_);
   auto& c = *core_;
   const std::uint64_t gen = c.next_generation++;
   c.ever_declared[id] = true;
   detail::SharedText does(spec.does);
-  c.actions.insert_or_assign(
-      id, detail::Mounted{std::move(spec), detail::SharedText(id), std::move(does), gen, c.next_order++});
+  c.actions.insert_or_assign(id, detail::Mounted{std::move(spec), detail::SharedText(id), std::move(does), gen,
+                                                 c.next_order++, std::move(input)});
   return ActionHandle(core_, std::move(id), gen);
 }
 

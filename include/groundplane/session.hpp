@@ -88,6 +88,7 @@ struct ActionInfo {
   bool enabled = true;
   bool materialized = true;        // has a handler
   bool already_performed = false;  // a `once` action a fire would find DUPLICATE_EXECUTION (then enabled is false)
+  nlohmann::json expects = nullptr;  // ActionSpec::input as declared (a schema or "none"); null: not declared
 };
 
 // The friendly narrative that goes beside the facts block (see context_brief).

@@ -329,6 +329,8 @@ std::string_view why(gp::Refusal r) {
       return "the approval was given for another action or input";
     case gp::Refusal::approval_stale:
       return "the approval had expired, or what it was given on had changed";
+    case gp::Refusal::payload_invalid:
+      return "its input did not match what the action takes";
   }
   return "";
 }

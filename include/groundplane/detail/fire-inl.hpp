@@ -35,6 +35,15 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_by_guard(const SessionCore& c,
   return std::nullopt;
 }
 
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_invalid_payload(FireAttempt& f) {
+  const std::optional<JsonSchema>& input = f.mounted->input;
+  if (!input) return std::nullopt;
+  f.issues = input->validate(f.options.payload);
+  if (!f.issues.empty()) return Refusal::payload_invalid;
+  if (input->takes_no_input()) f.options.payload = nullptr;
+  return std::nullopt;
+}
+
 GROUNDPLANE_INLINE std::optional<Refusal> refused_as_repeat(const SessionCore&, FireAttempt& f) {
   const Mounted& m = *f.mounted;
   const Concurrency con = m.spec.concurrency;
@@ -88,6 +97,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> gate(SessionCore& c, FireAttempt& f) {
   if (auto r = refused_as_unmaterialized(c, f)) return r;
   if (auto r = refused_as_disabled(c, f)) return r;
   if (auto r = refused_by_guard(c, f)) return r;
+  if (auto r = refused_as_invalid_payload(f)) return r;
   if (auto r = refused_as_repeat(c, f)) return r;
   return refused_at_approval(c, f);
 }
@@ -120,7 +130,8 @@ GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& 
 
 GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal reason) {
   auto& L = c.ledger;
-  FireResult out{false, std::string(to_string(reason)), "", f.prior};  // before the row: nothing can fail after it
+  // Built before the row: nothing can fail after it.
+  FireResult out{false, std::string(to_string(reason)), "", f.prior, std::move(f.issues)};
   GapRecord row{L.version,
                 f.mounted ? f.mounted->id : share(f.id, c.last_refused),
                 f.mounted ? f.mounted->does : SharedText(),

@@ -32,6 +32,7 @@ struct FireAttempt {
   bool repeat = false;                              // a single_flight / once action already in flight or done
   std::optional<std::size_t> spend = std::nullopt;  // the approved ask it spends
   bool standing = false;                            // passes the approval gate under a standing grant
+  std::vector<std::string> issues = {};             // PAYLOAD_INVALID: what is wrong with the payload
 };
 
 // Each returns the reason the fire is refused for, or nothing to let the next one judge.
@@ -39,6 +40,10 @@ std::optional<Refusal> refused_as_undeclared(SessionCore& c, FireAttempt& f);   
 std::optional<Refusal> refused_as_unmaterialized(const SessionCore& c, const FireAttempt& f);  // NOT_MATERIALIZED
 std::optional<Refusal> refused_as_disabled(const SessionCore& c, const FireAttempt& f);        // TOOL_DISABLED
 std::optional<Refusal> refused_by_guard(const SessionCore& c, const FireAttempt& f);           // GUARD_FAILED
+// PAYLOAD_INVALID: the payload fails the action's declared input (its issues kept on the
+// attempt). An action that takes no input ("none") gets a null or empty-object payload
+// as null, so its handler sees one shape for "nothing".
+std::optional<Refusal> refused_as_invalid_payload(FireAttempt& f);
 // PRIOR_FIRE_PENDING, DUPLICATE_EXECUTION: before any approval reason, so a person is
 // never sent to approve a fire about to be turned away. Marks a user's repeat.
 std::optional<Refusal> refused_as_repeat(const SessionCore& c, FireAttempt& f);

@@ -34,6 +34,7 @@
 #include "groundplane/detail/ledger_codec.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/session_lock.hpp"
+#include "groundplane/json_schema.hpp"
 #include "groundplane/ledger.hpp"
 #include "groundplane/session_options.hpp"
 #include "groundplane/store/ledger_store.hpp"
@@ -56,6 +57,7 @@ struct Mounted {
   SharedText does;
   std::uint64_t generation = 0;  // which declare() this is; handles only unmount their own
   std::uint64_t order = 0;       // declaration order, for listings
+  std::optional<JsonSchema> input = std::nullopt;  // spec.input compiled at declare; none when not declared
   // Found on the first fire and kept, so a fire looks neither up: the session's in-flight
   // lists and once receipts are never erased, so these stay valid while the session lives.
   std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (InFlight::of)
