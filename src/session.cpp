@@ -8,6 +8,7 @@
 
 #include "groundplane/detail/fire-inl.hpp"
 #include "groundplane/detail/ledger_codec-inl.hpp"
+#include "groundplane/detail/outcome-inl.hpp"
 #include "groundplane/detail/session_core-inl.hpp"
 #include "groundplane/detail/session_restore-inl.hpp"
 #include "groundplane/detail/settlement-inl.hpp"

@@ -56,12 +56,14 @@ struct Shop {
 
 }  // namespace
 
-TEST_CASE("tools are whats_here and do_action with schemas whose bytes never change") {
+TEST_CASE("tools are whats_here, do_action and did_it_work with schemas whose bytes never change") {
   const auto& tools = gp::AgentPort::tools();
   REQUIRE(tools.is_array());
-  REQUIRE(tools.size() == 2);
+  REQUIRE(tools.size() == 3);
   CHECK(tools[0]["name"] == "whats_here");
   CHECK(tools[1]["name"] == "do_action");
+  CHECK(tools[2]["name"] == "did_it_work");
+  CHECK(tools[2]["inputSchema"]["required"] == json::array({"transition_id"}));
   CHECK(tools[0]["inputSchema"]["type"] == "object");
   CHECK(tools[0]["inputSchema"]["properties"].empty());
   const auto& schema = tools[1]["inputSchema"];
@@ -94,7 +96,8 @@ TEST_CASE("whats_here writes facts first, then actions, node and version") {
 TEST_CASE("a served do_action fires and returns ok transition_id and facts") {
   Shop shop;
   const auto r = shop.port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "A1"}}}});
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "transition_id"});
+  // cart.add writes the cart: pending until the app reports, so the result says where to ask
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "ok", "settle_with", "transition_id"});
   CHECK(r["ok"] == true);
   CHECK(r["transition_id"] == "t-1");
   CHECK(shop.s.view().transitions()[0].cause.payload == json{{"sku", "A1"}});
@@ -180,7 +183,7 @@ TEST_CASE("extra keys never stop an ungated attempt and are named in the message
   const std::string message = r["message"];
   CHECK(message.find("Ignored, not arguments of do_action: 'payload'") != std::string::npos);
   CHECK(message.find("\"ask_id\" was not a string") != std::string::npos);
-  CHECK(keys_of(r) == std::vector<std::string>{"facts", "message", "ok", "transition_id"});
+  CHECK(keys_of(r) == std::vector<std::string>{"facts", "message", "ok", "settle_with", "transition_id"});
 }
 
 TEST_CASE("a once action already performed is served disabled and already_performed and its refire lands") {

@@ -21,6 +21,10 @@ namespace groundplane {
 struct HandlerResult {
   bool ok = true;
   std::string error = "";  // kept on the row for the developer; never rendered
+  // What the action produced for the agent (search hits, a quote): served by do_action
+  // and did_it_work when the handler succeeded, kept with the transition (and its store
+  // row) up to SessionOptions::max_data_bytes; never in the ground-truth block.
+  nlohmann::json data = nullptr;
 };
 
 // What a repeat of an action gets (agent and system fires; a user's fire is always

@@ -14,9 +14,10 @@ GROUNDPLANE_INLINE const nlohmann::json& AgentPort::tools() {
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::call(std::string_view name, const nlohmann::json& args) {
   if (name == "whats_here") return whats_here();
   if (name == "do_action") return do_action(args);
+  if (name == "did_it_work") return did_it_work(args);
   return answer("UNKNOWN_TOOL",
-                "This app serves two tools: whats_here and do_action. A person's approval is given in the "
-                "app itself, never through a tool.");
+                "This app serves three tools: whats_here, do_action and did_it_work. A person's approval is given "
+                "in the app itself, never through a tool.");
 }
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
@@ -101,11 +102,32 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
   if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
   if (!ask_id.empty()) out["ask_id"] = ask_id;
+  if (r.ok) {  // data when the fire settled within the call; else where to ask
+    const nlohmann::json settled = session_->outcome(r.transition_id);
+    if (settled.value("settled", false)) {
+      if (const auto d = settled.find("data"); d != settled.end()) out["data"] = *d;
+      if (const auto d = settled.find("data_omitted"); d != settled.end()) out["data_omitted"] = *d;
+    } else if (settled.value("ok", false)) {
+      out["settle_with"] = {{"tool", "did_it_work"}, {"transition_id", r.transition_id}};
+    }
+  }
   if (r.reason == to_string(Refusal::payload_invalid)) {
     out["issues"] = r.issues;
     for (const auto& a : session_->actions())
       if (a.id == id) out["expects"] = a.expects;
   }
+  return Result(std::move(out));
+}
+
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::did_it_work(const nlohmann::json& args) {
+  static constexpr std::string_view shape =
+      "did_it_work takes an object {\"transition_id\": string} (an ask_id is accepted too)";
+  if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
+  const auto id = args.find("transition_id");
+  if (id == args.end() || !id->is_string() || id->get_ref<const std::string&>().empty())
+    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"transition_id\" must be a non-empty string.");
+  nlohmann::json out = session_->outcome(id->get_ref<const std::string&>());
+  out["facts"] = facts_text();
   return Result(std::move(out));
 }
 
@@ -209,7 +231,20 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
       "record (facts); only the facts say what happened.";
   do_action["inputSchema"] = nlohmann::json{
       {"type", "object"}, {"properties", std::move(props)}, {"required", {"action"}}, {"additionalProperties", false}};
-  return nlohmann::json::array({std::move(whats_here), std::move(do_action)});
+
+  nlohmann::json did_it_work;
+  did_it_work["name"] = "did_it_work";
+  did_it_work["description"] =
+      "How one fire turned out: give the transition_id do_action returned (or an ask_id). Ask this instead of "
+      "firing an action again when its result said it had not settled yet.";
+  did_it_work["inputSchema"] = nlohmann::json{
+      {"type", "object"},
+      {"properties",
+       {{"transition_id",
+         {{"type", "string"}, {"description", "A transition_id from do_action, or an ask_id."}}}}},
+      {"required", {"transition_id"}},
+      {"additionalProperties", false}};
+  return nlohmann::json::array({std::move(whats_here), std::move(do_action), std::move(did_it_work)});
 }
 
 }  // namespace groundplane

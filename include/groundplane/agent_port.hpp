@@ -1,11 +1,14 @@
-// gp::AgentPort — a Session served to a model as two tools, whats_here and do_action.
+// gp::AgentPort — a Session served to a model as three tools: whats_here, do_action and
+// did_it_work.
 //
 //   gp::AgentPort port(session);
-//   port.tools();                                   // [whats_here, do_action], fixed bytes
+//   port.tools();                                   // [whats_here, do_action, did_it_work], fixed bytes
 //   port.call("whats_here", {});                    // {facts, actions, node, version}
 //   port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "A1"}}}});
 //                                                   // {facts, ask_id?, message?, ok,
 //                                                   //  reason?, transition_id?}
+//   port.call("did_it_work", {{"transition_id", "t-1"}});
+//                                                   // {facts, ok, settled, did, line, data?}
 //   port.whats_here(last_seen);                     // facts narrowed to a cursor
 //
 // Every result carries `facts` — the ground-truth block — first, so the record rides the
@@ -89,7 +92,7 @@ class AgentPort {
 
   explicit AgentPort(Session& session, AgentPortOptions options = {}) : session_(&session), options_(options) {}
 
-  // The two tool definitions ({name, description, inputSchema}, as MCP's tools/list
+  // The three tool definitions ({name, description, inputSchema}, as MCP's tools/list
   // carries them). Built once: the bytes never change between calls or ports.
   static const nlohmann::json& tools();
 
@@ -105,11 +108,17 @@ class AgentPort {
   // model's cursor passes it here.
   Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
-  // {action, input?, ask_id?} -> {facts, ask_id?, expects?, issues?, message?, ok,
-  // prior_transition_id?, reason?, transition_id?}, written in that order (expects and
-  // issues come with PAYLOAD_INVALID). A null input or ask_id is read as absent (many
+  // {action, input?, ask_id?} -> {facts, ask_id?, data?, data_omitted?, expects?,
+  // issues?, message?, ok, prior_transition_id?, reason?, settle_with?, transition_id?},
+  // written in that order. expects and issues come with PAYLOAD_INVALID; data (or
+  // data_omitted: {bytes}) when the fire settled within the call and its handler handed
+  // data back; settle_with ({tool: "did_it_work", transition_id}) when it has not settled. A null input or ask_id is read as absent (many
   // tool-calling models send null for an optional argument they do not use).
   Result do_action(const nlohmann::json& args);
+
+  // {transition_id} -> {facts} and Session::outcome's answer for that id (a transition
+  // or an ask).
+  Result did_it_work(const nlohmann::json& args);
 
  private:
   std::string facts_text() const { return session_->ground_truth({.max_attempts = options_.max_attempts}).text; }

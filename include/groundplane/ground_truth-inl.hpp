@@ -36,6 +36,8 @@ GROUNDPLANE_INLINE std::string transition_line(Principal principal, const std::s
       return "did NOT happen — " + who + " fired " + x + " (the app's own verify check did not hold afterwards)";
     case Outcome::inferred:
       return "DID happen — " + who + " fired " + x + " (attributed by inference, not observed)";
+    case Outcome::rejected:
+      return "did NOT happen — " + who + " fired " + x + " (the app reported it failed)";
     case Outcome::stopped:
       return "not yet known — " + who + " fired " + x + " (the app stopped before reporting back)";
     case Outcome::pending:

@@ -65,6 +65,8 @@ namespace detail {
 std::string rendered_action(const std::string& action, const std::optional<std::string>& does);
 
 // The graded lines below, from the rows as a session holds them.
+std::string transition_line(Principal principal, const std::string& action, bool declared, bool repeat,
+                            Outcome outcome);
 std::string attempt_line(const TransitionRecord& t);
 std::string attempt_line(const GapRecord& g);
 

@@ -8,6 +8,7 @@
 #if GROUNDPLANE_CPLUSPLUS >= 202002L
 
 #include "groundplane/action.hpp"
+#include "groundplane/action_data.hpp"
 #include "groundplane/agent_port.hpp"
 #include "groundplane/any_check.hpp"
 #include "groundplane/boundary.hpp"

@@ -60,6 +60,7 @@ enum class Outcome {
   inferred,          // a reported delta nobody fired, matching exactly one action's writes
   stopped,           // was awaiting its report when the app stopped (restored from a store):
                      // no longer awaited, and a later report does not settle it
+  rejected,          // the app said it failed (Session::reject): it did not happen
 };
 
 namespace detail {
@@ -73,6 +74,7 @@ inline constexpr EnumName<Outcome> outcome_names[] = {
     {Outcome::not_materialized, "not_materialized", 5},
     {Outcome::verify_failed, "verify_failed", 6},
     {Outcome::inferred, "inferred", 7},
+    {Outcome::rejected, "rejected", 8},
     {Outcome::stopped, "stopped", -1},
 };
 template <>
@@ -235,8 +237,11 @@ struct RowExtras {
   std::string ask_id;
   std::string error;                // a transition's: the handler's error text
   std::string prior_transition_id;  // a gap row's: the earlier fire it was refused for
+  nlohmann::json data = nullptr;    // a transition's: what its handler handed back (HandlerResult::data)
+  std::uint64_t data_omitted = 0;   // a transition's: the size of data over max_data_bytes, not kept
   bool empty() const noexcept {
-    return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty();
+    return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
+           data_omitted == 0;
   }
 };
 

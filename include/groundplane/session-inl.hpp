@@ -5,6 +5,7 @@
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/fire.hpp"
+#include "groundplane/detail/outcome.hpp"
 #include "groundplane/detail/session_core.hpp"
 #include "groundplane/detail/session_restore.hpp"
 #include "groundplane/detail/settlement.hpp"
@@ -185,6 +186,23 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   if (!r.handler) return FireResult{true, {}, std::move(r.id), {}};
   const detail::HandlerReturn returned = detail::run_handler(c, r, lock);
   return detail::grade_return(c, r, returned, lock);
+}
+
+GROUNDPLANE_INLINE nlohmann::json Session::outcome(std::string_view id) const {
+  detail::SessionLock lock(*core_);
+  detail::flush_deferred(*core_);
+  return detail::outcome_of(*core_, id);
+}
+
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
+GROUNDPLANE_INLINE bool Session::reject(std::string_view transition_id, std::string code) {
+  detail::SessionLock lock(*core_);
+  auto& c = *core_;
+  const auto k = detail::row_index(transition_id, "t-", c.ledger.transitions);
+  if (!k || !c.ledger.transitions.holds(*k) || c.ledger.transitions[*k].outcome != Outcome::pending) return false;
+  detail::reject_fire(c, *k, std::move(code));
+  c.trim();
+  return true;
 }
 
 // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's

@@ -265,6 +265,15 @@ class Session {
   // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
   void report_state(const nlohmann::json& delta, std::string transition_id = "");
 
+  // The app says a pending fire failed: graded "did NOT happen — ... (the app reported it
+  // failed)", no longer awaited, and its `once` receipt withdrawn (the action may be fired
+  // again). `code` is kept on the row and in the store for the app's logs, never
+  // rendered. True when it settled the fire; false, changing nothing, for a transition
+  // that is settled already or that the session never recorded. A fire whose handler is
+  // still running may be rejected: its handler's return is then not graded again.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
+  bool reject(std::string_view transition_id, std::string code = "");
+
   // Mints a card for a human (or returns the open one — awaiting, or approved and not
   // stale — for the same action and an equal input, so repeated asks do not pile up).
   // The input is copied: the approval is bound to what was asked, whatever the caller
@@ -315,6 +324,16 @@ class Session {
 
   // What is declared now, in declaration order, with enabled_when evaluated now.
   std::vector<ActionInfo> actions() const;
+
+  // What became of a fire or an ask, as the agent's did_it_work tool answers it
+  // (docs/agent-actions.md): for a transition id, {ok, settled, did, line, data?} once
+  // settled ("yes", "no" or "unknown", and the block's line for it), or {ok, settled:
+  // false, line, message} while pending; for an ask id, {ok, ask: its state or "stale",
+  // transition_id of the fire that spent it}; {ok: false, reason: "NO_LONGER_HELD"} for a
+  // transition max_rows_in_memory let go of when there is no store to read it from; and
+  // {ok: false, reason: "UNKNOWN_TRANSITION", pending, awaiting_human} for an id the
+  // session never issued. Reading an evicted row back from a store is one pass over it.
+  nlohmann::json outcome(std::string_view id) const;
 
   Availability availability(std::string_view id) const;
 

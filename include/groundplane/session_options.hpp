@@ -33,6 +33,10 @@ struct SessionOptions {
   // The wall clock approvals are stamped and aged by (approval_ttl): null is
   // std::chrono::system_clock::now. A test gives one it moves itself instead of sleeping.
   std::function<std::chrono::system_clock::time_point()> clock = nullptr;
+  // The most a handler's HandlerResult::data may take (its compact JSON text, in bytes)
+  // to be served and stored; larger data is neither: the agent is told its size
+  // (`data_omitted`).
+  std::size_t max_data_bytes = 65536;
 };
 
 }  // namespace groundplane

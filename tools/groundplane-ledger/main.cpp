@@ -440,6 +440,9 @@ class Audit {
     if (kind == rows::Grade::kind) {
       const auto u = rows::Grade::decode(body_);
       std::string out = transition(u.transition);
+      if (u.outcome == gp::Outcome::rejected)
+        return out + ": the app reported it failed" + (u.error && !u.error->empty() ? " (code " + in_quotes(*u.error) + ")" : "") +
+               "; outcome rejected";
       if (u.error)
         return out + ": its handler failed: " + in_quotes(*u.error) + "; outcome " +
                std::string(gp::detail::name_of(u.outcome));

@@ -233,6 +233,15 @@ GROUNDPLANE_INLINE HandlerReturn run_handler(const SessionCore& c, const Recorde
   return out;
 }
 
+GROUNDPLANE_INLINE void keep_data(SessionCore& c, std::size_t index, const nlohmann::json& data) {
+  if (data.is_null()) return;
+  // Measured as it is served: compact JSON (a string that is not UTF-8 counts as written).
+  const std::size_t bytes = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::ignore).size();
+  RowExtras& extras = c.ledger.transitions[index].extras.edit();
+  if (bytes <= c.max_data_bytes) extras.data = data;
+  else extras.data_omitted = bytes;
+}
+
 // The handler failed (returned ok = false, or threw): graded so, and stored.
 GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, const HandlerReturn& h,
                                             SessionLock& lock) {
@@ -257,7 +266,15 @@ GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, con
 
 GROUNDPLANE_INLINE FireResult grade_return(SessionCore& c, RecordedFire& r, const HandlerReturn& h, SessionLock& lock) {
   auto& L = c.ledger;
+  if (L.transitions[r.index].outcome == Outcome::rejected) {  // the app settled it while the handler ran
+    if (h.thrown) {
+      lock.release();
+      std::rethrow_exception(h.thrown);
+    }
+    return FireResult{false, "REJECTED", r.id};
+  }
   if (h.thrown || !h.result.ok) return grade_failure(c, r, h, lock);
+  keep_data(c, r.index, h.result.data);
   // Ran without failing: it happened, observed or not (unprovable non-execution is not
   // non-execution). An agent or system fire holds the once receipt; a user's reopens.
   if (r.receipt_slot) {
@@ -271,7 +288,8 @@ GROUNDPLANE_INLINE FireResult grade_return(SessionCore& c, RecordedFire& r, cons
   // handler did run, and its grade is not yet in the file.
   const auto returned = [&] {
     if (!c.store) return;
-    c.defer(rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true});
+    const RowExtras& kept = L.transitions[r.index].extras.get();
+    c.defer(rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true, kept.data, kept.data_omitted});
     c.flush();
   };
   if (r.has_writes) {

@@ -84,6 +84,10 @@ struct RecordedFire {
 };
 RecordedFire record(SessionCore& c, FireAttempt& f);
 
+// A handler's HandlerResult::data, kept on its transition: whole up to max_data_bytes,
+// else only its size.
+void keep_data(SessionCore& c, std::size_t index, const nlohmann::json& data);
+
 // What the handler did.
 struct HandlerReturn {
   HandlerResult result;

@@ -135,6 +135,8 @@ GROUNDPLANE_INLINE nlohmann::json Grade::encode() && {
   b[key_of(outcome_m)] = stored_of(outcome);
   if (error) b[key_of(error_m)] = std::move(*error);
   put_flag(b, receipt_m, receipt);
+  if (!data.is_null()) b[key_of(data_m)] = std::move(data);
+  if (data_omitted != 0) b[key_of(data_omitted_m)] = data_omitted;
   return b;
 }
 GROUNDPLANE_INLINE Grade Grade::decode(RowBody& b) {
@@ -143,6 +145,8 @@ GROUNDPLANE_INLINE Grade Grade::decode(RowBody& b) {
   g.outcome = require_enum<Outcome>(b, outcome_m);
   if (b.has(error_m.key)) g.error = b.take_text(error_m.key);
   g.receipt = take_flag(b, receipt_m);
+  if (b.has(data_m.key)) g.data = b.take(data_m.key);
+  if (b.has(data_omitted_m.key)) g.data_omitted = b.count(data_omitted_m.key);
   return g;
 }
 

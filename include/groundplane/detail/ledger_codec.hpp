@@ -128,12 +128,14 @@ struct Recorded {
 struct Grade {
   static constexpr std::string_view kind = "u", name = "grade";
   static constexpr Member transition_m{"t", "transition"}, outcome_m{"o", "outcome"}, error_m{"e", "error"},
-      receipt_m{"rc", "once_receipt"};
-  static constexpr Member members[] = {transition_m, outcome_m, error_m, receipt_m};
+      receipt_m{"rc", "once_receipt"}, data_m{"d", "data"}, data_omitted_m{"do", "data_omitted"};
+  static constexpr Member members[] = {transition_m, outcome_m, error_m, receipt_m, data_m, data_omitted_m};
   std::uint64_t transition = 0;  // its index: t-1 is 0
   Outcome outcome = Outcome::pending;
-  std::optional<std::string> error = {};  // a failed handler's text
+  std::optional<std::string> error = {};  // a failed handler's text; a rejected fire's code
   bool receipt = false;                   // the handler returned: the fire holds the once receipt
+  nlohmann::json data = nullptr;          // what the handler handed back (HandlerResult::data)
+  std::uint64_t data_omitted = 0;         // data over max_data_bytes: its size, the data not kept
   nlohmann::json encode() &&;
   static Grade decode(RowBody& b);
 };

@@ -111,6 +111,7 @@ struct SessionCore : SessionMutex {
   const std::shared_ptr<LedgerStore> store;  // null: memory only
   const std::size_t max_rows_in_memory;
   const std::function<std::chrono::system_clock::time_point()> clock;  // null: the system clock
+  const std::size_t max_data_bytes;
   Ledger ledger;
 
   std::chrono::system_clock::time_point now() const { return clock ? clock() : std::chrono::system_clock::now(); }

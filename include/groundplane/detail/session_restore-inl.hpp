@@ -117,6 +117,8 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
     t.extras.edit().error = std::move(*g.error);
     t.extras.prune();
   }
+  if (!g.data.is_null()) t.extras.edit().data = std::move(g.data);
+  if (g.data_omitted != 0) t.extras.edit().data_omitted = g.data_omitted;
   if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
   if (g.receipt) {
     if (t.outcome == Outcome::pending) r.returned.insert(idx);
@@ -126,6 +128,9 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
     stop_awaiting(c, idx);
     graded(c, idx);
   }
+  if (t.outcome == Outcome::rejected)  // as Session::reject left it: the receipt withdrawn
+    if (const auto held = L.receipts.find(t.action.str()); held != L.receipts.end() && held->second.transition == idx)
+      held->second.reopened = true;
 }
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {

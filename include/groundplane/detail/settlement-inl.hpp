@@ -37,6 +37,27 @@ GROUNDPLANE_INLINE void finalize(SessionCore& c, std::map<std::size_t, Unsettled
   graded(c, idx);
 }
 
+GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string code) {
+  auto& L = c.ledger;
+  if (c.store) {
+    c.emit(rows::Grade{idx, Outcome::rejected, code, false});
+    c.flush();
+  }
+  TransitionRecord& t = L.transitions[idx];
+  t.outcome = Outcome::rejected;
+  if (!code.empty()) {
+    t.extras.edit().error = std::move(code);
+    t.extras.prune();
+  }
+  stop_awaiting(c, idx);
+  c.unsettled.erase(idx);
+  graded(c, idx);
+  // The app says it did not happen: a `once` action may be fired again. (Receipts are
+  // never erased: declarations keep pointers to them; a reopened one gates nothing.)
+  if (const auto r = L.receipts.find(t.action.str()); r != L.receipts.end() && r->second.transition == idx)
+    r->second.reopened = true;
+}
+
 GROUNDPLANE_INLINE Settlement judge(const SessionCore& c, const Unsettled& s, const nlohmann::json& delta) {
   Settlement how;
   how.observed = delta_carries_all(delta, s.writes);

@@ -32,6 +32,9 @@ void stop_awaiting(SessionCore& c, std::size_t idx);
 // unless the caller's row carries it).
 void finalize(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, bool store_row = true);
 
+// Session::reject: the fire at idx (pending) did not happen; the row is stored first.
+void reject_fire(SessionCore& c, std::size_t idx, std::string code);
+
 // What a report makes of the fire it settles, judged on the merged state before the
 // ledger changes (so the rows can be stored first).
 struct Settlement {

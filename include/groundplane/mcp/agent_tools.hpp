@@ -1,4 +1,4 @@
-// The tools gp::mcp::Protocol serves over an app's Session: whats_here and do_action,
+// The tools gp::mcp::Protocol serves over an app's Session: whats_here, do_action and did_it_work,
 // the bridge to the session's gp::AgentPort (the port decides every answer; this layer
 // only makes it a CallToolResult), and record_ledger, which records the session's
 // attempts as a table fact for an actions_performed check.
@@ -16,8 +16,10 @@
 
 namespace groundplane::mcp::detail {
 
-// whats_here or do_action: the names AgentPort serves.
-inline bool is_agent_tool(std::string_view name) { return name == "whats_here" || name == "do_action"; }
+// whats_here, do_action or did_it_work: the names AgentPort serves.
+inline bool is_agent_tool(std::string_view name) {
+  return name == "whats_here" || name == "do_action" || name == "did_it_work";
+}
 
 // The port's answer as a CallToolResult: its text (facts first) and structuredContent in
 // the text's order. An action's handler that throws is the app's bug, already on the
