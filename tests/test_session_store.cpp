@@ -286,6 +286,72 @@ TEST_CASE("A session constructed on a store holding it is the same session", "[s
   CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
+TEST_CASE("Data, rejections and refused inputs come back from a restore, and so do the answers about them",
+          "[session][store]") {
+  TempLedger f;
+  const json quote = {{"sku", "A1"}, {"price", "12.50"}};
+  const auto declare = [&](gp::Session& s) {
+    s.declare("cart.quote", {.does = "Quote.", .handler = [&](const json&) { return gp::HandlerResult{.data = quote}; }});
+    s.declare("cart.search", {.does = "Search.", .handler = [](const json&) {
+                                return gp::HandlerResult{.data = std::string(100, 'x')};
+                              }});
+    s.declare("card.charge", {.does = "Charge.",
+                              .writes = {"charged"},
+                              .handler = ok_handler,
+                              .concurrency = gp::Concurrency::once,
+                              .input = {{"type", "object"}, {"required", {"amount"}}}});
+  };
+  std::string quoted, searched, charged;
+  std::map<std::string, json> answers;
+  std::string block;
+  {
+    gp::Session s({.store = store_on(f), .max_data_bytes = 64});
+    declare(s);
+    quoted = s.fire("cart.quote").transition_id;
+    searched = s.fire("cart.search").transition_id;
+    CHECK(s.fire("card.charge", {.payload = json::object()}).reason == "PAYLOAD_INVALID");
+    charged = s.fire("card.charge", {.payload = {{"amount", 5}}}).transition_id;
+    REQUIRE(s.reject(charged, "declined_by_bank"));
+    for (const auto& id : {quoted, searched, charged}) answers[id] = s.outcome(id);
+    block = s.ground_truth().text;
+  }
+  CHECK(answers[quoted]["data"] == quote);
+  CHECK(answers[searched]["data_omitted"] == json{{"bytes", 102}});
+  CHECK(answers[charged]["did"] == "no");
+  gp::Session r({.store = store_on(f), .max_data_bytes = 64});
+  declare(r);
+  CHECK(r.ground_truth().text == block);
+  for (const auto& [id, answer] : answers) CHECK(r.outcome(id) == answer);
+  CHECK(r.view().transition(charged)->error == "declined_by_bank");
+  CHECK(r.view().gap_rows()[0].reason == gp::Refusal::payload_invalid);
+  // The rejected once fire gave its receipt back, after the restart too.
+  CHECK(r.fire("card.charge", {.payload = {{"amount", 5}}}).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
+}
+
+TEST_CASE("A transition let go of under max_rows_in_memory is answered from the store, data and all",
+          "[session][store]") {
+  TempLedger f;
+  gp::Session s({.store = store_on(f), .max_rows_in_memory = 4});
+  int n = 0;
+  s.declare("count", {.does = "Count.", .handler = [&](const json&) { return gp::HandlerResult{.data = ++n}; }});
+  s.declare("add", {.does = "Add.", .writes = {"cart"}, .handler = ok_handler});
+  const auto first = s.fire("count").transition_id;
+  const auto rejected = s.fire("add").transition_id;
+  REQUIRE(s.reject(rejected, "gone"));
+  const auto before = s.outcome(first);
+  for (int i = 0; i < 30; ++i) s.fire("count");
+  REQUIRE_FALSE(s.view().transition(first).has_value());
+  REQUIRE_FALSE(s.view().transition(rejected).has_value());
+  const json a = s.outcome(first);
+  CHECK(a == before);
+  CHECK(a["data"] == 1);
+  CHECK(a["did"] == "unknown");
+  const json b = s.outcome(rejected);
+  CHECK(b["did"] == "no");
+  CHECK(b["line"] == "did NOT happen — agent fired add (the app reported it failed)");
+}
+
 TEST_CASE("Strings that are not UTF-8 come back from a restore byte for byte, and so does the block",
           "[session][store]") {
   // JSON text holds only UTF-8: a store that replaced these bytes (with U+FFFD, say) would
