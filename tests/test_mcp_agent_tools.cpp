@@ -17,7 +17,7 @@ TEST_CASE("every tool has a title and all four annotations, and only the reading
   Harness h(app);
   const auto t = h.run(request(1, "tools/list"));
   const auto& tools = t.reply_to(1)["result"]["tools"];
-  REQUIRE(tools.size() == 9);
+  REQUIRE(tools.size() == 10);
   for (const auto& tool : tools) {
     const std::string name = tool["name"];
     INFO(name);
@@ -25,7 +25,7 @@ TEST_CASE("every tool has a title and all four annotations, and only the reading
     const auto& a = tool["annotations"];
     for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
       CHECK(a[hint].is_boolean());
-    const bool reads = name == "check" || name == "list_facts" || name == "whats_here";
+    const bool reads = name == "check" || name == "list_facts" || name == "whats_here" || name == "did_it_work";
     CHECK(a["readOnlyHint"] == reads);
     CHECK(a["destructiveHint"] == (name == "do_action"));
     CHECK(a["idempotentHint"] == (name != "do_action"));
@@ -47,10 +47,12 @@ TEST_CASE("with a session the agent tools are served and a gated order is refuse
                        call(3, "do_action", {{"action", "checkout.place-order"}}) +
                        call(4, "do_action", {{"action", "checkout.refund-everything"}}));
   const auto& tools = t.reply_to(1)["result"]["tools"];
-  REQUIRE(tools.size() == 9);
+  REQUIRE(tools.size() == 10);
   CHECK(tools[6]["name"] == "whats_here");
   CHECK(tools[7]["name"] == "do_action");
-  CHECK(tools[8]["name"] == "record_ledger");
+  CHECK(tools[8]["name"] == "did_it_work");
+  CHECK(tools[9]["name"] == "record_ledger");
+  CHECK(tools[8]["outputSchema"]["required"] == ojson::array({"ok", "facts"}));
   CHECK(tools[7]["outputSchema"]["required"] == ojson::array({"ok", "facts"}));
 
   const auto& here = t.reply_to(2)["result"]["structuredContent"];
@@ -132,4 +134,26 @@ TEST_CASE("without a session there is no record_ledger tool") {
   for (const auto& tool : t.reply_to(1)["result"]["tools"]) CHECK(tool["name"] != "record_ledger");
   CHECK(t.reply_to(2)["error"]["code"] == -32602);
   CHECK(t.reply_to(2)["error"]["message"] == "Unknown tool: 'record_ledger'");
+}
+
+TEST_CASE("did_it_work is served over MCP: a pending fire's settle_with names it, and it answers the fire") {
+  gp::Session app({.node = "cart"});
+  app.declare("cart.add", {.does = "Add the item.", .writes = {"cart"}, .handler = [](const nlohmann::json&) {
+                             return gp::HandlerResult{.data = {{"line", 3}}};
+                           }});
+  Harness h(app);
+  const auto t = h.run(call(1, "do_action", {{"action", "cart.add"}}) +
+                       call(2, "did_it_work", {{"transition_id", "t-1"}}) +
+                       call(3, "did_it_work", {{"transition_id", "t-9"}}));
+  const auto& fired = t.reply_to(1)["result"]["structuredContent"];
+  CHECK(fired["settle_with"] == ojson{{"tool", "did_it_work"}, {"transition_id", "t-1"}});
+  const auto& asked = t.reply_to(2)["result"];
+  CHECK(asked["isError"] == false);
+  CHECK(asked["structuredContent"]["settled"] == false);
+  CHECK(text_of(t.reply_to(2)).rfind(R"({"facts":)", 0) == 0);
+  const auto& unknown = t.reply_to(3)["result"]["structuredContent"];
+  CHECK(unknown["reason"] == "UNKNOWN_TRANSITION");
+  REQUIRE(unknown["pending"].size() == 1);
+  CHECK(unknown["pending"][0]["transition_id"] == "t-1");
+  CHECK(unknown["pending"][0]["action"] == "cart.add");
 }

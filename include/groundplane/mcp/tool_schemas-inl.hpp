@@ -319,6 +319,9 @@ GROUNDPLANE_INLINE Schema whats_here_output() {
                             .property("id", Schema("string"))
                             .property("does", Schema("string"))
                             .property("enabled", Schema("boolean"))
+                            .property("already_performed", Schema("boolean"))
+                            .property("expects", Schema::of(nlohmann::json::object())
+                                                     .describe("the input it takes: a JSON Schema, or \"none\""))
                             .required({"id", "does"});
   return Schema("object")
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
@@ -335,22 +338,51 @@ GROUNDPLANE_INLINE Schema do_action_output() {
       .property("message", Schema("string"))
       .property("transition_id", Schema("string"))
       .property("ask_id", Schema("string"))
+      .property("prior_transition_id", Schema("string"))
+      .property("issues", Schema("array").items(Schema("string")))
+      .property("expects", Schema::of(nlohmann::json::object()))
+      .property("data", Schema::of(nlohmann::json::object()).describe("what the action handed back"))
+      .property("data_omitted", Schema("object").property("bytes", Schema("integer")))
+      .property("settle_with", Schema("object")
+                                   .property("tool", Schema("string"))
+                                   .property("transition_id", Schema("string")))
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .required({"ok", "facts"});
 }
 
-// whats_here or do_action as AgentPort defines it, with this server's title, output
-// schema and hints.
+GROUNDPLANE_INLINE Schema did_it_work_output() {
+  const Schema pending = Schema("object").property("transition_id", Schema("string")).property("action", Schema("string"));
+  const Schema awaiting = Schema("object").property("ask_id", Schema("string")).property("action", Schema("string"));
+  return Schema("object")
+      .property("ok", Schema("boolean"))
+      .property("settled", Schema("boolean"))
+      .property("did", Schema("string").describe("yes, no or unknown"))
+      .property("line", Schema("string"))
+      .property("data", Schema::of(nlohmann::json::object()))
+      .property("data_omitted", Schema("object").property("bytes", Schema("integer")))
+      .property("message", Schema("string"))
+      .property("ask", Schema("string"))
+      .property("transition_id", Schema("string"))
+      .property("reason", Schema("string"))
+      .property("pending", Schema("array").items(pending))
+      .property("awaiting_human", Schema("array").items(awaiting))
+      .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
+      .required({"ok", "facts"});
+}
+
+// whats_here, do_action or did_it_work as AgentPort defines it, with this server's
+// title, output schema and hints (only do_action acts; the others read).
 GROUNDPLANE_INLINE nlohmann::ordered_json agent_tool(const nlohmann::json& port_definition) {
   const std::string name = port_definition["name"].get<std::string>();
   const std::string description = port_definition["description"].get<std::string>();
-  const bool reading = name == "whats_here";
+  const bool acting = name == "do_action";
+  const bool asking = name == "did_it_work";
   return definition({.name = name,
-                     .title = reading ? "See the app's state" : "Do an action in the app",
+                     .title = acting ? "Do an action in the app" : asking ? "Ask how a fire turned out" : "See the app's state",
                      .description = description,
                      .input = Schema::of(port_definition["inputSchema"]),
-                     .output = reading ? whats_here_output() : do_action_output(),
-                     .hints = reading ? reads : acts});
+                     .output = acting ? do_action_output() : asking ? did_it_work_output() : whats_here_output(),
+                     .hints = acting ? acts : reads});
 }
 
 GROUNDPLANE_INLINE nlohmann::ordered_json record_ledger_tool() {
