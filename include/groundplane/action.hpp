@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/any_check.hpp"
 #include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/language_standard.hpp"
 #include "groundplane/ledger.hpp"
@@ -61,12 +62,28 @@ struct ActionSpec {
   // Compiled at declare (a schema it cannot honour is a ConfigurationError there); served
   // to the agent as `expects`; a fire whose payload fails it is refused PAYLOAD_INVALID.
   nlohmann::json input = nullptr;
+  // Claims the payload makes, checked against SessionOptions::facts at every fire after
+  // `input` (fields are JSON Pointers or names into the payload): the order id came from
+  // a tool, the amount is that order's total. A failing check refuses the fire
+  // UNSUPPORTED_ARGUMENT, its corrections in FireResult::issues. Needs SessionOptions::facts
+  // holding every fact the checks lean on when declared (else a ConfigurationError).
+  CheckList argument_checks = {};
 };
 
 struct FireOptions {
   Principal source = Principal::agent;
   nlohmann::json payload = nullptr;
   std::string ask_id = "";
+};
+
+// What supports one argument of an asked-for fire: a field of its payload a passing
+// argument check read, the fact it was checked against, and where that fact came from
+// (Provenance::render()), so an approval card can show "amount 129.00 — orders.get(id=57)".
+struct ArgumentSupport {
+  std::string field;
+  std::string fact;
+  std::string provenance;
+  friend bool operator==(const ArgumentSupport&, const ArgumentSupport&) = default;
 };
 
 // ok: the fire was recorded and its handler (if any) did not fail. Refusals carry their
@@ -78,7 +95,9 @@ struct FireResult {
   std::string transition_id;
   std::string prior_transition_id = "";  // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
   // PAYLOAD_INVALID: what is wrong with the payload, naming places, JSON types and the
-  // schema's own bounds, never a value from the payload; at most 10, then "and N more".
+  // schema's own bounds, never a value from the payload. UNSUPPORTED_ARGUMENT: each
+  // failing argument check's correction (these quote what the model wrote, escaped like
+  // every correction). At most 10, then "and N more".
   std::vector<std::string> issues = {};
 };
 

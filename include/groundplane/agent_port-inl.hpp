@@ -111,6 +111,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
       out["settle_with"] = {{"tool", "did_it_work"}, {"transition_id", r.transition_id}};
     }
   }
+  if (r.reason == to_string(Refusal::unsupported_argument)) out["issues"] = r.issues;
   if (r.reason == to_string(Refusal::payload_invalid)) {
     out["issues"] = r.issues;
     for (const auto& a : session_->actions())
@@ -184,6 +185,9 @@ GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view 
   if (reason == "NOT_MATERIALIZED") return "Nothing in this app is wired to perform it; nothing ran.";
   if (reason == "TOOL_DISABLED") return "It is disabled right now: its conditions are unmet; nothing ran.";
   if (reason == "GUARD_FAILED") return "Its guard did not hold in the app's current state; nothing ran.";
+  if (reason == "UNSUPPORTED_ARGUMENT")
+    return "The app's recorded facts do not support this input (issues says which values, and what the facts "
+           "hold); nothing ran. Use values a tool returned, and call do_action again.";
   if (reason == "PAYLOAD_INVALID")
     return "The input is not what this action takes (issues says what is wrong, expects what it takes); "
            "nothing ran. Call do_action again with an input that fits.";

@@ -148,6 +148,7 @@ GROUNDPLANE_INLINE ActionHandle Session::declare(std::string id, ActionSpec spec
       throw ConfigurationError("gp::Session::declare(" + detail::quote(id) + "): `input`: " + e.what());
     }
   }
+  detail::validate_argument_checks(*core_, id, spec.argument_checks);  // reads only what construction set
   detail::SessionLock lock(*core_);
   auto& c = *core_;
   const std::uint64_t gen = c.next_generation++;
@@ -272,13 +273,17 @@ GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json 
   const auto it = c.actions.find(id);
   if (it == c.actions.end())
     throw ConfigurationError("gp::Session::confirm_ask: no action " + detail::quote(id) + " is declared now");
+  // What supports each argument a passing argument check read: the card shows it.
+  const CheckList& checks = it->second.spec.argument_checks;
+  std::vector<ArgumentSupport> support;
+  if (!checks.empty() && c.facts) support = detail::review_arguments(*c.facts, checks, input, true).support;
   std::string key = detail::ask_key(id, input);
   const auto open = c.ask_by_key.find(key);
   if (open != c.ask_by_key.end()) {
     const AskStatus& a = L.asks[open->second];
     if (a.state == AskState::awaiting ||
         (a.state == AskState::approved && !detail::approval_stale(c, a, &it->second.spec)))
-      return Ask{a.id, a.action};
+      return Ask{a.id, a.action, std::move(support)};
   }
   const std::size_t k = L.asks.size();
   std::string ask_id = "ask-" + std::to_string(k + 1);
@@ -297,7 +302,7 @@ GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json 
     L.asks.pop_back();
     throw;
   }
-  return Ask{std::move(ask_id), std::string(id)};
+  return Ask{std::move(ask_id), std::string(id), std::move(support)};
 }
 
 GROUNDPLANE_INLINE ApprovalResult Session::approve_ask(std::string_view ask_id, std::string by) {

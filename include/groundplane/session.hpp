@@ -62,6 +62,9 @@ namespace groundplane {
 struct Ask {
   std::string id;
   std::string action;
+  // For an action with argument_checks: what supports each argument a passing check
+  // read (field, fact, the fact's provenance), for the card a person approves from.
+  std::vector<ArgumentSupport> support = {};
 };
 
 // The human doors. reason: "" when ok, else "UNKNOWN_ASK", "ALREADY_APPROVED",

@@ -14,6 +14,8 @@
 
 namespace groundplane {
 
+class FactRegistry;  // registry.hpp
+
 // The durable ledger a session writes through: groundplane/store/ledger_store.hpp (the
 // interface), groundplane/store/sqlite.hpp (a store). Without one, everything is in memory.
 
@@ -37,6 +39,9 @@ struct SessionOptions {
   // to be served and stored; larger data is neither: the agent is told its size
   // (`data_omitted`).
   std::size_t max_data_bytes = 65536;
+  // The facts ActionSpec::argument_checks read (registry.hpp). It must outlive the
+  // session; facts recorded into it later are read by later fires.
+  const FactRegistry* facts = nullptr;
 };
 
 }  // namespace groundplane

@@ -331,6 +331,8 @@ std::string_view why(gp::Refusal r) {
       return "the approval had expired, or what it was given on had changed";
     case gp::Refusal::payload_invalid:
       return "its input did not match what the action takes";
+    case gp::Refusal::unsupported_argument:
+      return "the recorded facts did not support its arguments";
   }
   return "";
 }
@@ -417,6 +419,8 @@ class Audit {
                         attempt_details(g.fire) + "; refused " + std::string(gp::detail::name_of(g.reason)) + ": " +
                         std::string(why(g.reason));
       if (!g.prior_transition_id.empty()) out += " (" + named(g.prior_transition_id) + ")";
+      for (std::size_t i = 0; i < g.failed_checks.size(); ++i)
+        out += (i == 0 ? " (failing: " : ", ") + in_quotes(g.failed_checks[i]) + (i + 1 == g.failed_checks.size() ? ")" : "");
       return out;
     }
     if (kind == rows::Recorded::kind) {

@@ -44,6 +44,85 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_invalid_payload(FireAttempt
   return std::nullopt;
 }
 
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unsupported_argument(const SessionCore& c, FireAttempt& f) {
+  const CheckList& checks = f.mounted->spec.argument_checks;
+  if (checks.empty()) return std::nullopt;
+  ArgumentReview review = review_arguments(*c.facts, checks, f.options.payload, false);
+  if (review.failed_checks.empty()) return std::nullopt;
+  f.issues = std::move(review.issues);
+  f.failed_checks = std::move(review.failed_checks);
+  return Refusal::unsupported_argument;
+}
+
+GROUNDPLANE_INLINE ArgumentReview review_arguments(const FactRegistry& facts, const CheckList& checks,
+                                                   const nlohmann::json& payload, bool with_support) {
+  constexpr std::size_t max_issues = JsonSchema::default_max_issues;
+  ArgumentReview out;
+  std::size_t more = 0;
+  std::vector<Finding> findings;
+  for (const AnyCheck& check : checks) {
+    findings.clear();
+    check.verify(facts, payload, findings);
+    if (findings.empty()) {
+      if (with_support) supported_fields(facts, check, payload, out.support);
+      continue;
+    }
+    out.failed_checks.push_back(check.name());
+    for (const Finding& finding : findings) {
+      if (out.issues.size() < max_issues) out.issues.push_back(finding.message());
+      else ++more;
+    }
+  }
+  if (more > 0) out.issues.push_back("and " + std::to_string(more) + " more");
+  return out;
+}
+
+GROUNDPLANE_INLINE void supported_fields(const FactRegistry& facts, const AnyCheck& check,
+                                          const nlohmann::json& payload, std::vector<ArgumentSupport>& out) {
+  nlohmann::json config;
+  try {
+    config = check_to_json(check);
+  } catch (const ConfigurationError&) {  // a check of the app's own: it says nothing of its fields
+    return;
+  }
+  std::vector<std::string> fields;
+  const auto add = [&](const nlohmann::json& f) {
+    if (f.is_string() && std::find(fields.begin(), fields.end(), f.get_ref<const std::string&>()) == fields.end())
+      fields.push_back(f.get<std::string>());
+  };
+  if (const auto k = config.find("key_field"); k != config.end()) add(*k);
+  if (const auto f = config.find("field"); f != config.end()) add(*f);
+  if (const auto fs = config.find("fields"); fs != config.end()) {
+    if (fs->is_object())  // output field -> column
+      for (const auto& item : fs->items()) add(nlohmann::json(item.key()));
+    else if (fs->is_array())
+      for (const auto& f : *fs) add(f.is_array() && !f.empty() ? f[0] : f);
+  }
+  for (const std::string& field : fields) {
+    if (find_field(payload, field) == nullptr) continue;
+    for (const std::string& fact : check.leans_on())
+      out.push_back(ArgumentSupport{
+          field, fact, facts.visit(fact, [](const auto& held) { return held.provenance().render(); })});
+  }
+}
+
+GROUNDPLANE_INLINE void validate_argument_checks(const SessionCore& c, std::string_view action,
+                                                 const CheckList& checks) {
+  if (checks.empty()) return;
+  const std::string where = "gp::Session::declare(" + quote(action) + "): `argument_checks`: ";
+  if (c.facts == nullptr)
+    throw ConfigurationError(where + "SessionOptions::facts is not set, so there are no facts to check arguments against");
+  for (const std::string& fact : checks.leans_on())
+    if (!c.facts->contains(fact))
+      throw ConfigurationError(where + "the registry holds no fact " + quote(fact) +
+                               "; record it before declaring the action");
+  try {
+    checks.validate(*c.facts);
+  } catch (const ConfigurationError& e) {
+    throw ConfigurationError(where + e.what());
+  }
+}
+
 GROUNDPLANE_INLINE std::optional<Refusal> refused_as_repeat(const SessionCore&, FireAttempt& f) {
   const Mounted& m = *f.mounted;
   const Concurrency con = m.spec.concurrency;
@@ -98,6 +177,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> gate(SessionCore& c, FireAttempt& f) {
   if (auto r = refused_as_disabled(c, f)) return r;
   if (auto r = refused_by_guard(c, f)) return r;
   if (auto r = refused_as_invalid_payload(f)) return r;
+  if (auto r = refused_as_unsupported_argument(c, f)) return r;
   if (auto r = refused_as_repeat(c, f)) return r;
   return refused_at_approval(c, f);
 }
@@ -141,8 +221,9 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
                 reason};
   row.extras =
       Extras({c.holds_payloads() ? f.options.payload : nlohmann::json(), f.options.ask_id, /*error=*/"", f.prior});
+  if (!f.failed_checks.empty()) row.extras.edit().failed_checks = f.failed_checks;
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
-    c.emit(rows::Refused{attempt_row(c, f), reason, f.prior});
+    c.emit(rows::Refused{attempt_row(c, f), reason, f.prior, f.failed_checks});
     c.flush();
   }
   L.gaps.push_back(std::move(row));

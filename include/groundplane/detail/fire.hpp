@@ -16,6 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/action.hpp"
+#include "groundplane/any_check.hpp"
+#include "groundplane/check_from_json.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/json_schema.hpp"
+#include "groundplane/registry.hpp"
 #include "groundplane/detail/ledger_codec.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/session_core.hpp"
@@ -32,7 +37,8 @@ struct FireAttempt {
   bool repeat = false;                              // a single_flight / once action already in flight or done
   std::optional<std::size_t> spend = std::nullopt;  // the approved ask it spends
   bool standing = false;                            // passes the approval gate under a standing grant
-  std::vector<std::string> issues = {};             // PAYLOAD_INVALID: what is wrong with the payload
+  std::vector<std::string> issues = {};             // PAYLOAD_INVALID, UNSUPPORTED_ARGUMENT: what is wrong
+  std::vector<std::string> failed_checks = {};      // UNSUPPORTED_ARGUMENT: the failing checks' names
 };
 
 // Each returns the reason the fire is refused for, or nothing to let the next one judge.
@@ -44,6 +50,30 @@ std::optional<Refusal> refused_by_guard(const SessionCore& c, const FireAttempt&
 // attempt). An action that takes no input ("none") gets a null or empty-object payload
 // as null, so its handler sees one shape for "nothing".
 std::optional<Refusal> refused_as_invalid_payload(FireAttempt& f);
+// UNSUPPORTED_ARGUMENT: an argument check finds the payload unsupported by the session's
+// facts (each failing check's name and corrections kept on the attempt).
+std::optional<Refusal> refused_as_unsupported_argument(const SessionCore& c, FireAttempt& f);
+
+// What argument checks make of a payload: the corrections (capped at max_issues, then
+// "and N more"), the failing checks' names, and what supports each field a passing check
+// accepted (ask cards show it).
+struct ArgumentReview {
+  std::vector<std::string> issues;
+  std::vector<std::string> failed_checks;
+  std::vector<ArgumentSupport> support;
+};
+ArgumentReview review_arguments(const FactRegistry& facts, const CheckList& checks, const nlohmann::json& payload,
+                                bool with_support);
+
+// The payload fields a passing check read (its configuration's field, fields and
+// key_field, as check_to_json writes them; none for a check it cannot write), each with
+// every fact the check leans on, appended to `out`.
+void supported_fields(const FactRegistry& facts, const AnyCheck& check, const nlohmann::json& payload,
+                      std::vector<ArgumentSupport>& out);
+
+// Validates an action's argument checks at declare: a registry to read, holding every
+// fact they lean on, and each check's own validation (ConfigurationError naming the action).
+void validate_argument_checks(const SessionCore& c, std::string_view action, const CheckList& checks);
 // PRIOR_FIRE_PENDING, DUPLICATE_EXECUTION: before any approval reason, so a person is
 // never sent to approve a fire about to be turned away. Marks a user's repeat.
 std::optional<Refusal> refused_as_repeat(const SessionCore& c, FireAttempt& f);

@@ -100,6 +100,7 @@ GROUNDPLANE_INLINE nlohmann::json Refused::encode() && {
   std::move(fire).encode_into(b);
   b[key_of(reason_m)] = stored_of(reason);
   if (!prior_transition_id.empty()) b[key_of(prior_m)] = std::move(prior_transition_id);
+  if (!failed_checks.empty()) b[key_of(failed_checks_m)] = std::move(failed_checks);
   return b;
 }
 GROUNDPLANE_INLINE Refused Refused::decode(RowBody& b) {
@@ -107,6 +108,12 @@ GROUNDPLANE_INLINE Refused Refused::decode(RowBody& b) {
   r.reason = require_enum<Refusal>(b, reason_m);
   r.fire = Attempt::decode(b);
   r.prior_transition_id = b.take_text(prior_m.key);
+  nlohmann::json names = b.take_tree(failed_checks_m.key, nlohmann::json::array());
+  if (!names.is_array()) throw MalformedRow("member \"fc\" is not an array");
+  for (auto& name : names) {
+    if (!name.is_string()) throw MalformedRow("member \"fc\" holds something other than a check's name");
+    r.failed_checks.push_back(std::move(name.get_ref<std::string&>()));
+  }
   return r;
 }
 

@@ -96,12 +96,14 @@ struct Attempt {
 // A fire refused: a gap row.
 struct Refused {
   static constexpr std::string_view kind = "g", name = "refusal";
-  static constexpr Member reason_m{"r", "reason"}, prior_m{"pr", "prior_transition_id"};
-  static constexpr Member members[] = {
-      Attempt::action_m, does_member, Attempt::principal_m, Attempt::payload_m, Attempt::ask_m, reason_m, prior_m};
+  static constexpr Member reason_m{"r", "reason"}, prior_m{"pr", "prior_transition_id"},
+      failed_checks_m{"fc", "failed_checks"};
+  static constexpr Member members[] = {Attempt::action_m, does_member, Attempt::principal_m, Attempt::payload_m,
+                                       Attempt::ask_m,    reason_m,    prior_m,              failed_checks_m};
   Attempt fire = {};
   Refusal reason = Refusal::unknown_affordance;
   std::string prior_transition_id = {};
+  std::vector<std::string> failed_checks = {};  // UNSUPPORTED_ARGUMENT: the failing checks' names
   nlohmann::json encode() &&;
   static Refused decode(RowBody& b);
 };

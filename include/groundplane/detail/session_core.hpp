@@ -112,6 +112,7 @@ struct SessionCore : SessionMutex {
   const std::size_t max_rows_in_memory;
   const std::function<std::chrono::system_clock::time_point()> clock;  // null: the system clock
   const std::size_t max_data_bytes;
+  const FactRegistry* const facts;  // what argument checks read; null: none may be declared
   Ledger ledger;
 
   std::chrono::system_clock::time_point now() const { return clock ? clock() : std::chrono::system_clock::now(); }

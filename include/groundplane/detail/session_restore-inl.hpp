@@ -65,6 +65,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Refused&& g) {
                 g.fire.principal, g.reason};
   row.extras = Extras({c.holds_payloads() ? std::move(g.fire.payload) : nlohmann::json(), std::move(g.fire.ask_id), "",
                        std::move(g.prior_transition_id)});
+  if (!g.failed_checks.empty()) row.extras.edit().failed_checks = std::move(g.failed_checks);
   c.ledger.gaps.push_back(std::move(row));
   c.trim();
 }
