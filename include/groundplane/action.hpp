@@ -87,7 +87,8 @@ struct ArgumentSupport {
 };
 
 // ok: the fire was recorded and its handler (if any) did not fail. Refusals carry their
-// reason; a failed handler is "HANDLER_FAILED" with the transition id set. How the fire
+// reason; a failed handler is "HANDLER_FAILED" with the transition id set, and a fire
+// the app rejected (Session::reject) while its handler ran is "REJECTED". How the fire
 // finally turned out (observed, not observed, ...) is the ledger's grade, not this.
 struct FireResult {
   bool ok;
