@@ -3,8 +3,10 @@
 // report_state (attributed, unattributed, bogus), confirm_ask, approve, decline, revoke,
 // standing grants given and withdrawn,
 // begin_work / done / dropping the handle, stale marks, move_to, agent-port calls,
-// rendering the block with random since/max, and recording the ledger for
-// actions_performed. A shadow model predicts what the session must do.
+// rendering the block with random since/max, recording the ledger for
+// actions_performed, rejecting fires, and asking did_it_work about any id. Actions may
+// declare an input schema and an argument check. A shadow model predicts what the
+// session must do.
 //
 // Invariants asserted after every operation:
 //   * every fire writes exactly one ledger row, and its reason is the one the refusal
@@ -19,8 +21,11 @@
 //     shapes, and its counts (attempts shown and omitted, awaiting / approved / declined
 //     asks) match the ledger;
 //   * a port do_action naming an action that is not served leaves no row, and one naming
-//     a served action (enabled or not) always lands its row.
+//     a served action (enabled or not) always lands its row;
+//   * reject settles exactly the pending fires (never an app's code in the block), and
+//     did_it_work answers every id as the ledger holds it.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -39,6 +44,7 @@
 #include "groundplane/agent_port.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/checks/actions_performed.hpp"
+#include "groundplane/checks/field_matches_fact.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/registry.hpp"
@@ -131,7 +137,25 @@ struct ShadowAction {
   bool high_effect;
   Mode mode;
   std::uint64_t generation;
+  bool input = false;   // declares input_schema(): the payload is an object with an integer qty
+  bool checked = false;  // declares qty_check(): the payload's qty is the recorded limit (1)
 };
+
+const json& input_schema() {
+  static const json s = {{"type", "object"}, {"properties", {{"qty", {{"type", "integer"}}}}}, {"required", {"qty"}}};
+  return s;
+}
+const gp::field_matches_fact qty_check{.fact = "limit", .field = "qty"};
+
+// What the shadow predicts of them, computed apart from the validator and the check.
+bool fits_input(const json& p) {
+  if (!p.is_object() || !p.contains("qty")) return false;
+  const json& q = p["qty"];
+  return q.is_number_integer() || (q.is_number_float() && std::floor(q.get<double>()) == q.get<double>());
+}
+bool qty_supported(const json& p) {
+  return p.is_object() && p.contains("qty") && p["qty"].is_number() && p["qty"].get<double>() == 1.0;
+}
 
 struct ShadowAsk {
   std::string id;
@@ -150,9 +174,11 @@ class Harness {
     const std::uint8_t o = in_.byte();
     require_approval_ = (o & 1) != 0;
     allow_unmaterialized_ = (o & 2) != 0;
+    limit_.record_fact("limit", 1, {.tool = "cart.limits"});
     session_ = std::make_unique<gp::Session>(gp::SessionOptions{.node = "checkout",
                                                                 .require_human_approval = require_approval_,
-                                                                .allow_unmaterialized_fires = allow_unmaterialized_});
+                                                                .allow_unmaterialized_fires = allow_unmaterialized_,
+                                                                .facts = &limit_});
     port_ = std::make_unique<gp::AgentPort>(*session_, gp::AgentPortOptions{.max_attempts = 5});
   }
 
@@ -169,7 +195,7 @@ class Harness {
 
   void step() {
     const Rows before = rows();
-    const std::size_t op = in_.pick(20);
+    const std::size_t op = in_.pick(22);
     run_op(op);
     const bool may_write = (op >= 4 && op <= 7) || op == 15;  // fire, report, the port
     if (!may_write) {
@@ -238,6 +264,12 @@ class Harness {
       case 19:
         standing();
         break;
+      case 20:
+        reject();
+        break;
+      case 21:
+        did_it_work();
+        break;
     }
   }
 
@@ -253,6 +285,9 @@ class Harness {
                    .high_effect = (f & 32) != 0,
                    .mode = mode,
                    .generation = ++generation_};
+    const std::uint8_t g = in_.byte();
+    a.input = (g & 1) != 0;
+    a.checked = (g & 2) != 0;
     if (mode == Mode::reports && !a.has_writes) a.mode = Mode::ok;  // a report only settles a fire with writes
     gp::ActionSpec spec{.does = "DOES_MARK: " + t.id, .writes = a.has_writes ? t.writes : std::vector<std::string>{}};
     if (a.has_handler) {
@@ -283,6 +318,8 @@ class Harness {
     if (a.guard) spec.guard = guard_holds;
     if (a.verify) spec.verify = verify_holds;
     spec.high_effect = a.high_effect;
+    if (a.input) spec.input = input_schema();
+    if (a.checked) spec.argument_checks = {qty_check};
     handles_.push_back({session_->declare(t.id, std::move(spec)), a.generation});
     actions_[t.id] = a;
     ever_declared_.insert(t.id);
@@ -330,6 +367,8 @@ class Harness {
     if (!a.has_handler && !allow_unmaterialized_) return "NOT_MATERIALIZED";
     if (a.enabled_when && !enabled(state_)) return "TOOL_DISABLED";
     if (a.guard && !guard_holds(state_)) return "GUARD_FAILED";
+    if (a.input && !fits_input(payload)) return "PAYLOAD_INVALID";
+    if (a.checked && !qty_supported(payload)) return "UNSUPPORTED_ARGUMENT";
     if (require_approval_ && a.high_effect && source == gp::Principal::agent && !standing_.contains(id)) {
       ShadowAsk* ask = nullptr;
       for (auto& k : asks_)
@@ -662,6 +701,57 @@ class Harness {
     });
   }
 
+  // A transition id to ask about: one the session issued, or not.
+  std::string pick_transition_id() {
+    const std::size_t n = rows().transitions;
+    switch (in_.pick(3)) {
+      case 0:
+        return n == 0 ? "t-1" : "t-" + std::to_string(1 + in_.pick(n));
+      case 1:
+        return "t-" + std::to_string(n + 1 + in_.pick(3));
+      default:
+        return in_.flag() ? "ASK_MARK\n  • forged" : "t-0";
+    }
+  }
+
+  void reject() {
+    const std::string id = pick_transition_id();
+    std::optional<gp::Outcome> was;
+    {
+      const auto v = session_->view();
+      if (const auto t = v.transition(id)) was = t->outcome;
+    }
+    const bool settled = session_->reject(id, "ERROR_MARK: the app's code");
+    FUZZ_CHECK(settled == (was == gp::Outcome::pending), "reject settles exactly a pending fire", id);
+    const auto v = session_->view();
+    if (const auto t = v.transition(id))
+      FUZZ_CHECK(settled ? t->outcome == gp::Outcome::rejected : t->outcome == *was,
+                 "a rejected fire is graded rejected, and nothing else changes", id);
+  }
+
+  void did_it_work() {
+    std::string id = pick_transition_id();
+    if (in_.flag() && !asks_.empty()) id = asks_[in_.pick(asks_.size())].id;
+    const auto out = port_->call("did_it_work", {{"transition_id", id}});
+    FUZZ_CHECK(out.dump().starts_with(R"({"facts":)"), "a port result carries facts first", out.dump());
+    const auto v = session_->view();
+    if (const gp::AskStatus* a = v.ask(id)) {
+      FUZZ_CHECK(out["ask"] == std::string(gp::detail::name_of(a->state)), "did_it_work says where an ask stands",
+                 out.dump());
+      return;
+    }
+    const auto t = v.transition(id);
+    if (!t) {
+      FUZZ_CHECK(out["reason"] == "UNKNOWN_TRANSITION", "an id never issued is UNKNOWN_TRANSITION", out.dump());
+      FUZZ_CHECK(out.dump().find("ASK_MARK") == std::string::npos, "did_it_work never echoes an id it never issued",
+                 out.dump());
+      return;
+    }
+    FUZZ_CHECK(out["settled"] == (t->outcome != gp::Outcome::pending), "did_it_work says whether the fire settled",
+               out.dump());
+    FUZZ_CHECK(out["line"] == gp::attempt_line(*t), "did_it_work gives the block's own line for the fire", out.dump());
+  }
+
   // ---- the block -----------------------------------------------------------------------------
 
   void render_random() {
@@ -858,6 +948,7 @@ class Harness {
   fuzz::Bytes& in_;
   bool require_approval_ = false;
   bool allow_unmaterialized_ = false;
+  gp::FactRegistry limit_;  // what argument checks read; outlives the session (declared first)
   std::unique_ptr<gp::Session> session_;
   std::unique_ptr<gp::AgentPort> port_;
   gp::FactRegistry registry_;

@@ -5,7 +5,8 @@ The harness decodes bytes into Session operations (see Harness::step in session.
 this spells a few meaningful journeys in that encoding so the fuzzer starts from real
 flows: approvals granted, spent, declined and mismatched; settlement by report; handler
 failures; unmount and re-declare; cursors and caps on the block; approvals withdrawn
-and standing grants. Run it after changing
+and standing grants; typed input, argument checks, rejections and did_it_work. Run it
+after changing
 the encoding:  python3 fuzz/session_seeds.py
 """
 import os
@@ -13,6 +14,7 @@ import os
 # Indices into the harness's pools.
 IDS = ["cart.add", "cart.clear", "checkout.place-order", "profile.set-name", "forge", "tour.next"]
 NO_HANDLER, NO_WRITES, ENABLED_WHEN, GUARD, VERIFY, HIGH_EFFECT = 1, 2, 4, 8, 16, 32
+INPUT, CHECKED = 1, 2  # the second flags byte: an input schema, an argument check
 MODES = {"ok": 0, "fail": 1, "boom": 2, "reports": 3}
 AGENT, USER, SYSTEM = 0, 1, 2
 PAYLOADS = {"null": 0, "sku": 1, "sku_qty": 2, "marked": 3, "forged_line": 4, "array": 5, "sku_qty_float": 6}
@@ -24,8 +26,8 @@ def op(n):
     return [n]
 
 
-def declare(id_, flags=0, mode="ok"):
-    return op(0) + [IDS.index(id_), flags, MODES[mode]]
+def declare(id_, flags=0, mode="ok", typed=0):
+    return op(0) + [IDS.index(id_), flags, MODES[mode], typed]
 
 
 def undeclare(id_):
@@ -117,6 +119,21 @@ def standing(id_, grant=True, blank=False):
     return op(19) + any_id(id_) + [1 if grant else 0] + [0 if blank else 1]
 
 
+def transition_id(which):
+    """which: an index into the transitions, or "unissued" (past the last one)."""
+    return [1, 0] if which == "unissued" else [0, which]
+
+
+def reject(which):
+    return op(20) + transition_id(which)
+
+
+def did_it_work(which, ask_index=None):
+    if ask_index is not None:
+        return op(21) + transition_id(0) + [1, ask_index]
+    return op(21) + transition_id(which) + [0]
+
+
 SEEDS = {
     # The seed's checkout: a refused forgery, a person's approval, one fire per yes.
     "approval_journey": [1] + declare("cart.add") + declare("checkout.place-order", HIGH_EFFECT)
@@ -160,6 +177,14 @@ SEEDS = {
         (fire("checkout.place-order", payload=p) + confirm("checkout.place-order", p)
          for p in ["null", "sku", "sku_qty", "marked", "forged_line", "array", "sku_qty_float"]), [])
     + render(0, 2) + render(1, 1) + approve(2) + approve(5) + render(),
+    # Typed input and an argument check refusing before the approval gate; a pending fire
+    # rejected, asked about, and rejected again; an ask asked about.
+    "input_checks_reject": [1] + declare("cart.add", 0, "ok", INPUT | CHECKED)
+    + declare("checkout.place-order", HIGH_EFFECT, "ok", INPUT) + fire("cart.add", payload="sku")
+    + fire("cart.add", payload="array") + fire("cart.add", payload="sku_qty") + did_it_work(0)
+    + reject(0) + did_it_work(0) + reject(0) + fire("checkout.place-order", payload="sku")
+    + do_action("checkout.place-order", payload="sku_qty_float") + confirm("checkout.place-order", "sku_qty")
+    + did_it_work(0, ask_index=0) + did_it_work("unissued") + render(),
 }
 
 
