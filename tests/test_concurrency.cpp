@@ -23,6 +23,7 @@
 #include "groundplane/agent_port.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/checks/aggregate_reconciles.hpp"
+#include "groundplane/checks/field_matches_fact.hpp"
 #include "groundplane/checks/superlative.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/registry.hpp"
@@ -407,4 +408,90 @@ TEST_CASE("handles undeclaring and re-declaring from other threads never lose a 
   // Every recorded fire kept the sentence it was declared with, mounted or not now.
   for (const auto& t : v.transitions()) CHECK(t.cause.does == std::optional<std::string>("Send the message."));
   for (const auto& g : v.gap_rows()) CHECK_FALSE(g.does.has_value());
+}
+
+TEST_CASE("typed and checked fires, rejects, reports and did_it_work from several threads settle each fire once") {
+  gp::FactRegistry facts;
+  facts.record_fact("limit", 1, {.tool = "cart.limits"});
+  gp::Session s({.node = "cart", .facts = &facts});
+  s.declare("cart.add", {.does = "Add to cart.",
+                         .writes = {"cart"},
+                         .handler = [](const json&) { return gp::HandlerResult{}; },
+                         .input = {{"type", "object"}, {"required", {"qty"}}, {"properties", {{"qty", {{"type", "integer"}}}}}},
+                         .argument_checks = {gp::field_matches_fact{.fact = "limit", .field = "qty"}}});
+  s.declare("cart.quote", {.does = "Quote.", .handler = [](const json&) { return gp::HandlerResult{.data = 7}; }});
+  gp::AgentPort port(s);
+
+  constexpr int agents = 3;
+  constexpr int fires_each = 300;
+  std::atomic<int> fires{0}, failures{0}, rejected{0};
+  std::atomic<bool> agents_done{false};
+  std::latch start(agents + 3);
+  std::vector<std::thread> pool;
+  for (int a = 0; a < agents; ++a)
+    pool.emplace_back([&, a] {
+      Lcg rng{static_cast<std::uint64_t>(a) + 11};
+      start.arrive_and_wait();
+      for (int i = 0; i < fires_each; ++i) {
+        const std::uint32_t r = rng.next() % 4;
+        gp::FireResult res{};
+        if (r == 0) {
+          res = s.fire("cart.add", {.payload = {{"qty", "one"}}});
+          if (res.reason != "PAYLOAD_INVALID") failures.fetch_add(1);
+        } else if (r == 1) {
+          res = s.fire("cart.add", {.payload = {{"qty", 2}}});
+          if (res.reason != "UNSUPPORTED_ARGUMENT") failures.fetch_add(1);
+        } else if (r == 2) {
+          res = s.fire("cart.add", {.payload = {{"qty", 1}}});
+          if (!res.ok && res.reason != "REJECTED") failures.fetch_add(1);  // rejected while its handler ran
+        } else {
+          const auto out = port.call("do_action", {{"action", "cart.quote"}});
+          if (out["data"] != 7) failures.fetch_add(1);
+        }
+        fires.fetch_add(1);
+      }
+    });
+  // The app: rejects some pending fires and reports others, each by its id.
+  pool.emplace_back([&] {
+    start.arrive_and_wait();
+    Lcg rng{99};
+    while (!agents_done.load())
+      for (const auto& p : s.pending_fires()) {
+        if (rng.next() % 2 == 0) {
+          if (s.reject(p.transition_id, "declined")) rejected.fetch_add(1);
+        } else {
+          s.report_state({{"cart", 1}}, p.transition_id);
+        }
+      }
+  });
+  // The model: asks how fires turned out, by ids it has seen or not.
+  pool.emplace_back([&] {
+    start.arrive_and_wait();
+    Lcg rng{7};
+    while (!agents_done.load()) {
+      const std::string id = "t-" + std::to_string(1 + rng.next() % 400);
+      const auto out = port.call("did_it_work", {{"transition_id", id}});
+      if (!out.json().contains("facts")) failures.fetch_add(1);
+      if (out["ok"] == true && out["settled"] == true && !out["did"].is_string()) failures.fetch_add(1);
+    }
+  });
+  // A second rejecter racing the first on the same ids: each fire is rejected once at most.
+  pool.emplace_back([&] {
+    start.arrive_and_wait();
+    while (!agents_done.load())
+      for (const auto& p : s.pending_fires())
+        if (s.reject(p.transition_id)) rejected.fetch_add(1);
+  });
+  for (int a = 0; a < agents; ++a) pool[static_cast<std::size_t>(a)].join();
+  agents_done.store(true);
+  for (std::size_t k = agents; k < pool.size(); ++k) pool[k].join();
+
+  CHECK(failures.load() == 0);
+  const auto v = s.view();
+  CHECK(v.transitions().size() + v.gap_rows().size() == static_cast<std::size_t>(fires.load()));
+  std::size_t graded_rejected = 0;
+  for (const auto& t : v.transitions()) graded_rejected += t.outcome == gp::Outcome::rejected;
+  CHECK(graded_rejected == static_cast<std::size_t>(rejected.load()));
+  for (const auto& g : v.gap_rows())
+    CHECK((g.reason == gp::Refusal::payload_invalid || g.reason == gp::Refusal::unsupported_argument));
 }
