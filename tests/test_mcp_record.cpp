@@ -235,17 +235,63 @@ TEST_CASE("a domain is read from names or from a column of rows") {
                  "member 'eu' appears more than once"));
 }
 
-TEST_CASE("a fact needs a scalar and says where to point when the payload is an object") {
+TEST_CASE("a fact holds any JSON value the payload has, object and array included, but never null") {
   gp::FactRegistry reg;
+  CHECK(gp::mcp::record_fact(reg, "whole", seed_call, structured({{"v", 1}})).value() == nlohmann::json{{"v", 1}});
+  CHECK(gp::mcp::record_fact(reg, "part", seed_call, structured({{"v", {1, 2}}}), {.at = "/v"}).value() ==
+        nlohmann::json::array({1, 2}));
+  CHECK(gp::mcp::record_fact(reg, "flag", seed_call, text_only("true")).value() == true);
   CHECK(contains(refusal([&] {
-                   gp::mcp::record_fact(reg, "f", seed_call, structured({{"v", 1}}));
+                   gp::mcp::record_fact(reg, "nothing", seed_call, structured({{"v", nullptr}}), {.at = "v"});
                  }),
-                 "the payload is an object; set .at to where the value is"));
-  CHECK(contains(refusal([&] {
-                   gp::mcp::record_fact(reg, "f", seed_call, structured({{"v", {1, 2}}}), {.at = "/v"});
-                 }),
-                 "the value at '/v' is an array"));
-  CHECK(gp::mcp::record_fact(reg, "f", seed_call, text_only("true")).value() == true);
+                 "the value at 'v' is null"));
+  CHECK_FALSE(reg.contains("nothing"));
+}
+
+TEST_CASE("call_and_record calls the tool with the arguments given and records its structuredContent") {
+  gp::FactRegistry reg;
+  std::string called;
+  nlohmann::json sent;
+  const auto client = [&](std::string_view tool, const nlohmann::json& args) -> nlohmann::json {
+    called = tool;
+    sent = args;
+    return {{"content", {{{"type", "text"}, {"text", "order 57"}}}},
+            {"structuredContent", {{"id", 57}, {"total", 129.0}}}};
+  };
+  const gp::Fact& f = gp::mcp::call_and_record(client, reg, "order_57", "orders.get", {{"id", 57}});
+  CHECK(called == "orders.get");
+  CHECK(sent == nlohmann::json{{"id", 57}});
+  CHECK(f.value() == nlohmann::json{{"id", 57}, {"total", 129.0}});
+  CHECK(f.provenance().render() == "orders.get(id=57)");
+}
+
+TEST_CASE("call_and_record joins text blocks: JSON is recorded as its value, other text as a string") {
+  gp::FactRegistry reg;
+  const auto answering = [](nlohmann::json content) {
+    return [content](std::string_view, const nlohmann::json&) -> nlohmann::json { return {{"content", content}}; };
+  };
+  const auto text = [](const char* t) { return nlohmann::json{{"type", "text"}, {"text", t}}; };
+  CHECK(gp::mcp::call_and_record(answering({text("[1,"), text("2]")}), reg, "list", "t").value() ==
+        nlohmann::json::array({1, 2}));
+  CHECK(gp::mcp::call_and_record(answering({text("north is first")}), reg, "prose", "t").value() ==
+        "north is first");
+  CHECK(gp::mcp::call_and_record(answering({text("a"), {{"type", "image"}}, text("b")}), reg, "two", "t").value() ==
+        "a\nb");
+  CHECK(gp::mcp::call_and_record(answering({text("7")}), reg, "seven", "t").value() == 7);
+}
+
+TEST_CASE("call_and_record refuses an error result and one with no text, recording nothing") {
+  gp::FactRegistry reg;
+  const auto failing = [](std::string_view, const nlohmann::json&) -> nlohmann::json {
+    return {{"isError", true}, {"content", {{{"type", "text"}, {"text", "no such order"}}}}};
+  };
+  CHECK(contains(refusal([&] { gp::mcp::call_and_record(failing, reg, "order", "orders.get", {{"id", 1}}); }),
+                 "no such order"));
+  const auto imageless = [](std::string_view, const nlohmann::json&) -> nlohmann::json {
+    return {{"content", {{{"type", "image"}}}}};
+  };
+  CHECK_THROWS_AS(gp::mcp::call_and_record(imageless, reg, "img", "t"), gp::InvalidFact);
+  CHECK(reg.size() == 0);
 }
 
 TEST_CASE("data that tries to inject a new line into a refusal is escaped") {

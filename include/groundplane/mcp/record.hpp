@@ -14,6 +14,10 @@
 //     not JSON, or no usable payload at all is gp::InvalidFact saying which. So is
 //     anything the record itself refuses (see registry.hpp).
 //
+// gp::mcp::call_and_record (at the end) makes the call too, through a client the app
+// already has, and records the result as a Fact: it takes text that is not JSON as a
+// string, where record_* refuse it.
+//
 // The provenance is the call exactly as made: tool = the call's name, args = its
 // arguments with their key order kept (nlohmann::ordered_json). A refused record changes
 // nothing in the registry.
@@ -33,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -76,9 +81,9 @@ struct ToolCall {
   Provenance provenance() const { return {name, arguments.is_null() ? ToolArgs() : ToolArgs(arguments)}; }
 };
 
-// record_fact: one scalar (number, string or bool).
+// record_fact: one JSON value (a number, string, bool, object or array).
 struct FactResultOptions {
-  std::string at = "";  // where the scalar is in the payload; "" = the payload itself
+  std::string at = "";  // where the value is in the payload; "" = the payload itself
 };
 
 // record_ranking: entity -> score, from rows ([{entity column, score column}, ..]) or from
@@ -225,12 +230,10 @@ inline const Fact& record_fact(FactRegistry& registry, std::string name, const T
   const detail::Payload payload = detail::payload_for(name, call, result);
   const nlohmann::ordered_json& data = payload.get();
   const auto& value = detail::select(data, options.at, "at", name, call);
-  if (!(value.is_number() || value.is_string() || value.is_boolean()))
+  if (value.is_null())
     detail::refuse(name, call,
-                   "a fact is one number, string or bool, and the " +
-                       std::string(options.at.empty() ? "payload" : "value at " + detail::quote(options.at)) + " is " +
-                       std::string(detail::type_name(value)) +
-                       (options.at.empty() ? "; set .at to where the value is" : ""));
+                   "the " + std::string(options.at.empty() ? "payload" : "value at " + detail::quote(options.at)) +
+                       " is null: a fact holds a value");
   auto p = call.provenance();
   return registry.record_fact(std::move(name), nlohmann::json(value),
                               {.tool = std::move(p.tool), .args = std::move(p.args)});
@@ -365,6 +368,59 @@ inline const Domain& record_domain(FactRegistry& registry, std::string name, con
   auto p = call.provenance();
   return registry.record_domain(std::move(name), std::move(members),
                                 {.tool = std::move(p.tool), .args = std::move(p.args)});
+}
+
+namespace detail {
+// What call_and_record records from a result: the payload by the rules above, or else
+// (no structuredContent, and no single JSON text block) its text blocks joined by "\n",
+// as the JSON they spell or as a string. An error result is still refused.
+inline nlohmann::json called_value(std::string_view fact, const ToolCall& call, const nlohmann::ordered_json& result) {
+  const Payload p = payload_of(result);
+  if (p.problem.empty()) return nlohmann::json(p.get());
+  const auto err = result.is_object() ? result.find("isError") : result.end();
+  const bool error_free = !result.is_object() ? false : err == result.end() || *err == false || err->is_null();
+  const auto content = error_free ? result.find("content") : result.end();
+  if (error_free && content != result.end() && content->is_array()) {
+    std::string joined;
+    std::size_t texts = 0;
+    for (const auto& block : *content)
+      if (is_text_block(block) && block.contains("text") && block["text"].is_string())
+        joined += (texts++ == 0 ? "" : "\n") + block["text"].get<std::string>();
+    if (texts > 0) {
+      auto parsed = nlohmann::json::parse(joined, nullptr, false);
+      return parsed.is_discarded() ? nlohmann::json(std::move(joined)) : std::move(parsed);
+    }
+  }
+  refuse(fact, call, p.problem);
+}
+}  // namespace detail
+
+// Calls a tool through a client the app already has and records what it returned as a
+// Fact named `name`, the tool and the arguments sent as its provenance:
+//
+//   gp::mcp::call_and_record([&](std::string_view tool, const nlohmann::json& args) {
+//                              return client.call_tool(tool, args);  // a CallToolResult
+//                            },
+//                            registry, "order_57", "orders.get", {{"id", 57}});
+//   // Fact 'order_57', provenance orders.get(id=57)
+//
+// `call` is any callable taking (tool, arguments) and returning the CallToolResult as
+// JSON. The value is structuredContent when the result has it; else its text blocks,
+// joined by "\n", recorded as the JSON they spell or, when they are not JSON, as a string.
+// An error result (isError: true), a null value, or a result with neither is InvalidFact,
+// and nothing is recorded; what `call` throws propagates.
+template <class Call>
+requires std::is_invocable_r_v<nlohmann::json, Call&, std::string_view, const nlohmann::json&>
+const Fact& call_and_record(Call&& call, FactRegistry& registry, std::string name, std::string tool,
+                            nlohmann::json arguments = nlohmann::json::object()) {
+  const nlohmann::json result = call(std::string_view(tool), std::as_const(arguments));
+  const ToolCall made{.name = std::move(tool),
+                      .arguments = arguments.is_null() ? nlohmann::ordered_json::object()
+                                                       : nlohmann::ordered_json(std::move(arguments))};
+  nlohmann::json value = detail::called_value(name, made, nlohmann::ordered_json(result));
+  if (value.is_null()) detail::refuse(name, made, "the result's value is null: a fact holds a value");
+  auto p = made.provenance();
+  return registry.record_fact(std::move(name), std::move(value), {.tool = std::move(p.tool), .args = std::move(p.args)});
 }
 
 }  // namespace groundplane::mcp
