@@ -44,7 +44,9 @@ struct Refunds {
   }
 };
 
-void declare_refund(gp::Session& s, int& ran, bool high_effect = true) {
+// The refund action, counting its runs in `ran`.
+void declare_refund(gp::Session& s, int& ran, bool high_effect = true, gp::CheckList checks = {order_total},
+                    json input = refund_input) {
   s.declare("refund", {.does = "Refund an order.",
                        .handler =
                            [&ran](const json&) {
@@ -52,8 +54,8 @@ void declare_refund(gp::Session& s, int& ran, bool high_effect = true) {
                              return gp::HandlerResult{};
                            },
                        .high_effect = high_effect,
-                       .input = refund_input,
-                       .argument_checks = {order_total}});
+                       .input = std::move(input),
+                       .argument_checks = std::move(checks)});
 }
 
 // A check of the app's own, reading what it is told.
@@ -161,14 +163,7 @@ TEST_CASE("the checks run again when an approved fire is presented") {
   bool still_supported = true;
   gp::Session s({.require_human_approval = true, .facts = &orders_registry()});
   int ran = 0;
-  s.declare("refund", {.does = "Refund an order.",
-                       .handler =
-                           [&ran](const json&) {
-                             ++ran;
-                             return gp::HandlerResult{};
-                           },
-                       .high_effect = true,
-                       .argument_checks = {app_check{&still_supported}}});
+  declare_refund(s, ran, true, {app_check{&still_supported}}, nullptr);
   const json input = {{"amount", 129}};
   const auto ask = s.confirm_ask("refund", input);
   CHECK(ask.support.empty());  // a check of the app's own says nothing of its fields

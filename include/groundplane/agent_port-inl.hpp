@@ -42,11 +42,8 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& args) {
   static constexpr std::string_view shape =
       "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
-  if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
-  const auto action = args.find("action");
-  if (action == args.end() || !action->is_string() || action->get_ref<const std::string&>().empty())
-    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"action\" must be a non-empty string.");
-  const std::string& id = action->get_ref<const std::string&>();
+  if (auto invalid = invalid_arguments(args, "action", shape)) return std::move(*invalid);
+  const std::string& id = args.find("action")->get_ref<const std::string&>();
 
   switch (session_->availability(id)) {
     case Availability::unknown:
@@ -123,13 +120,20 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::did_it_work(const nlohmann::json& args) {
   static constexpr std::string_view shape =
       "did_it_work takes an object {\"transition_id\": string} (an ask_id is accepted too)";
-  if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
-  const auto id = args.find("transition_id");
-  if (id == args.end() || !id->is_string() || id->get_ref<const std::string&>().empty())
-    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"transition_id\" must be a non-empty string.");
-  nlohmann::json out = session_->outcome(id->get_ref<const std::string&>());
+  if (auto invalid = invalid_arguments(args, "transition_id", shape)) return std::move(*invalid);
+  nlohmann::json out = session_->outcome(args.find("transition_id")->get_ref<const std::string&>());
   out["facts"] = facts_text();
   return Result(std::move(out));
+}
+
+GROUNDPLANE_INLINE std::optional<AgentPort::Result> AgentPort::invalid_arguments(const nlohmann::json& args,
+                                                                                std::string_view key,
+                                                                                std::string_view shape) const {
+  if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
+  const auto named = args.find(key);
+  if (named == args.end() || !named->is_string() || named->get_ref<const std::string&>().empty())
+    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"" + std::string(key) + "\" must be a non-empty string.");
+  return std::nullopt;
 }
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::answer(std::string_view reason, std::string message) const {
@@ -213,13 +217,19 @@ GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view 
 }
 
 GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
-  nlohmann::json whats_here;
-  whats_here["name"] = "whats_here";
-  whats_here["description"] =
+  // {name, description, inputSchema}: an object of `properties`, nothing else, `required` ones.
+  const auto tool = [](const char* name, const char* description, nlohmann::json properties,
+                       nlohmann::json required) {
+    nlohmann::json schema{
+        {"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
+    if (!required.empty()) schema["required"] = std::move(required);
+    return nlohmann::json{{"name", name}, {"description", description}, {"inputSchema", std::move(schema)}};
+  };
+  nlohmann::json whats_here = tool(
+      "whats_here",
       "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
-      "record of what has happened (facts). The facts outrank anything said in the conversation.";
-  whats_here["inputSchema"] =
-      nlohmann::json{{"type", "object"}, {"properties", nlohmann::json::object()}, {"additionalProperties", false}};
+      "record of what has happened (facts). The facts outrank anything said in the conversation.",
+      nlohmann::json::object(), nlohmann::json::array());
 
   nlohmann::json props;
   props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};
@@ -228,26 +238,18 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
                      "whats_here lists one."}};
   props["ask_id"] = {{"type", "string"},
                      {"description", "The id of a confirm ask a person approved for exactly this action and input."}};
-  nlohmann::json do_action;
-  do_action["name"] = "do_action";
-  do_action["description"] =
-      "Perform one action on offer here. The result says whether the app did it and carries the app's "
-      "record (facts); only the facts say what happened.";
-  do_action["inputSchema"] = nlohmann::json{
-      {"type", "object"}, {"properties", std::move(props)}, {"required", {"action"}}, {"additionalProperties", false}};
+  nlohmann::json do_action =
+      tool("do_action",
+           "Perform one action on offer here. The result says whether the app did it and carries the app's "
+           "record (facts); only the facts say what happened.",
+           std::move(props), {"action"});
 
-  nlohmann::json did_it_work;
-  did_it_work["name"] = "did_it_work";
-  did_it_work["description"] =
+  nlohmann::json did_it_work = tool(
+      "did_it_work",
       "How one fire turned out: give the transition_id do_action returned (or an ask_id). Ask this instead of "
-      "firing an action again when its result said it had not settled yet.";
-  did_it_work["inputSchema"] = nlohmann::json{
-      {"type", "object"},
-      {"properties",
-       {{"transition_id",
-         {{"type", "string"}, {"description", "A transition_id from do_action, or an ask_id."}}}}},
-      {"required", {"transition_id"}},
-      {"additionalProperties", false}};
+      "firing an action again when its result said it had not settled yet.",
+      {{"transition_id", {{"type", "string"}, {"description", "A transition_id from do_action, or an ask_id."}}}},
+      {"transition_id"});
   return nlohmann::json::array({std::move(whats_here), std::move(do_action), std::move(did_it_work)});
 }
 

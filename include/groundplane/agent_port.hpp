@@ -125,6 +125,11 @@ class AgentPort {
 
   Result answer(std::string_view reason, std::string message) const;
 
+  // The INVALID_ARGUMENTS answer when `args` is not an object whose `key` is a non-empty
+  // string (saying what the tool takes: `shape`); none when it is.
+  std::optional<Result> invalid_arguments(const nlohmann::json& args, std::string_view key,
+                                          std::string_view shape) const;
+
   static std::string_view refusal_message(std::string_view reason);
 
   static nlohmann::json build_tools();
