@@ -3,6 +3,7 @@
 #pragma once
 
 #include "groundplane/checks/actions_performed.hpp"
+#include "groundplane/session.hpp"
 
 namespace groundplane {
 

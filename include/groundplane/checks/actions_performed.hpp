@@ -32,9 +32,12 @@
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
-#include "groundplane/session.hpp"
 
 namespace groundplane {
+
+// Declared here, not included: session.hpp reaches the checks (an action's argument
+// checks), so this header includes it only in its bodies.
+class Session;
 
 // Records the session's attempts, oldest first in block order, as a Table fact with the
 // columns, in this order, `action` (the id; the constant "(an action this app does not have)" for an id

@@ -17,7 +17,6 @@
 
 #include "groundplane/action.hpp"
 #include "groundplane/any_check.hpp"
-#include "groundplane/check_from_json.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/json_schema.hpp"
 #include "groundplane/registry.hpp"
