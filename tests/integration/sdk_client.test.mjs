@@ -120,7 +120,23 @@ test('with --session the demo app is served and a gated order is refused as a no
       ['cart.add', 'checkout.place-order'],
     );
 
-    await client.callTool({ name: 'do_action', arguments: { action: 'cart.add', input: { sku: 'TEA-01', qty: 2 } } });
+    assert.equal(here.structuredContent.actions[0].expects.required[0], 'sku');
+    assert.ok(tools.some((t) => t.name === 'did_it_work'));
+
+    // Typed input: a wrong type is refused before anything runs, naming the key, never the value.
+    const wrong = await client.callTool({ name: 'do_action', arguments: { action: 'cart.add', input: { sku: 'TEA-01', qty: 'two' } } });
+    assert.ok(!wrong.isError);
+    assert.equal(wrong.structuredContent.reason, 'PAYLOAD_INVALID');
+    assert.deepEqual(wrong.structuredContent.issues, ["'qty' should be integer, not string"]);
+
+    // Data back, and "did it work?" for the same fire.
+    const added = await client.callTool({ name: 'do_action', arguments: { action: 'cart.add', input: { sku: 'TEA-01', qty: 2 } } });
+    assert.equal(added.structuredContent.ok, true);
+    assert.deepEqual(added.structuredContent.data, { lines: 1 });
+    const asked = await client.callTool({ name: 'did_it_work', arguments: { transition_id: added.structuredContent.transition_id } });
+    assert.ok(!asked.isError);
+    assert.equal(asked.structuredContent.did, 'yes');
+    assert.equal(Object.keys(asked.structuredContent)[0], 'facts');
     const order = await client.callTool({ name: 'do_action', arguments: { action: 'checkout.place-order' } });
     assert.ok(!order.isError, 'a refusal is the app speaking, not a tool error');
     assert.equal(order.structuredContent.ok, false);

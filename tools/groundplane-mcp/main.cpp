@@ -5,7 +5,7 @@
 //                                    record_ranking, record_table, record_domain,
 //                                    list_facts, check
 //   groundplane-mcp --http 8765      the same at http://127.0.0.1:8765/mcp
-//   groundplane-mcp --session        plus a small demo app's whats_here / do_action
+//   groundplane-mcp --session        plus a small demo app's whats_here / do_action / did_it_work
 //
 // Over stdio, stdout carries JSON-RPC only; everything else goes to stderr.
 #include <pthread.h>
@@ -50,8 +50,9 @@ constexpr std::string_view usage =
     "tool results. Tools: record_fact, record_ranking, record_table, record_domain,\n"
     "list_facts, check. Over stdio (the default) it speaks newline-delimited JSON-RPC 2.0.\n"
     "\n"
-    "  --session       also serve a demo checkout app through whats_here and do_action: a\n"
-    "                  cart, and a high-effect checkout.place-order that needs a person's\n"
+    "  --session       also serve a demo checkout app through whats_here, do_action and\n"
+    "                  did_it_work: a cart (typed input; it hands back its line count), and\n"
+    "                  a high-effect checkout.place-order that needs a person's\n"
     "                  approval (the model is refused with APPROVAL_REQUIRED and an ask id);\n"
     "                  and record_ledger, which records its attempts for an actions_performed\n"
     "                  check. Over HTTP each MCP session has its own demo app.\n"
@@ -96,13 +97,21 @@ constexpr std::string_view usage =
     "  {\"mcpServers\": {\"groundplane\": {\"command\": \"groundplane-mcp\"}}}\n"
     "or as a Streamable HTTP server at http://127.0.0.1:PORT/mcp.\n";
 
-// The demo app behind --session: a checkout whose order placement is gated on a human.
+// The demo app behind --session: a checkout whose order placement is gated on a human,
+// and a cart that takes typed input and hands back how many lines it holds.
 void declare_demo_app(gp::Session& app) {
-  app.declare("cart.add",
-              {.does = "Add an item to the cart.", .writes = {"cart"}, .handler = [&app](const nlohmann::json& item) {
-                 app.report_state({{"cart", nlohmann::json::array({item})}});
-                 return gp::HandlerResult{};
-               }});
+  app.declare("cart.add", {.does = "Add an item to the cart.",
+                           .writes = {"cart"},
+                           .handler =
+                               [&app](const nlohmann::json& item) {
+                                 app.report_state({{"cart", nlohmann::json::array({item})}});
+                                 return gp::HandlerResult{.data = {{"lines", 1}}};
+                               },
+                           .input = {{"type", "object"},
+                                     {"properties",
+                                      {{"sku", {{"type", "string"}}}, {"qty", {{"type", "integer"}, {"minimum", 1}}}}},
+                                     {"required", {"sku"}},
+                                     {"additionalProperties", false}}});
   app.declare("checkout.place-order", {.does = "Place the order and charge the card on file.",
                                        .writes = {"order_id"},
                                        .handler =
