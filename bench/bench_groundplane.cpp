@@ -382,8 +382,10 @@ json names_output() {
 void entities_groundplane(benchmark::State& state) {
   static gp::FactRegistry reg;
   static std::once_flag once;
-  std::call_once(once, [] { const auto names = members();
-    reg.record_domain("members", std::vector<gp::Entity>(names.begin(), names.end()), {.tool = "crm.list"}); });
+  std::call_once(once, [] {
+    const auto names = members();
+    reg.record_domain("members", std::vector<gp::Entity>(names.begin(), names.end()), {.tool = "crm.list"});
+  });
   const gp::entities_recorded check{.facts = {"members"}, .fields = {"names"}};
   const json output = names_output();
   for (auto _ : state) {
@@ -518,7 +520,8 @@ void fire_refund(benchmark::State& state, bool typed_and_checked) {
                   {"properties", properties},
                   {"required", {"order_id", "amount"}},
                   {"additionalProperties", false}};
-    spec.argument_checks = {gp::row_integrity{.fact = "orders", .key_field = "order_id", .fields = {{"amount", "total"}}}};
+    spec.argument_checks = {
+        gp::row_integrity{.fact = "orders", .key_field = "order_id", .fields = {{"amount", "total"}}}};
   }
   s.declare("orders.refund", std::move(spec));
   const json& payload = refund_payload();

@@ -34,21 +34,20 @@ int main() {
 
   gp::Session session({.node = "orders", .require_human_approval = true, .facts = &facts});
   int refunds = 0;
-  session.declare("orders.refund",
-                  {.does = "Refund an order in full.",
-                   .handler =
-                       [&](const json&) {
-                         ++refunds;
-                         return gp::HandlerResult{};
-                       },
-                   .high_effect = true,
-                   .input = json::parse(R"({"type": "object",
+  session.declare("orders.refund", {.does = "Refund an order in full.",
+                                    .handler =
+                                        [&](const json&) {
+                                          ++refunds;
+                                          return gp::HandlerResult{};
+                                        },
+                                    .high_effect = true,
+                                    .input = json::parse(R"({"type": "object",
                                             "properties": {"order_id": {"type": "integer"},
                                                            "amount": {"type": "number", "exclusiveMinimum": 0}},
                                             "required": ["order_id", "amount"],
                                             "additionalProperties": false})"),
-                   .argument_checks = {gp::row_integrity{
-                       .fact = "orders", .key_field = "order_id", .fields = {{"amount", "total"}}}}});
+                                    .argument_checks = {gp::row_integrity{
+                                        .fact = "orders", .key_field = "order_id", .fields = {{"amount", "total"}}}}});
   gp::AgentPort port(session);
 
   show("the model refunds an order no tool returned",
@@ -62,13 +61,13 @@ int main() {
   // The app shows the person the card, with what supports each argument.
   const gp::Ask card = session.confirm_ask("orders.refund", {{"order_id", 57}, {"amount", 129.00}});
   std::cout << "== the approval card for " << card.id << "\n";
-  for (const auto& s : card.support) std::cout << "  " << s.field << " — " << s.fact << ", from " << s.provenance << "\n";
+  for (const auto& s : card.support)
+    std::cout << "  " << s.field << " — " << s.fact << ", from " << s.provenance << "\n";
   session.approve_ask(card.id, "support-agent-ana");
 
-  show("the model presents the approval",
-       port.call("do_action", {{"action", "orders.refund"},
-                               {"input", {{"order_id", 57}, {"amount", 129.00}}},
-                               {"ask_id", asked["ask_id"]}}));
+  show("the model presents the approval", port.call("do_action", {{"action", "orders.refund"},
+                                                                  {"input", {{"order_id", 57}, {"amount", 129.00}}},
+                                                                  {"ask_id", asked["ask_id"]}}));
   std::cout << "refunds run: " << refunds << "\n\n" << session.ground_truth().text << "\n";
   return refunds == 1 ? 0 : 1;
 }

@@ -137,7 +137,7 @@ struct ShadowAction {
   bool high_effect;
   Mode mode;
   std::uint64_t generation;
-  bool input = false;   // declares input_schema(): the payload is an object with an integer qty
+  bool input = false;    // declares input_schema(): the payload is an object with an integer qty
   bool checked = false;  // declares qty_check(): the payload's qty is the recorded limit (1)
 };
 

@@ -112,8 +112,8 @@ TEST_CASE("the right order and amount pass, and the ask a person sees shows what
   CHECK(s.fire("refund", {.payload = right}).reason == "APPROVAL_REQUIRED");
   const gp::Ask ask = s.confirm_ask("refund", right);
   const std::string provenance = "orders.list(customer='c-9')";
-  CHECK(ask.support == std::vector<gp::ArgumentSupport>{{"order_id", "orders", provenance},
-                                                         {"amount", "orders", provenance}});
+  CHECK(ask.support ==
+        std::vector<gp::ArgumentSupport>{{"order_id", "orders", provenance}, {"amount", "orders", provenance}});
   REQUIRE(s.approve_ask(ask.id, "pat").ok);
   CHECK(s.fire("refund", {.payload = right, .ask_id = ask.id}).ok);
   CHECK(ran == 1);
@@ -201,7 +201,8 @@ TEST_CASE("corrections stop at ten and then say how many more there were") {
   gp::Session s({.facts = &orders_registry()});
   gp::CheckList checks;
   for (int i = 0; i < 12; ++i)
-    checks.push_back(gp::row_integrity{.fact = "orders", .key_field = "k" + std::to_string(i), .fields = {{"amount", "total"}}});
+    checks.push_back(
+        gp::row_integrity{.fact = "orders", .key_field = "k" + std::to_string(i), .fields = {{"amount", "total"}}});
   s.declare("bulk", {.does = "Bulk.", .handler = Refunds{}, .argument_checks = checks});
   json payload = json::object();
   for (int i = 0; i < 12; ++i) payload["k" + std::to_string(i)] = 1000 + i;

@@ -115,10 +115,9 @@ TEST_CASE("a schema the validator cannot honour is a ConfigurationError at decla
   const auto declare = [&](const json& input) {
     s.declare("cart.add", {.does = "Add an item to the cart.", .handler = Counted{}, .input = input});
   };
-  CHECK_THROWS_WITH(declare(json{{"type", "object"}, {"properties", {{"sku", {{"pattern", "^[A-Z]+$"}}}}}}),
-                    Catch::Contains("'cart.add'") &&
-                        Catch::Contains("'pattern'") &&
-                        Catch::Contains("/properties/sku"));
+  CHECK_THROWS_WITH(
+      declare(json{{"type", "object"}, {"properties", {{"sku", {{"pattern", "^[A-Z]+$"}}}}}}),
+      Catch::Contains("'cart.add'") && Catch::Contains("'pattern'") && Catch::Contains("/properties/sku"));
   CHECK_THROWS_AS(declare(json{{"$ref", "https://example.com/other.json"}}), gp::ConfigurationError);
   CHECK_THROWS_AS(declare(json{{"type", 7}}), gp::ConfigurationError);
   CHECK_THROWS_AS(declare(json("some")), gp::ConfigurationError);
@@ -180,7 +179,8 @@ TEST_CASE("issues stop at ten and then say how many more there were") {
     payload["k" + std::to_string(i)] = "text";
   }
   gp::Session s;
-  s.declare("wide", {.does = "Take many keys.", .handler = Counted{}, .input = {{"type", "object"}, {"properties", props}}});
+  s.declare("wide",
+            {.does = "Take many keys.", .handler = Counted{}, .input = {{"type", "object"}, {"properties", props}}});
   const auto r = s.fire("wide", {.payload = payload});
   REQUIRE(r.issues.size() == 11);
   CHECK(r.issues.back() == "and 15 more");
@@ -237,7 +237,8 @@ TEST_CASE("PAYLOAD_INVALID comes before the repeat reasons, for every principal"
 TEST_CASE("PAYLOAD_INVALID comes before every approval reason, and the port mints no ask for it") {
   gp::Session s({.require_human_approval = true});
   Counted refund;
-  s.declare("refund", {.does = "Refund an order.", .handler = counting(refund), .high_effect = true, .input = cart_item});
+  s.declare("refund",
+            {.does = "Refund an order.", .handler = counting(refund), .high_effect = true, .input = cart_item});
   const json good = {{"sku", "A"}, {"qty", 1}};
   const json bad = {{"sku", "A"}, {"qty", 1.5}};
   CHECK(s.fire("refund", {.payload = bad}).reason == "PAYLOAD_INVALID");  // not APPROVAL_REQUIRED

@@ -30,8 +30,11 @@ void declare_shop(gp::Session& s) {
   s.declare("cart.fail", {.does = "Always fails.", .handler = [](const json&) {
                             return gp::HandlerResult{.ok = false, .error = "out of stock", .data = {{"x", 1}}};
                           }});
-  s.declare("order.place", {.does = "Place the order.", .writes = {"order"}, .handler = ok_handler,
-                            .high_effect = true, .concurrency = gp::Concurrency::once});
+  s.declare("order.place", {.does = "Place the order.",
+                            .writes = {"order"},
+                            .handler = ok_handler,
+                            .high_effect = true,
+                            .concurrency = gp::Concurrency::once});
 }
 
 }  // namespace
@@ -75,8 +78,9 @@ TEST_CASE("a pending fire answers settled false, its line, and a message not to 
 }
 
 TEST_CASE("an ask id answers its state, stale when its yes no longer fits, and the fire a spent one authorized") {
-  gp::Session s({.require_human_approval = true, .approval_ttl = std::chrono::milliseconds(1000),
-                 .clock = [] { return std::chrono::system_clock::time_point{}; }});
+  gp::Session s({.require_human_approval = true, .approval_ttl = std::chrono::milliseconds(1000), .clock = [] {
+                   return std::chrono::system_clock::time_point{};
+                 }});
   declare_shop(s);
   const auto awaiting = s.confirm_ask("order.place", {{"n", 1}});
   CHECK(s.outcome(awaiting.id) == json{{"ok", true}, {"ask", "awaiting"}});
@@ -96,8 +100,9 @@ TEST_CASE("an ask id answers its state, stale when its yes no longer fits, and t
 
 TEST_CASE("an approved ask whose approval has aged past its ttl answers stale") {
   auto now = std::chrono::system_clock::time_point{};
-  gp::Session s({.require_human_approval = true, .approval_ttl = std::chrono::milliseconds(1000),
-                 .clock = [&now] { return now; }});
+  gp::Session s({.require_human_approval = true, .approval_ttl = std::chrono::milliseconds(1000), .clock = [&now] {
+                   return now;
+                 }});
   declare_shop(s);
   const auto ask = s.confirm_ask("order.place");
   REQUIRE(s.approve_ask(ask.id, "pat").ok);
@@ -173,8 +178,8 @@ TEST_CASE("a pending do_action result says to settle with did_it_work, which ans
 TEST_CASE("did_it_work refuses arguments that name no id without an exception") {
   gp::Session s;
   gp::AgentPort port(s);
-  for (const json& args : {json(nullptr), json::array(), json::object(), json{{"transition_id", 7}},
-                           json{{"transition_id", ""}}}) {
+  for (const json& args :
+       {json(nullptr), json::array(), json::object(), json{{"transition_id", 7}}, json{{"transition_id", ""}}}) {
     CAPTURE(args.dump());
     const auto r = port.call("did_it_work", args);
     CHECK(r["ok"] == false);
@@ -187,7 +192,8 @@ TEST_CASE("data over max_data_bytes is not served: the answer gives its size ins
   s.declare("search", {.does = "Search.", .handler = [](const json&) {
                          return gp::HandlerResult{.data = json::array({"a long result string"})};
                        }});
-  s.declare("small", {.does = "Small.", .handler = [](const json&) { return gp::HandlerResult{.data = "0123456789abcd"}; }});
+  s.declare("small",
+            {.does = "Small.", .handler = [](const json&) { return gp::HandlerResult{.data = "0123456789abcd"}; }});
   gp::AgentPort port(s);
   const auto big = port.call("do_action", {{"action", "search"}});
   CHECK_FALSE(big.contains("data"));

@@ -414,11 +414,12 @@ TEST_CASE("typed and checked fires, rejects, reports and did_it_work from severa
   gp::FactRegistry facts;
   facts.record_fact("limit", 1, {.tool = "cart.limits"});
   gp::Session s({.node = "cart", .facts = &facts});
-  s.declare("cart.add", {.does = "Add to cart.",
-                         .writes = {"cart"},
-                         .handler = [](const json&) { return gp::HandlerResult{}; },
-                         .input = {{"type", "object"}, {"required", {"qty"}}, {"properties", {{"qty", {{"type", "integer"}}}}}},
-                         .argument_checks = {gp::field_matches_fact{.fact = "limit", .field = "qty"}}});
+  s.declare("cart.add",
+            {.does = "Add to cart.",
+             .writes = {"cart"},
+             .handler = [](const json&) { return gp::HandlerResult{}; },
+             .input = {{"type", "object"}, {"required", {"qty"}}, {"properties", {{"qty", {{"type", "integer"}}}}}},
+             .argument_checks = {gp::field_matches_fact{.fact = "limit", .field = "qty"}}});
   s.declare("cart.quote", {.does = "Quote.", .handler = [](const json&) { return gp::HandlerResult{.data = 7}; }});
   gp::AgentPort port(s);
 

@@ -142,9 +142,9 @@ TEST_CASE("did_it_work is served over MCP: a pending fire's settle_with names it
                              return gp::HandlerResult{.data = {{"line", 3}}};
                            }});
   Harness h(app);
-  const auto t = h.run(call(1, "do_action", {{"action", "cart.add"}}) +
-                       call(2, "did_it_work", {{"transition_id", "t-1"}}) +
-                       call(3, "did_it_work", {{"transition_id", "t-9"}}));
+  const auto t =
+      h.run(call(1, "do_action", {{"action", "cart.add"}}) + call(2, "did_it_work", {{"transition_id", "t-1"}}) +
+            call(3, "did_it_work", {{"transition_id", "t-9"}}));
   const auto& fired = t.reply_to(1)["result"]["structuredContent"];
   CHECK(fired["settle_with"] == ojson{{"tool", "did_it_work"}, {"transition_id", "t-1"}});
   const auto& asked = t.reply_to(2)["result"];

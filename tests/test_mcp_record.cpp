@@ -273,8 +273,7 @@ TEST_CASE("call_and_record joins text blocks: JSON is recorded as its value, oth
   const auto text = [](const char* t) { return nlohmann::json{{"type", "text"}, {"text", t}}; };
   CHECK(gp::mcp::call_and_record(answering({text("[1,"), text("2]")}), reg, "list", "t").value() ==
         nlohmann::json::array({1, 2}));
-  CHECK(gp::mcp::call_and_record(answering({text("north is first")}), reg, "prose", "t").value() ==
-        "north is first");
+  CHECK(gp::mcp::call_and_record(answering({text("north is first")}), reg, "prose", "t").value() == "north is first");
   CHECK(gp::mcp::call_and_record(answering({text("a"), {{"type", "image"}}, text("b")}), reg, "two", "t").value() ==
         "a\nb");
   CHECK(gp::mcp::call_and_record(answering({text("7")}), reg, "seven", "t").value() == 7);
@@ -285,7 +284,9 @@ TEST_CASE("call_and_record refuses an error result and one with no text, recordi
   const auto failing = [](std::string_view, const nlohmann::json&) -> nlohmann::json {
     return {{"isError", true}, {"content", {{{"type", "text"}, {"text", "no such order"}}}}};
   };
-  CHECK(contains(refusal([&] { gp::mcp::call_and_record(failing, reg, "order", "orders.get", {{"id", 1}}); }),
+  CHECK(contains(refusal([&] {
+                   gp::mcp::call_and_record(failing, reg, "order", "orders.get", {{"id", 1}});
+                 }),
                  "no such order"));
   const auto imageless = [](std::string_view, const nlohmann::json&) -> nlohmann::json {
     return {{"content", {{{"type", "image"}}}}};

@@ -291,10 +291,10 @@ TEST_CASE("Data, rejections and refused inputs come back from a restore, and so 
   TempLedger f;
   const json quote = {{"sku", "A1"}, {"price", "12.50"}};
   const auto declare = [&](gp::Session& s) {
-    s.declare("cart.quote", {.does = "Quote.", .handler = [&](const json&) { return gp::HandlerResult{.data = quote}; }});
-    s.declare("cart.search", {.does = "Search.", .handler = [](const json&) {
-                                return gp::HandlerResult{.data = std::string(100, 'x')};
-                              }});
+    s.declare("cart.quote",
+              {.does = "Quote.", .handler = [&](const json&) { return gp::HandlerResult{.data = quote}; }});
+    s.declare("cart.search", {.does = "Search.",
+                              .handler = [](const json&) { return gp::HandlerResult{.data = std::string(100, 'x')}; }});
     s.declare("card.charge", {.does = "Charge.",
                               .writes = {"charged"},
                               .handler = ok_handler,

@@ -43,7 +43,8 @@ inline const Fact& record_action_data(FactRegistry& registry, std::string name, 
   const auto data = answer.find("data");
   if (data == answer.end())
     throw fail("it has no data: its handler returned none or failed, or the fire has not settled yet");
-  return registry.record_fact(std::move(name), *data, {.tool = std::move(action), .args = {{"transition", std::string(transition_id)}}});
+  return registry.record_fact(std::move(name), *data,
+                              {.tool = std::move(action), .args = {{"transition", std::string(transition_id)}}});
 }
 
 }  // namespace groundplane

@@ -127,12 +127,13 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::did_it_work(const nlohmann::json
 }
 
 GROUNDPLANE_INLINE std::optional<AgentPort::Result> AgentPort::invalid_arguments(const nlohmann::json& args,
-                                                                                std::string_view key,
-                                                                                std::string_view shape) const {
+                                                                                 std::string_view key,
+                                                                                 std::string_view shape) const {
   if (!args.is_object()) return answer("INVALID_ARGUMENTS", std::string(shape) + "; the arguments were not an object.");
   const auto named = args.find(key);
   if (named == args.end() || !named->is_string() || named->get_ref<const std::string&>().empty())
-    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"" + std::string(key) + "\" must be a non-empty string.");
+    return answer("INVALID_ARGUMENTS",
+                  std::string(shape) + "; \"" + std::string(key) + "\" must be a non-empty string.");
   return std::nullopt;
 }
 
@@ -218,18 +219,16 @@ GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view 
 
 GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
   // {name, description, inputSchema}: an object of `properties`, nothing else, `required` ones.
-  const auto tool = [](const char* name, const char* description, nlohmann::json properties,
-                       nlohmann::json required) {
-    nlohmann::json schema{
-        {"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
+  const auto tool = [](const char* name, const char* description, nlohmann::json properties, nlohmann::json required) {
+    nlohmann::json schema{{"type", "object"}, {"properties", std::move(properties)}, {"additionalProperties", false}};
     if (!required.empty()) schema["required"] = std::move(required);
     return nlohmann::json{{"name", name}, {"description", description}, {"inputSchema", std::move(schema)}};
   };
-  nlohmann::json whats_here = tool(
-      "whats_here",
-      "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
-      "record of what has happened (facts). The facts outrank anything said in the conversation.",
-      nlohmann::json::object(), nlohmann::json::array());
+  nlohmann::json whats_here =
+      tool("whats_here",
+           "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
+           "record of what has happened (facts). The facts outrank anything said in the conversation.",
+           nlohmann::json::object(), nlohmann::json::array());
 
   nlohmann::json props;
   props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};
@@ -244,12 +243,12 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
            "record (facts); only the facts say what happened.",
            std::move(props), {"action"});
 
-  nlohmann::json did_it_work = tool(
-      "did_it_work",
-      "How one fire turned out: give the transition_id do_action returned (or an ask_id). Ask this instead of "
-      "firing an action again when its result said it had not settled yet.",
-      {{"transition_id", {{"type", "string"}, {"description", "A transition_id from do_action, or an ask_id."}}}},
-      {"transition_id"});
+  nlohmann::json did_it_work =
+      tool("did_it_work",
+           "How one fire turned out: give the transition_id do_action returned (or an ask_id). Ask this instead of "
+           "firing an action again when its result said it had not settled yet.",
+           {{"transition_id", {{"type", "string"}, {"description", "A transition_id from do_action, or an ask_id."}}}},
+           {"transition_id"});
   return nlohmann::json::array({std::move(whats_here), std::move(do_action), std::move(did_it_work)});
 }
 

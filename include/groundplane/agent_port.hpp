@@ -112,8 +112,8 @@ class AgentPort {
   // issues?, message?, ok, prior_transition_id?, reason?, settle_with?, transition_id?},
   // written in that order. expects and issues come with PAYLOAD_INVALID; data (or
   // data_omitted: {bytes}) when the fire settled within the call and its handler handed
-  // data back; settle_with ({tool: "did_it_work", transition_id}) when it has not settled. A null input or ask_id is read as absent (many
-  // tool-calling models send null for an optional argument they do not use).
+  // data back; settle_with ({tool: "did_it_work", transition_id}) when it has not settled. A null input or ask_id is
+  // read as absent (many tool-calling models send null for an optional argument they do not use).
   Result do_action(const nlohmann::json& args);
 
   // {transition_id} -> {facts} and Session::outcome's answer for that id (a transition

@@ -96,8 +96,8 @@ enum class Refusal {
   approval_spent,
   approval_revoked,  // the human withdrew the yes before it was used
   approval_mismatch,
-  approval_stale,   // older than approval_ttl, or a key in the action's `reads` changed since
-  payload_invalid,  // the payload does not match the action's declared input (ActionSpec::input)
+  approval_stale,        // older than approval_ttl, or a key in the action's `reads` changed since
+  payload_invalid,       // the payload does not match the action's declared input (ActionSpec::input)
   unsupported_argument,  // an argument check found the payload unsupported by the facts (ActionSpec::argument_checks)
 };
 
@@ -109,8 +109,7 @@ inline constexpr EnumName<Refusal> refusal_names[] = {
     {Refusal::approval_required, "APPROVAL_REQUIRED", 6},   {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
     {Refusal::approval_spent, "APPROVAL_SPENT", 8},         {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
     {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},  {Refusal::approval_stale, "APPROVAL_STALE", 11},
-    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},
-    {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
+    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},      {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
 };
 template <>
 inline constexpr std::span<const EnumName<Refusal>> enum_table<Refusal> = refusal_names;
@@ -150,7 +149,7 @@ struct GapRow {
   nlohmann::json payload = nullptr;  // never rendered
   std::string ask_id = "";           // as the caller passed it; never rendered
   std::string node;
-  std::string prior_transition_id = "";  // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
+  std::string prior_transition_id = "";         // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
   std::vector<std::string> failed_checks = {};  // UNSUPPORTED_ARGUMENT: the argument checks that failed, by name
 };
 
@@ -238,10 +237,10 @@ namespace detail {
 struct RowExtras {
   nlohmann::json payload = nullptr;
   std::string ask_id;
-  std::string error;                // a transition's: the handler's error text
-  std::string prior_transition_id;  // a gap row's: the earlier fire it was refused for
-  nlohmann::json data = nullptr;    // a transition's: what its handler handed back (HandlerResult::data)
-  std::uint64_t data_omitted = 0;   // a transition's: the size of data over max_data_bytes, not kept
+  std::string error;                            // a transition's: the handler's error text
+  std::string prior_transition_id;              // a gap row's: the earlier fire it was refused for
+  nlohmann::json data = nullptr;                // a transition's: what its handler handed back (HandlerResult::data)
+  std::uint64_t data_omitted = 0;               // a transition's: the size of data over max_data_bytes, not kept
   std::vector<std::string> failed_checks = {};  // a gap row's: UNSUPPORTED_ARGUMENT's failing checks
   bool empty() const noexcept {
     return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
@@ -356,7 +355,7 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version, r.action.str(), r.does.optional(), r.principal,          r.reason,
+  return GapRow{r.version, r.action.str(), r.does.optional(), r.principal,           r.reason,
                 x.payload, x.ask_id,       r.node.str(),      x.prior_transition_id, x.failed_checks};
 }
 

@@ -89,8 +89,8 @@ struct ActionInfo {
   std::string id;
   std::string does;
   bool enabled = true;
-  bool materialized = true;        // has a handler
-  bool already_performed = false;  // a `once` action a fire would find DUPLICATE_EXECUTION (then enabled is false)
+  bool materialized = true;          // has a handler
+  bool already_performed = false;    // a `once` action a fire would find DUPLICATE_EXECUTION (then enabled is false)
   nlohmann::json expects = nullptr;  // ActionSpec::input as declared (a schema or "none"); null: not declared
 };
 

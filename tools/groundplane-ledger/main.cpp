@@ -420,7 +420,8 @@ class Audit {
                         std::string(why(g.reason));
       if (!g.prior_transition_id.empty()) out += " (" + named(g.prior_transition_id) + ")";
       for (std::size_t i = 0; i < g.failed_checks.size(); ++i)
-        out += (i == 0 ? " (failing: " : ", ") + in_quotes(g.failed_checks[i]) + (i + 1 == g.failed_checks.size() ? ")" : "");
+        out += (i == 0 ? " (failing: " : ", ") + in_quotes(g.failed_checks[i]) +
+               (i + 1 == g.failed_checks.size() ? ")" : "");
       return out;
     }
     if (kind == rows::Recorded::kind) {
@@ -445,8 +446,8 @@ class Audit {
       const auto u = rows::Grade::decode(body_);
       std::string out = transition(u.transition);
       if (u.outcome == gp::Outcome::rejected)
-        return out + ": the app reported it failed" + (u.error && !u.error->empty() ? " (code " + in_quotes(*u.error) + ")" : "") +
-               "; outcome rejected";
+        return out + ": the app reported it failed" +
+               (u.error && !u.error->empty() ? " (code " + in_quotes(*u.error) + ")" : "") + "; outcome rejected";
       if (u.error)
         return out + ": its handler failed: " + in_quotes(*u.error) + "; outcome " +
                std::string(gp::detail::name_of(u.outcome));

@@ -100,18 +100,19 @@ constexpr std::string_view usage =
 // The demo app behind --session: a checkout whose order placement is gated on a human,
 // and a cart that takes typed input and hands back how many lines it holds.
 void declare_demo_app(gp::Session& app) {
-  app.declare("cart.add", {.does = "Add an item to the cart.",
-                           .writes = {"cart"},
-                           .handler =
-                               [&app](const nlohmann::json& item) {
-                                 app.report_state({{"cart", nlohmann::json::array({item})}});
-                                 return gp::HandlerResult{.data = {{"lines", 1}}};
-                               },
-                           .input = {{"type", "object"},
-                                     {"properties",
-                                      {{"sku", {{"type", "string"}}}, {"qty", {{"type", "integer"}, {"minimum", 1}}}}},
-                                     {"required", {"sku"}},
-                                     {"additionalProperties", false}}});
+  app.declare(
+      "cart.add",
+      {.does = "Add an item to the cart.",
+       .writes = {"cart"},
+       .handler =
+           [&app](const nlohmann::json& item) {
+             app.report_state({{"cart", nlohmann::json::array({item})}});
+             return gp::HandlerResult{.data = {{"lines", 1}}};
+           },
+       .input = {{"type", "object"},
+                 {"properties", {{"sku", {{"type", "string"}}}, {"qty", {{"type", "integer"}, {"minimum", 1}}}}},
+                 {"required", {"sku"}},
+                 {"additionalProperties", false}}});
   app.declare("checkout.place-order", {.does = "Place the order and charge the card on file.",
                                        .writes = {"order_id"},
                                        .handler =

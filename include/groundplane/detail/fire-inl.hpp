@@ -79,7 +79,7 @@ GROUNDPLANE_INLINE ArgumentReview review_arguments(const FactRegistry& facts, co
 }
 
 GROUNDPLANE_INLINE void supported_fields(const FactRegistry& facts, const AnyCheck& check,
-                                          const nlohmann::json& payload, std::vector<ArgumentSupport>& out) {
+                                         const nlohmann::json& payload, std::vector<ArgumentSupport>& out) {
   nlohmann::json config;
   try {
     config = check_to_json(check);
@@ -102,8 +102,8 @@ GROUNDPLANE_INLINE void supported_fields(const FactRegistry& facts, const AnyChe
   for (const std::string& field : fields) {
     if (find_field(payload, field) == nullptr) continue;
     for (const std::string& fact : check.leans_on())
-      out.push_back(ArgumentSupport{
-          field, fact, facts.visit(fact, [](const auto& held) { return held.provenance().render(); })});
+      out.push_back(
+          ArgumentSupport{field, fact, facts.visit(fact, [](const auto& held) { return held.provenance().render(); })});
   }
 }
 
@@ -112,7 +112,8 @@ GROUNDPLANE_INLINE void validate_argument_checks(const SessionCore& c, std::stri
   if (checks.empty()) return;
   const std::string where = "gp::Session::declare(" + quote(action) + "): `argument_checks`: ";
   if (c.facts == nullptr)
-    throw ConfigurationError(where + "SessionOptions::facts is not set, so there are no facts to check arguments against");
+    throw ConfigurationError(where +
+                             "SessionOptions::facts is not set, so there are no facts to check arguments against");
   for (const std::string& fact : checks.leans_on())
     if (!c.facts->contains(fact))
       throw ConfigurationError(where + "the registry holds no fact " + quote(fact) +

@@ -18,12 +18,12 @@
 #include "groundplane/action.hpp"
 #include "groundplane/any_check.hpp"
 #include "groundplane/detail/field.hpp"
-#include "groundplane/json_schema.hpp"
-#include "groundplane/registry.hpp"
 #include "groundplane/detail/ledger_codec.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/session_core.hpp"
 #include "groundplane/detail/session_lock.hpp"
+#include "groundplane/json_schema.hpp"
+#include "groundplane/registry.hpp"
 
 namespace groundplane::detail {
 

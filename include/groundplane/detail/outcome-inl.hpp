@@ -78,7 +78,8 @@ GROUNDPLANE_INLINE void put_data(nlohmann::json& out, const nlohmann::json& data
   else if (!data.is_null()) out["data"] = data;
 }
 
-GROUNDPLANE_INLINE nlohmann::json settled_answer(Outcome outcome, std::string line, const nlohmann::json& data, std::uint64_t omitted) {
+GROUNDPLANE_INLINE nlohmann::json settled_answer(Outcome outcome, std::string line, const nlohmann::json& data,
+                                                 std::uint64_t omitted) {
   nlohmann::json out{{"ok", true}};
   if (outcome == Outcome::pending) {
     out["settled"] = false;
@@ -104,7 +105,9 @@ GROUNDPLANE_INLINE nlohmann::json unknown_answer(const SessionCore& c) {
   nlohmann::json awaiting = nlohmann::json::array();
   for (const AskStatus& a : L.asks)
     if (a.state == AskState::awaiting) awaiting.push_back({{"ask_id", a.id}, {"action", a.action}});
-  return {{"ok", false}, {"reason", "UNKNOWN_TRANSITION"}, {"pending", std::move(pending)},
+  return {{"ok", false},
+          {"reason", "UNKNOWN_TRANSITION"},
+          {"pending", std::move(pending)},
           {"awaiting_human", std::move(awaiting)}};
 }
 

@@ -55,8 +55,8 @@ struct Mounted {
   ActionSpec spec;
   SharedText id;  // the rows this declaration mints share these
   SharedText does;
-  std::uint64_t generation = 0;  // which declare() this is; handles only unmount their own
-  std::uint64_t order = 0;       // declaration order, for listings
+  std::uint64_t generation = 0;                    // which declare() this is; handles only unmount their own
+  std::uint64_t order = 0;                         // declaration order, for listings
   std::optional<JsonSchema> input = std::nullopt;  // spec.input compiled at declare; none when not declared
   // Found on the first fire and kept, so a fire looks neither up: the session's in-flight
   // lists and once receipts are never erased, so these stay valid while the session lives.

@@ -420,7 +420,8 @@ const Fact& call_and_record(Call&& call, FactRegistry& registry, std::string nam
   nlohmann::json value = detail::called_value(name, made, nlohmann::ordered_json(result));
   if (value.is_null()) detail::refuse(name, made, "the result's value is null: a fact holds a value");
   auto p = made.provenance();
-  return registry.record_fact(std::move(name), std::move(value), {.tool = std::move(p.tool), .args = std::move(p.args)});
+  return registry.record_fact(std::move(name), std::move(value),
+                              {.tool = std::move(p.tool), .args = std::move(p.args)});
 }
 
 }  // namespace groundplane::mcp

@@ -315,14 +315,15 @@ GROUNDPLANE_INLINE const nlohmann::ordered_json& checker_tool_definitions() {
 // --- the tools a Session adds ---------------------------------------------------------
 
 GROUNDPLANE_INLINE Schema whats_here_output() {
-  const Schema action = Schema("object")
-                            .property("id", Schema("string"))
-                            .property("does", Schema("string"))
-                            .property("enabled", Schema("boolean"))
-                            .property("already_performed", Schema("boolean"))
-                            .property("expects", Schema::of(nlohmann::json::object())
-                                                     .describe("the input it takes: a JSON Schema, or \"none\""))
-                            .required({"id", "does"});
+  const Schema action =
+      Schema("object")
+          .property("id", Schema("string"))
+          .property("does", Schema("string"))
+          .property("enabled", Schema("boolean"))
+          .property("already_performed", Schema("boolean"))
+          .property("expects",
+                    Schema::of(nlohmann::json::object()).describe("the input it takes: a JSON Schema, or \"none\""))
+          .required({"id", "does"});
   return Schema("object")
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .property("node", Schema("string"))
@@ -343,15 +344,15 @@ GROUNDPLANE_INLINE Schema do_action_output() {
       .property("expects", Schema::of(nlohmann::json::object()))
       .property("data", Schema::of(nlohmann::json::object()).describe("what the action handed back"))
       .property("data_omitted", Schema("object").property("bytes", Schema("integer")))
-      .property("settle_with", Schema("object")
-                                   .property("tool", Schema("string"))
-                                   .property("transition_id", Schema("string")))
+      .property("settle_with",
+                Schema("object").property("tool", Schema("string")).property("transition_id", Schema("string")))
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .required({"ok", "facts"});
 }
 
 GROUNDPLANE_INLINE Schema did_it_work_output() {
-  const Schema pending = Schema("object").property("transition_id", Schema("string")).property("action", Schema("string"));
+  const Schema pending =
+      Schema("object").property("transition_id", Schema("string")).property("action", Schema("string"));
   const Schema awaiting = Schema("object").property("ask_id", Schema("string")).property("action", Schema("string"));
   return Schema("object")
       .property("ok", Schema("boolean"))
@@ -378,10 +379,14 @@ GROUNDPLANE_INLINE nlohmann::ordered_json agent_tool(const nlohmann::json& port_
   const bool acting = name == "do_action";
   const bool asking = name == "did_it_work";
   return definition({.name = name,
-                     .title = acting ? "Do an action in the app" : asking ? "Ask how a fire turned out" : "See the app's state",
+                     .title = acting   ? "Do an action in the app"
+                              : asking ? "Ask how a fire turned out"
+                                       : "See the app's state",
                      .description = description,
                      .input = Schema::of(port_definition["inputSchema"]),
-                     .output = acting ? do_action_output() : asking ? did_it_work_output() : whats_here_output(),
+                     .output = acting   ? do_action_output()
+                               : asking ? did_it_work_output()
+                                        : whats_here_output(),
                      .hints = acting ? acts : reads});
 }
 
