@@ -416,7 +416,7 @@ const Fact& call_and_record(Call&& call, FactRegistry& registry, std::string nam
   const nlohmann::json result = call(std::string_view(tool), std::as_const(arguments));
   const ToolCall made{.name = std::move(tool),
                       .arguments = arguments.is_null() ? nlohmann::ordered_json::object()
-                                                       : nlohmann::ordered_json(std::move(arguments))};
+                                                       : nlohmann::ordered_json(arguments)};
   nlohmann::json value = detail::called_value(name, made, nlohmann::ordered_json(result));
   if (value.is_null()) detail::refuse(name, made, "the result's value is null: a fact holds a value");
   auto p = made.provenance();
