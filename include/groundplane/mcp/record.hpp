@@ -414,9 +414,9 @@ requires std::is_invocable_r_v<nlohmann::json, Call&, std::string_view, const nl
 const Fact& call_and_record(Call&& call, FactRegistry& registry, std::string name, std::string tool,
                             nlohmann::json arguments = nlohmann::json::object()) {
   const nlohmann::json result = call(std::string_view(tool), std::as_const(arguments));
-  const ToolCall made{.name = std::move(tool),
-                      .arguments = arguments.is_null() ? nlohmann::ordered_json::object()
-                                                       : nlohmann::ordered_json(arguments)};
+  const ToolCall made{
+      .name = std::move(tool),
+      .arguments = arguments.is_null() ? nlohmann::ordered_json::object() : nlohmann::ordered_json(arguments)};
   nlohmann::json value = detail::called_value(name, made, nlohmann::ordered_json(result));
   if (value.is_null()) detail::refuse(name, made, "the result's value is null: a fact holds a value");
   auto p = made.provenance();
