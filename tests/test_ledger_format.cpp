@@ -147,18 +147,19 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
   CHECK(stored_of(gp::Principal::agent) == 0);
   CHECK(stored_of(gp::Principal::user) == 1);
   CHECK(stored_of(gp::Principal::system) == 2);
-  const std::pair<gp::Outcome, int> outcomes[] = {{gp::Outcome::pending, 0},        {gp::Outcome::observed, 1},
-                                                  {gp::Outcome::not_observed, 2},   {gp::Outcome::unobservable, 3},
-                                                  {gp::Outcome::handler_failed, 4}, {gp::Outcome::not_materialized, 5},
-                                                  {gp::Outcome::verify_failed, 6},  {gp::Outcome::inferred, 7}};
+  const std::pair<gp::Outcome, int> outcomes[] = {
+      {gp::Outcome::pending, 0},       {gp::Outcome::observed, 1},       {gp::Outcome::not_observed, 2},
+      {gp::Outcome::unobservable, 3},  {gp::Outcome::handler_failed, 4}, {gp::Outcome::not_materialized, 5},
+      {gp::Outcome::verify_failed, 6}, {gp::Outcome::inferred, 7},       {gp::Outcome::rejected, 8}};
   for (const auto& [o, n] : outcomes) CHECK(stored_of(o) == n);
   CHECK(stored_of(gp::Outcome::stopped) == -1);  // never stored
-  CHECK_FALSE(from_stored<gp::Outcome>(8).has_value());
+  CHECK_FALSE(from_stored<gp::Outcome>(9).has_value());
   CHECK_FALSE(from_stored<gp::Outcome>(-1).has_value());
   const char* refusals[] = {"UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED",    "TOOL_DISABLED",     "GUARD_FAILED",
                             "PRIOR_FIRE_PENDING", "DUPLICATE_EXECUTION", "APPROVAL_REQUIRED", "APPROVAL_DECLINED",
-                            "APPROVAL_SPENT",     "APPROVAL_REVOKED",    "APPROVAL_MISMATCH", "APPROVAL_STALE"};
-  for (int n = 0; n < 12; ++n) {
+                            "APPROVAL_SPENT",     "APPROVAL_REVOKED",    "APPROVAL_MISMATCH", "APPROVAL_STALE",
+                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT"};
+  for (int n = 0; n < 14; ++n) {
     INFO(refusals[n]);
     const auto r = from_name<gp::Refusal>(refusals[n]);
     REQUIRE(r.has_value());
@@ -166,6 +167,7 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
     CHECK(from_stored<gp::Refusal>(n) == r);
     CHECK(gp::to_string(*r) == refusals[n]);
   }
+  CHECK_FALSE(from_stored<gp::Refusal>(14).has_value());
   const std::pair<gp::AskState, int> states[] = {{gp::AskState::awaiting, 0},
                                                  {gp::AskState::approved, 1},
                                                  {gp::AskState::declined, 2},
