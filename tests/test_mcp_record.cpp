@@ -267,16 +267,22 @@ TEST_CASE("call_and_record calls the tool with the arguments given and records i
 
 TEST_CASE("call_and_record joins text blocks: JSON is recorded as its value, other text as a string") {
   gp::FactRegistry reg;
+  // The content arrays are spelled json::array(...): a braced list of one json value is
+  // a copy of that value, not an array, for some compilers.
   const auto answering = [](nlohmann::json content) {
     return [content](std::string_view, const nlohmann::json&) -> nlohmann::json { return {{"content", content}}; };
   };
   const auto text = [](const char* t) { return nlohmann::json{{"type", "text"}, {"text", t}}; };
-  CHECK(gp::mcp::call_and_record(answering({text("[1,"), text("2]")}), reg, "list", "t").value() ==
-        nlohmann::json::array({1, 2}));
-  CHECK(gp::mcp::call_and_record(answering({text("north is first")}), reg, "prose", "t").value() == "north is first");
-  CHECK(gp::mcp::call_and_record(answering({text("a"), {{"type", "image"}}, text("b")}), reg, "two", "t").value() ==
-        "a\nb");
-  CHECK(gp::mcp::call_and_record(answering({text("7")}), reg, "seven", "t").value() == 7);
+  CHECK(
+      gp::mcp::call_and_record(answering(nlohmann::json::array({text("[1,"), text("2]")})), reg, "list", "t").value() ==
+      nlohmann::json::array({1, 2}));
+  CHECK(
+      gp::mcp::call_and_record(answering(nlohmann::json::array({text("north is first")})), reg, "prose", "t").value() ==
+      "north is first");
+  CHECK(gp::mcp::call_and_record(answering(nlohmann::json::array({text("a"), {{"type", "image"}}, text("b")})), reg,
+                                 "two", "t")
+            .value() == "a\nb");
+  CHECK(gp::mcp::call_and_record(answering(nlohmann::json::array({text("7")})), reg, "seven", "t").value() == 7);
 }
 
 TEST_CASE("call_and_record refuses an error result and one with no text, recording nothing") {
