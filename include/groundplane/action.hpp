@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,17 @@ inline constexpr std::span<const EnumName<Concurrency>> enum_table<Concurrency> 
 
 constexpr std::string_view to_string(Concurrency c) noexcept { return detail::name_of(c); }
 
+// A choice that is the person's to make (which plan, which recipient): the agent presents
+// the options and does not make it. `about` says what the choice is, for the app's own
+// screens; it is data, never rendered into the block. done_when(state): whether the
+// person has made it (true), not yet (false), or cannot be told (nullopt); absent, it is
+// never known made. Like enabled_when it runs with the session's mutex held and must not
+// call back into the session.
+struct HumanDecides {
+  std::string about;
+  std::function<std::optional<bool>(const nlohmann::json& state)> done_when = nullptr;
+};
+
 struct ActionSpec {
   std::string does;                      // authored sentence; required
   std::vector<std::string> writes = {};  // declared effect: state keys ("/a/b" = JSON Pointer)
@@ -68,6 +80,10 @@ struct ActionSpec {
   // UNSUPPORTED_ARGUMENT, its corrections in FireResult::issues. Needs SessionOptions::facts
   // holding every fact the checks lean on when declared (else a ConfigurationError).
   CheckList argument_checks = {};
+  // The choice this action carries is the person's: the block says so (one line while
+  // it is not known made) and whats_here marks the item human_decides. Nothing is
+  // refused on this account.
+  std::optional<HumanDecides> human_decides = std::nullopt;
 };
 
 struct FireOptions {

@@ -12,7 +12,15 @@ GROUNDPLANE_INLINE const nlohmann::json& AgentPort::tools() {
 }
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::call(std::string_view name, const nlohmann::json& args) {
-  if (name == "whats_here") return whats_here();
+  if (name == "whats_here") {
+    // It took no input before since_version: anything but an object is read as no input.
+    const auto since = args.is_object() ? args.find("since_version") : args.end();
+    if (!args.is_object() || since == args.end() || since->is_null()) return whats_here();
+    if (since->is_number_integer() && (since->is_number_unsigned() || since->get<std::int64_t>() >= 0))
+      return whats_here(since->get<std::uint64_t>());
+    return answer("INVALID_ARGUMENTS",
+                  "since_version must be a non-negative integer: the version your last whats_here returned.");
+  }
   if (name == "do_action") return do_action(args);
   if (name == "did_it_work") return did_it_work(args);
   return answer("UNKNOWN_TOOL",
@@ -23,12 +31,19 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::call(std::string_view name, cons
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
   const GroundTruth gt =
       session_->ground_truth({.since_version = since_version, .max_attempts = options_.max_attempts});
+  const auto stale = since_version ? detail::stale_keys(*session_, *since_version)
+                                   : std::map<std::string, detail::StaleKeys, std::less<>>{};
   nlohmann::json actions = nlohmann::json::array();
   for (const auto& a : session_->actions()) {
     nlohmann::json item{{"id", a.id}, {"does", a.does}};
     if (!a.enabled) item["enabled"] = false;
     if (a.already_performed) item["already_performed"] = true;
     if (!a.expects.is_null()) item["expects"] = a.expects;
+    if (a.human_decides) item["human_decides"] = true;
+    if (const auto k = stale.find(a.id); k != stale.end()) {  // presence-only: never an empty array
+      if (!k->second.reads.empty()) item["stale_reads"] = k->second.reads;
+      if (!k->second.writes.empty()) item["stale_writes"] = k->second.writes;
+    }
     actions.push_back(std::move(item));
   }
   nlohmann::json out;
@@ -227,8 +242,14 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
   nlohmann::json whats_here =
       tool("whats_here",
            "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
-           "record of what has happened (facts). The facts outrank anything said in the conversation.",
-           nlohmann::json::object(), nlohmann::json::array());
+           "record of what has happened (facts). The facts outrank anything said in the conversation. Give "
+           "since_version (the version of your last look) to have each action say which of the state keys it reads "
+           "or writes someone else has changed since (stale_reads, stale_writes).",
+           {{"since_version",
+             {{"type", "integer"},
+              {"minimum", 0},
+              {"description", "The version your last whats_here returned; the facts narrow to what came since."}}}},
+           nlohmann::json::array());
 
   nlohmann::json props;
   props["action"] = {{"type", "string"}, {"description", "The id of an action whats_here lists."}};

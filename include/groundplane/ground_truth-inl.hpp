@@ -199,6 +199,18 @@ GROUNDPLANE_INLINE void put_decisions(std::vector<std::string>& lines, const Led
   }
 }
 
+// 4b. The choices that are the person's, not known made: capped, the rest counted. Only
+//     the action's id is rendered (its `about` is the app's data).
+GROUNDPLANE_INLINE void put_human_choices(std::vector<std::string>& lines, std::span<const std::string> actions,
+                                          const GroundTruthOptions& opts) {
+  const std::size_t shown = std::min(actions.size(), opts.max_attempts);
+  for (std::size_t i = 0; i < shown; ++i)
+    lines.push_back("A decision is with the human: " + escape(actions[i]) +
+                    " — the agent presents options and does not make it.");
+  if (actions.size() > shown)
+    lines.push_back("  … " + std::to_string(actions.size() - shown) + " more decisions are the human's, not listed.");
+}
+
 // 5. What the app has not answered: each action once, at most max_attempts of them.
 GROUNDPLANE_INLINE void put_unanswered(std::vector<std::string>& lines, const Ledger& ledger,
                                        const GroundTruthOptions& opts, RenderProbe* probe) {
@@ -221,12 +233,14 @@ GROUNDPLANE_INLINE void put_unanswered(std::vector<std::string>& lines, const Le
 
 GROUNDPLANE_INLINE GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts,
                                                    RenderProbe* probe, const std::function<bool(std::size_t)>& stale,
-                                                   const AttemptCounter& count_since) {
+                                                   const AttemptCounter& count_since,
+                                                   std::span<const std::string> human_decides) {
   std::vector<std::string> lines;
   put_header(lines);
   put_cursor(lines, ledger);
   put_attempts(lines, ledger, opts, probe, count_since);
   put_decisions(lines, ledger, opts, probe, stale);
+  put_human_choices(lines, human_decides, opts);
   put_unanswered(lines, ledger, opts, probe);
   std::string text;
   for (const auto& l : lines) {

@@ -130,9 +130,12 @@ using AttemptCounter = std::function<std::optional<std::size_t>(std::uint64_t si
 // stale(k): whether the approved ask asks[k] would be refused APPROVAL_STALE now (the
 // Session decides: it holds the clock, the state and the actions' `reads`). count_since
 // is asked only when a since_version cursor reaches into attempts no longer held.
+// human_decides: the actions declared now whose choice is the person's and not known made,
+// in declaration order.
 GroundTruth render_ground_truth(const Ledger& ledger, const GroundTruthOptions& opts, RenderProbe* probe = nullptr,
                                 const std::function<bool(std::size_t)>& stale = nullptr,
-                                const AttemptCounter& count_since = nullptr);
+                                const AttemptCounter& count_since = nullptr,
+                                std::span<const std::string> human_decides = {});
 
 }  // namespace detail
 }  // namespace groundplane

@@ -35,18 +35,43 @@ GROUNDPLANE_INLINE ApprovalResult answered_already(AskState s) {
   return {true, ""};
 }
 
-// What is declared now, in declaration order, with enabled_when evaluated now.
-GROUNDPLANE_INLINE std::vector<ActionInfo> list_actions(const SessionCore& c) {
+// What is declared now, in declaration order.
+GROUNDPLANE_INLINE std::vector<const std::pair<const std::string, Mounted>*> declared_in_order(const SessionCore& c) {
   std::vector<const std::pair<const std::string, Mounted>*> mounted;
+  mounted.reserve(c.actions.size());
   for (const auto& kv : c.actions) mounted.push_back(&kv);
   std::sort(mounted.begin(), mounted.end(), [](auto* a, auto* b) { return a->second.order < b->second.order; });
+  return mounted;
+}
+
+// What is declared now, in declaration order, with enabled_when evaluated now.
+GROUNDPLANE_INLINE std::vector<ActionInfo> list_actions(const SessionCore& c) {
   std::vector<ActionInfo> out;
-  for (const auto* kv : mounted) {
+  for (const auto* kv : declared_in_order(c)) {
     const auto& s = kv->second.spec;
     const bool performed = would_be_duplicate(c, kv->first, s);
     out.push_back(ActionInfo{kv->first, s.does, !performed && (!s.enabled_when || s.enabled_when(c.state)),
-                             static_cast<bool>(s.handler), performed, s.input});
+                             static_cast<bool>(s.handler), performed, s.input, s.human_decides.has_value()});
   }
+  return out;
+}
+
+// The actions declared now whose choice is the person's, with done_when's answer now.
+GROUNDPLANE_INLINE std::vector<Decision> list_decisions(const SessionCore& c) {
+  std::vector<Decision> out;
+  for (const auto* kv : declared_in_order(c)) {
+    const std::optional<HumanDecides>& h = kv->second.spec.human_decides;
+    if (!h) continue;
+    out.push_back(Decision{kv->first, h->about, h->done_when ? h->done_when(c.state) : std::nullopt});
+  }
+  return out;
+}
+
+// What the block lists as the human's to decide: those not known made.
+GROUNDPLANE_INLINE std::vector<std::string> open_decisions(const SessionCore& c) {
+  std::vector<std::string> out;
+  for (Decision& d : list_decisions(c))
+    if (d.made != true) out.push_back(std::move(d.action));
   return out;
 }
 
@@ -98,7 +123,8 @@ GROUNDPLANE_INLINE std::function<bool(std::size_t)> stale_probe(const SessionCor
 
 GROUNDPLANE_INLINE GroundTruth render(SessionCore& c, const GroundTruthOptions& opts, RenderProbe* probe) {
   flush_deferred(c);  // the head then covers every grade the block shows
-  GroundTruth g = render_ground_truth(c.ledger, opts, probe, stale_probe(c), stored_counter(c));
+  GroundTruth g =
+      render_ground_truth(c.ledger, opts, probe, stale_probe(c), stored_counter(c), open_decisions(c));
   g.head = c.head;
   return g;
 }
@@ -108,7 +134,19 @@ GROUNDPLANE_INLINE GroundTruth ground_truth_probed(const Session& session, const
                                                    RenderProbe& probe) {
   SessionLock lock(*session.core_);
   return render_ground_truth(session.core_->ledger, opts, &probe, stale_probe(*session.core_),
-                             stored_counter(*session.core_));
+                             stored_counter(*session.core_), open_decisions(*session.core_));
+}
+
+GROUNDPLANE_INLINE std::map<std::string, StaleKeys, std::less<>> stale_keys(const Session& session,
+                                                                           std::uint64_t since) {
+  SessionLock lock(*session.core_);
+  const SessionCore& c = *session.core_;
+  std::map<std::string, StaleKeys, std::less<>> out;
+  for (const auto& [id, m] : c.actions) {
+    StaleKeys k{c.changes.stale(id, m.spec.reads, since), c.changes.stale(id, m.spec.writes, since)};
+    if (!k.reads.empty() || !k.writes.empty()) out.emplace(id, std::move(k));
+  }
+  return out;
 }
 
 }  // namespace detail
@@ -233,6 +271,12 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
     target = c.unsettled.find(*c.ledger.awaiting_report.begin());
   }
   const bool inferring = !named && c.ledger.awaiting_report.empty();
+  // A report on the agent's own recorded fire never makes the agent's view stale.
+  const std::optional<std::size_t> about = named ? named : target != c.unsettled.end() ? std::optional(target->first)
+                                                                                        : std::nullopt;
+  const bool agents_own = about && c.ledger.transitions.holds(*about) &&
+                          c.ledger.transitions[*about].principal == Principal::agent;
+  const std::vector<std::string> changed = detail::changed_pointers(c.state, delta);
   // Stored first, like every other row: the values the delta replaces are kept so that
   // a store that refuses the rows leaves the state as it was.
   nlohmann::json replaced = nlohmann::json::object();
@@ -249,7 +293,7 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   if (target != c.unsettled.end()) how = detail::judge(c, target->second, delta);
   const auto match = inferring ? detail::inferred_match(c, delta) : detail::InferredMatch{};
   if (c.store) {
-    c.emit(detail::rows::Report{delta});
+    c.emit(detail::rows::Report{delta, agents_own});
     if (target != c.unsettled.end() && target->second.handler_returned)
       c.emit(detail::rows::Grade{target->first, how.outcome(), std::nullopt, false});
     if (match.id) detail::emit_inferred(c, match);
@@ -261,6 +305,7 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
       throw;
     }
   }
+  c.changes.note(changed, c.ledger.version, agents_own);
   if (target != c.unsettled.end()) detail::settle(c, target, how);
   if (match.id) detail::infer(c, match);
   if (how.thrown) std::rethrow_exception(how.thrown);
@@ -502,6 +547,29 @@ GROUNDPLANE_INLINE std::vector<WorkRow> Session::work() const {
 GROUNDPLANE_INLINE std::vector<ActionInfo> Session::actions() const {
   detail::SessionLock lock(*core_);
   return detail::list_actions(*core_);
+}
+
+GROUNDPLANE_INLINE std::vector<Decision> Session::decisions() const {
+  detail::SessionLock lock(*core_);
+  return detail::list_decisions(*core_);
+}
+
+GROUNDPLANE_INLINE std::vector<std::string> Session::keys_changed_since(std::uint64_t version) const {
+  detail::SessionLock lock(*core_);
+  return core_->changes.since(version);
+}
+
+GROUNDPLANE_INLINE void Session::acknowledge_stale(std::string_view action) {
+  detail::SessionLock lock(*core_);
+  auto& c = *core_;
+  if (!c.actions.contains(action))
+    throw ConfigurationError("gp::Session::acknowledge_stale: no action " + detail::quote(action) +
+                             " is declared now");
+  if (c.store) {
+    c.emit(detail::rows::StaleSeen{std::string(action)});
+    c.flush();
+  }
+  c.changes.clear(action);
 }
 
 GROUNDPLANE_INLINE Availability Session::availability(std::string_view id) const {

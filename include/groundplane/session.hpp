@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -92,6 +93,15 @@ struct ActionInfo {
   bool materialized = true;          // has a handler
   bool already_performed = false;    // a `once` action a fire would find DUPLICATE_EXECUTION (then enabled is false)
   nlohmann::json expects = nullptr;  // ActionSpec::input as declared (a schema or "none"); null: not declared
+  bool human_decides = false;        // ActionSpec::human_decides is set: its choice is the person's
+};
+
+// An action whose choice is the person's (ActionSpec::human_decides), as it stands now.
+struct Decision {
+  std::string action;
+  std::string about;
+  std::optional<bool> made;  // done_when's answer; nullopt when it has none or cannot tell
+  friend bool operator==(const Decision&, const Decision&) = default;
 };
 
 // The friendly narrative that goes beside the facts block (see context_brief).
@@ -107,6 +117,13 @@ class Session;
 namespace detail {
 struct SessionCore;  // what a session holds: detail/session_core.hpp
 GroundTruth ground_truth_probed(const Session& session, const GroundTruthOptions& opts, RenderProbe& probe);
+// Per declared action, its reads and writes (as declared) that another's change since
+// `since` touched: what AgentPort::whats_here serves as stale_reads / stale_writes.
+struct StaleKeys {
+  std::vector<std::string> reads;
+  std::vector<std::string> writes;
+};
+std::map<std::string, StaleKeys, std::less<>> stale_keys(const Session& session, std::uint64_t since);
 }  // namespace detail
 
 // Returned by declare(). Dropping it does not unmount (components often let it go);
@@ -340,6 +357,22 @@ class Session {
 
   Availability availability(std::string_view id) const;
 
+  // The actions declared now whose choice is the person's (ActionSpec::human_decides), in
+  // declaration order, each with done_when's answer now.
+  std::vector<Decision> decisions() const;
+
+  // The state keys changed at or after `version` (a key changed while the session was at
+  // version V counts for every cursor <= V), as JSON Pointers to the deepest members the
+  // reports set or removed ({"cart": {"items": [...]}} changes /cart/items), sorted. A
+  // report that sets a member to the value it had changes nothing.
+  std::vector<std::string> keys_changed_since(std::uint64_t version) const;
+
+  // The agent has seen what changed under this action's reads and writes: whats_here
+  // stops flagging them stale_reads / stale_writes until a later change (by anyone but
+  // the agent's own recorded fires). The agent's next recorded fire of the action does
+  // the same. The action must be declared now (ConfigurationError otherwise).
+  void acknowledge_stale(std::string_view action);
+
   GroundTruth ground_truth(GroundTruthOptions options = {}) const;
 
   // The hex head hash of the stored ledger ("" without a store): what to publish so a
@@ -364,6 +397,7 @@ class Session {
 
  private:
   friend GroundTruth detail::ground_truth_probed(const Session&, const GroundTruthOptions&, detail::RenderProbe&);
+  friend std::map<std::string, detail::StaleKeys, std::less<>> detail::stale_keys(const Session&, std::uint64_t);
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o);
   void set_actions_stale(bool on);
 

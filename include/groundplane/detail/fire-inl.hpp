@@ -284,6 +284,7 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
       L.awaiting_report.insert(r.index);
       L.awaiting_by_action.insert(action, r.index);
     }
+    if (f.options.source == Principal::agent) c.changes.clear(action);  // the agent acted on what it knew
   } catch (...) {
     stop_awaiting(c, r.index);
     c.unsettled.erase(r.index);

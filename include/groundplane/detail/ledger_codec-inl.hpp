@@ -74,9 +74,20 @@ GROUNDPLANE_INLINE StaleFlag StaleFlag::decode(RowBody& b) { return {b.flag(on_m
 GROUNDPLANE_INLINE nlohmann::json Report::encode() && {
   nlohmann::json b = empty_body();
   b[key_of(delta_m)] = std::move(delta);
+  if (agents_own) b[key_of(own_m)] = true;
   return b;
 }
-GROUNDPLANE_INLINE Report Report::decode(RowBody& b) { return {b.require(delta_m.key).take(delta_m.key)}; }
+GROUNDPLANE_INLINE Report Report::decode(RowBody& b) {
+  nlohmann::json delta = b.require(delta_m.key).take(delta_m.key);
+  return {std::move(delta), b.flag(own_m.key, false)};
+}
+
+GROUNDPLANE_INLINE nlohmann::json StaleSeen::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(action_m)] = std::move(action);
+  return b;
+}
+GROUNDPLANE_INLINE StaleSeen StaleSeen::decode(RowBody& b) { return {b.require(action_m.key).take_text(action_m.key)}; }
 
 GROUNDPLANE_INLINE void Attempt::encode_into(nlohmann::json& b) && {
   b[key_of(action_m)] = std::move(action);

@@ -72,11 +72,22 @@ struct StaleFlag {
 // report_state: the delta merged into the state.
 struct Report {
   static constexpr std::string_view kind = "s", name = "report";
-  static constexpr Member delta_m{"dl", "delta"};
-  static constexpr Member members[] = {delta_m};
+  static constexpr Member delta_m{"dl", "delta"}, own_m{"ow", "agents_own"};
+  static constexpr Member members[] = {delta_m, own_m};
   nlohmann::json delta = {};
+  bool agents_own = false;  // it reports on the agent's own recorded fire: never flags staleness
   nlohmann::json encode() &&;
   static Report decode(RowBody& b);
+};
+
+// Session::acknowledge_stale: the agent has seen what changed under an action's keys.
+struct StaleSeen {
+  static constexpr std::string_view kind = "sa", name = "stale_acknowledged";
+  static constexpr Member action_m{"a", "action"};
+  static constexpr Member members[] = {action_m};
+  std::string action = {};
+  nlohmann::json encode() &&;
+  static StaleSeen decode(RowBody& b);
 };
 
 // What both attempt rows (a refusal, a transition) say about the fire: one struct, built
@@ -228,6 +239,7 @@ inline constexpr KindInfo kinds[] = {
     {Move::kind, Move::name, Move::members},
     {StaleFlag::kind, StaleFlag::name, StaleFlag::members},
     {Report::kind, Report::name, Report::members},
+    {StaleSeen::kind, StaleSeen::name, StaleSeen::members},
     {Refused::kind, Refused::name, Refused::members},
     {Recorded::kind, Recorded::name, Recorded::members},
     {Grade::kind, Grade::name, Grade::members},

@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/action.hpp"
+#include "groundplane/detail/changed_keys.hpp"
 #include "groundplane/detail/ledger_codec.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/session_lock.hpp"
@@ -169,6 +170,7 @@ struct SessionCore : SessionMutex {
   // so asking again and firing never scan the asks.
   std::unordered_map<std::string, std::size_t> ask_by_key;
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
+  ChangedKeys changes;  // which state keys reports changed, and when: carried staleness
 };
 
 // (action, input) as ask_by_key holds it.

@@ -93,6 +93,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
               std::move(t.fire.ask_id), /*error=*/"", /*prior_transition_id=*/""});
   L.transitions.push_back(std::move(row));
   L.version = r.row->version + 1;
+  if (t.fire.principal == Principal::agent) c.changes.clear(a);
   if (t.outcome == Outcome::pending) {
     c.in_flight.add(a, idx);
     if (t.awaits_report) {
@@ -235,6 +236,11 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkClosed&& w) {
   if (!L.work[idx].transition_id.empty()) L.working_by_action.erase(L.work[idx].action, idx);
 }
 
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Report&& s) {
+  r.c.changes.note(changed_pointers(r.c.state, s.delta), r.c.ledger.version, s.agents_own);
+  r.c.state.merge_patch(s.delta);
+}
+
 // Applies one stored row to the session being restored. A row this release does not
 // know is refused rather than skipped: skipping would restore a different session.
 GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
@@ -246,7 +252,8 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
     if (k == rows::Recorded::kind) apply(r, rows::Recorded::decode(b));
     else if (k == rows::Grade::kind) apply(r, rows::Grade::decode(b));
     else if (k == rows::Refused::kind) apply(r, rows::Refused::decode(b));
-    else if (k == rows::Report::kind) r.c.state.merge_patch(rows::Report::decode(b).delta);
+    else if (k == rows::Report::kind) apply(r, rows::Report::decode(b));
+    else if (k == rows::StaleSeen::kind) r.c.changes.clear(rows::StaleSeen::decode(b).action);
     else if (k == rows::AskMinted::kind) apply(r, rows::AskMinted::decode(b));
     else if (k == rows::Decision::kind) apply(r, rows::Decision::decode(b));
     else if (k == rows::Standing::kind) apply(r, rows::Standing::decode(b));

@@ -23,6 +23,9 @@ GROUNDPLANE_INLINE nlohmann::ordered_json call_agent_tool(AgentPort& port, std::
   using groundplane::detail::escape;
   try {
     const AgentPort::Result out = port.call(name, nlohmann::json(args));
+    // whats_here's answer has one shape (its output schema): arguments it cannot read are a
+    // tool error, the message saying what to send.
+    if (name == "whats_here" && out.contains("reason")) return tool_error(out["message"].get<std::string>());
     std::string text = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     // structuredContent in the text's order: `facts` first
     const nlohmann::json& members = out.json();
