@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
 
+#include "groundplane/agent_port.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/store/sqlite.hpp"
 #include "store_fixtures.hpp"
@@ -589,6 +590,46 @@ TEST_CASE("Restore equivalence: for random sessions, the block after a restore e
   }
 }
 
+TEST_CASE("A restored session flags the same stale keys: whose change it was and what was acknowledged are stored",
+          "[session][store]") {
+  TempLedger f;
+  const auto declare = [](gp::Session& s) {
+    s.declare("cart.add", {.does = "Add.", .writes = {"/cart/items"}, .handler = ok_handler});
+    s.declare("order.place", {.does = "Place.", .handler = ok_handler, .reads = {"cart", "/address"}});
+    s.declare("note", {.does = "Note.", .handler = ok_handler, .reads = {"/notes"}});
+  };
+  const auto seen = [](gp::Session& s) {
+    gp::AgentPort port(s);
+    json out = json::object();
+    const auto result = port.call("whats_here", {{"since_version", 0}});
+    for (const auto& a : result["actions"])
+      out[a["id"].get<std::string>()] = json::array({a.value("stale_reads", json()), a.value("stale_writes", json())});
+    return out;
+  };
+  json before;
+  std::vector<std::string> changed;
+  {
+    gp::Session s({.store = store_on(f)});
+    declare(s);
+    s.fire("cart.add");
+    s.report_state({{"cart", {{"items", {"A"}}}}});  // the agent's own: flags nothing
+    s.report_state({{"notes", "gift"}, {"address", "1 High St"}});
+    s.acknowledge_stale("note");
+    before = seen(s);
+    changed = s.keys_changed_since(0);
+  }
+  CHECK(before["order.place"] == json::array({json::array({"/address"}), nullptr}));
+  CHECK(before["note"] == json::array({nullptr, nullptr}));
+  CHECK(before["cart.add"] == json::array({nullptr, nullptr}));
+  gp::Session r({.store = store_on(f)});
+  declare(r);
+  CHECK(seen(r) == before);
+  CHECK(r.keys_changed_since(0) == changed);
+  r.report_state({{"notes", "no gift"}});  // acknowledged before the restart; a change after flags again
+  CHECK(seen(r)["note"] == json::array({json::array({"/notes"}), nullptr}));
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
+}
+
 TEST_CASE("A store that fails leaves no row in memory either: the refusal throws and the ledger is unchanged",
           "[session][store]") {
   TempLedger f;
@@ -625,6 +666,7 @@ TEST_CASE("A store that fails inside report_state leaves the state and the pendi
   // Plausible but wrong: the merge happened and only the store write failed.
   CHECK_THROWS_AS(s.report_state({{"cart", 3}, {"plan", nullptr}, {"coupon", "X"}}), gp::LedgerStoreError);
   CHECK(s.state() == json{{"cart", 0}, {"plan", "free"}});
+  CHECK(s.keys_changed_since(0).empty());  // nor does the change count as made
   REQUIRE(s.pending_fires().size() == 1);
   CHECK(s.pending_fires()[0].transition_id == fired.transition_id);
   CHECK(s.transitions()[0].outcome == gp::Outcome::pending);
