@@ -4,8 +4,9 @@
 // standing grants given and withdrawn,
 // begin_work / done / dropping the handle, stale marks, move_to, agent-port calls,
 // rendering the block with random since/max, recording the ledger for
-// actions_performed, rejecting fires, and asking did_it_work about any id. Actions may
-// declare an input schema and an argument check. A shadow model predicts what the
+// actions_performed, rejecting fires, asking did_it_work about any id, acknowledging
+// stale keys and looking with a cursor. Actions may declare an input schema, an argument
+// check, reads and a choice that is the person's. A shadow model predicts what the
 // session must do.
 //
 // Invariants asserted after every operation:
@@ -139,7 +140,14 @@ struct ShadowAction {
   std::uint64_t generation;
   bool input = false;    // declares input_schema(): the payload is an object with an integer qty
   bool checked = false;  // declares qty_check(): the payload's qty is the recorded limit (1)
+  bool decides = false;  // human_decides, made when the state has `closed` (unknown while `blocked`)
+  bool reads = false;    // reads its template's writes
 };
+
+std::optional<bool> decision_made(const json& state) {
+  if (state.contains("blocked")) return std::nullopt;
+  return state.contains("closed");
+}
 
 const json& input_schema() {
   static const json s = {{"type", "object"}, {"properties", {{"qty", {{"type", "integer"}}}}}, {"required", {"qty"}}};
@@ -195,7 +203,7 @@ class Harness {
 
   void step() {
     const Rows before = rows();
-    const std::size_t op = in_.pick(22);
+    const std::size_t op = in_.pick(23);
     run_op(op);
     const bool may_write = (op >= 4 && op <= 7) || op == 15;  // fire, report, the port
     if (!may_write) {
@@ -270,6 +278,9 @@ class Harness {
       case 21:
         did_it_work();
         break;
+      case 22:
+        acknowledge_and_look();
+        break;
     }
   }
 
@@ -288,6 +299,8 @@ class Harness {
     const std::uint8_t g = in_.byte();
     a.input = (g & 1) != 0;
     a.checked = (g & 2) != 0;
+    a.decides = (g & 4) != 0;
+    a.reads = (g & 8) != 0;
     if (mode == Mode::reports && !a.has_writes) a.mode = Mode::ok;  // a report only settles a fire with writes
     gp::ActionSpec spec{.does = "DOES_MARK: " + t.id, .writes = a.has_writes ? t.writes : std::vector<std::string>{}};
     if (a.has_handler) {
@@ -320,6 +333,8 @@ class Harness {
     spec.high_effect = a.high_effect;
     if (a.input) spec.input = input_schema();
     if (a.checked) spec.argument_checks = {qty_check};
+    if (a.decides) spec.human_decides = gp::HumanDecides{.about = "DOES_MARK: the person's", .done_when = decision_made};
+    if (a.reads) spec.reads = t.writes;
     handles_.push_back({session_->declare(t.id, std::move(spec)), a.generation});
     actions_[t.id] = a;
     ever_declared_.insert(t.id);
@@ -659,6 +674,45 @@ class Harness {
     return ever_declared_.contains(id) ? gp::Availability::not_mounted : gp::Availability::unknown;
   }
 
+  // acknowledge_stale, then a look with a random cursor: every stale key is a declared
+  // one, never an empty array, and the acknowledged action has none.
+  void acknowledge_and_look() {
+    const std::string id = pick_any_id();
+    const bool declared = actions_.contains(id);
+    bool acknowledged = false;
+    try {
+      session_->acknowledge_stale(id);
+      acknowledged = true;
+    } catch (const gp::ConfigurationError&) {
+    }
+    FUZZ_CHECK(acknowledged == declared, "acknowledge_stale takes exactly the actions declared now", id);
+    const std::uint64_t since = in_.pick(static_cast<std::size_t>(session_->version()) + 2);
+    const auto out = port_->call("whats_here", {{"since_version", since}});
+    const std::vector<std::string> changed = session_->keys_changed_since(since);
+    FUZZ_CHECK(std::is_sorted(changed.begin(), changed.end()) &&
+                   std::adjacent_find(changed.begin(), changed.end()) == changed.end(),
+               "keys_changed_since is sorted, each key once", out.dump());
+    for (const auto& item : out["actions"]) {
+      const auto it = actions_.find(item["id"].get<std::string>());
+      FUZZ_CHECK(it != actions_.end(), "whats_here lists only what is declared now", item.dump());
+      const IdTemplate& t = *std::find_if(declarable().begin(), declarable().end(),
+                                          [&](const IdTemplate& x) { return x.id == it->first; });
+      for (const char* key : {"stale_reads", "stale_writes"}) {
+        if (!item.contains(key)) continue;
+        const bool declares = key[6] == 'r' ? it->second.reads : it->second.has_writes;
+        FUZZ_CHECK(declares && !item[key].empty(), "a stale array is present only non-empty, for declared keys",
+                   item.dump());
+        for (const auto& k : item[key])
+          FUZZ_CHECK(std::find(t.writes.begin(), t.writes.end(), k.get<std::string>()) != t.writes.end(),
+                     "a stale key is one the action declared, as declared", item.dump());
+        FUZZ_CHECK(!changed.empty(), "nothing is stale when no key changed since the cursor", item.dump());
+        FUZZ_CHECK(!(acknowledged && it->first == id), "an acknowledged action is not stale", item.dump());
+      }
+      FUZZ_CHECK(item.contains("human_decides") == it->second.decides, "whats_here marks the person's choices",
+                 item.dump());
+    }
+  }
+
   void port_call() {
     if (in_.pick(4) == 0) {
       const auto out = port_->call("whats_here");
@@ -805,6 +859,7 @@ class Harness {
                                               "The human withdrew approval: ",
                                               "The human allows ",
                                               "The human withdrew standing approval: ",
+                                              "A decision is with the human: ",
                                               "Awaiting the app's report: ",
                                               "The app is still working on: ",
                                               gp::unbound_work_text,
@@ -826,7 +881,9 @@ class Harness {
       lines.push_back(std::string_view(text).substr(start, end - start));
       start = end + 1;
     }
-    std::size_t bullets = 0, awaiting = 0, approved = 0, declined = 0, revoked = 0, allows = 0, withdrawn = 0;
+    std::size_t bullets = 0, awaiting = 0, approved = 0, declined = 0, revoked = 0, allows = 0, withdrawn = 0,
+                choices = 0;
+    std::optional<std::string_view> more_choices;
     std::optional<std::string_view> omitted;
     for (const auto l : lines) {
       FUZZ_CHECK(line_has_shape(l), "every line of the block is one of its shapes", std::string(l) + "\n\n" + text);
@@ -838,6 +895,8 @@ class Harness {
       if (l.rfind("The human withdrew approval: ", 0) == 0) ++revoked;
       if (l.rfind("The human allows ", 0) == 0) ++allows;
       if (l.rfind("The human withdrew standing approval: ", 0) == 0) ++withdrawn;
+      if (l.rfind("A decision is with the human: ", 0) == 0) ++choices;
+      if (l.rfind("  … ", 0) == 0 && l.ends_with(" more decisions are the human's, not listed.")) more_choices = l;
     }
 
     // Attempts: every row at or after the cursor, the newest `max` of them shown.
@@ -877,6 +936,19 @@ class Harness {
     FUZZ_CHECK(awaiting == std::min(want_awaiting, max), "awaiting asks are listed up to max_attempts", text);
     FUZZ_CHECK(approved == want_approved, "every approval not yet used is listed", text);
     FUZZ_CHECK(declined == want_declined, "every declined ask is listed", text);
+
+    // The person's choices: each declared now and not known made, capped, the rest counted.
+    std::size_t open = 0;
+    for (const auto& [id, a] : actions_) open += a.decides && decision_made(state_) != true;
+    FUZZ_CHECK(choices == std::min(open, max), "each choice that is the person's is a line, up to max_attempts",
+               text);
+    if (open > max) {
+      FUZZ_CHECK(more_choices && *more_choices == "  … " + std::to_string(open - max) +
+                                                      " more decisions are the human's, not listed.",
+                 "the block counts the choices it does not list", text);
+    } else {
+      FUZZ_CHECK(!more_choices, "no choices are said to be unlisted when none are", text);
+    }
   }
 
   // ---- the bridge: the ledger as a fact, claims checked against it ----------------------------

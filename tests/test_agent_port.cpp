@@ -65,7 +65,9 @@ TEST_CASE("tools are whats_here, do_action and did_it_work with schemas whose by
   CHECK(tools[2]["name"] == "did_it_work");
   CHECK(tools[2]["inputSchema"]["required"] == json::array({"transition_id"}));
   CHECK(tools[0]["inputSchema"]["type"] == "object");
-  CHECK(tools[0]["inputSchema"]["properties"].empty());
+  // whats_here's one optional argument: the cursor of the agent's last look.
+  CHECK(keys_of(ojson(tools[0]["inputSchema"]["properties"])) == std::vector<std::string>{"since_version"});
+  CHECK_FALSE(tools[0]["inputSchema"].contains("required"));
   const auto& schema = tools[1]["inputSchema"];
   CHECK(schema["required"] == json::array({"action"}));
   CHECK(keys_of(ojson(schema["properties"])) == std::vector<std::string>{"action", "ask_id", "input"});

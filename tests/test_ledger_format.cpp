@@ -213,7 +213,7 @@ TEST_CASE("Each row kind is defined once, with a code, a name and named members,
       CHECK(doc.find("`" + std::string(m.key) + "`: " + std::string(m.name)) != std::string::npos);
     }
   }
-  CHECK(codes.size() == 13);
+  CHECK(codes.size() == 14);
   CHECK(gp::detail::rows::find_kind("zz") == nullptr);
 }
 

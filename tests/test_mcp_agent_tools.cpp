@@ -136,6 +136,27 @@ TEST_CASE("without a session there is no record_ledger tool") {
   CHECK(t.reply_to(2)["error"]["message"] == "Unknown tool: 'record_ledger'");
 }
 
+TEST_CASE("whats_here over MCP takes since_version: stale keys and human choices are marked, a bad cursor is a "
+          "tool error") {
+  gp::Session app({.node = "cart"});
+  app.declare("checkout.place-order",
+              {.does = "Place the order.", .reads = {"cart"}, .human_decides = gp::HumanDecides{.about = "which card"}});
+  app.report_state({{"cart", ojson::array({"A1"})}});
+  Harness h(app);
+  const auto t = h.run(request(1, "tools/list") + call(2, "whats_here", {{"since_version", 0}}) +
+                       call(3, "whats_here", {{"since_version", "zero"}}) + call(4, "whats_here", ojson::object()));
+  const auto& tool = t.reply_to(1)["result"]["tools"][6];
+  REQUIRE(tool["name"] == "whats_here");
+  CHECK(tool["inputSchema"]["properties"]["since_version"]["type"] == "integer");
+  CHECK(tool["outputSchema"]["properties"]["actions"]["items"]["properties"].contains("stale_reads"));
+  const auto& item = t.reply_to(2)["result"]["structuredContent"]["actions"][0];
+  CHECK(item["stale_reads"] == ojson::array({"cart"}));
+  CHECK(item["human_decides"] == true);
+  CHECK(t.reply_to(3)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(3)).find("since_version must be a non-negative integer") != std::string::npos);
+  CHECK_FALSE(t.reply_to(4)["result"]["structuredContent"]["actions"][0].contains("stale_reads"));
+}
+
 TEST_CASE("did_it_work is served over MCP: a pending fire's settle_with names it, and it answers the fire") {
   gp::Session app({.node = "cart"});
   app.declare("cart.add", {.does = "Add the item.", .writes = {"cart"}, .handler = [](const nlohmann::json&) {

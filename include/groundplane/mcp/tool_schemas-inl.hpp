@@ -323,6 +323,12 @@ GROUNDPLANE_INLINE Schema whats_here_output() {
           .property("already_performed", Schema("boolean"))
           .property("expects",
                     Schema::of(nlohmann::json::object()).describe("the input it takes: a JSON Schema, or \"none\""))
+          .property("human_decides",
+                    Schema("boolean").describe("its choice is the person's: present the options, do not choose"))
+          .property("stale_reads", Schema("array").items(Schema("string")).describe(
+                                       "state keys it reads that someone else changed since since_version"))
+          .property("stale_writes", Schema("array").items(Schema("string")).describe(
+                                        "state keys it writes that someone else changed since since_version"))
           .required({"id", "does"});
   return Schema("object")
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
