@@ -855,6 +855,7 @@ class Harness {
                                               "  … ",
                                               "Awaiting the human's decision: ",
                                               "Approved by the human, not yet done: ",
+                                              "Approved by the human, but stale now: ",
                                               "The human declined: ",
                                               "The human withdrew approval: ",
                                               "The human allows ",
@@ -890,7 +891,9 @@ class Harness {
       if (l.rfind(gp::attempt_bullet, 0) == 0) ++bullets;
       if (l.rfind("  … ", 0) == 0 && l.find("earlier attempt(s) omitted.") != std::string_view::npos) omitted = l;
       if (l.rfind("Awaiting the human's decision: ", 0) == 0) ++awaiting;
-      if (l.rfind("Approved by the human, not yet done: ", 0) == 0) ++approved;
+      if (l.rfind("Approved by the human, not yet done: ", 0) == 0 ||
+          l.rfind("Approved by the human, but stale now: ", 0) == 0)  // an action's reads moved since
+        ++approved;
       if (l.rfind("The human declined: ", 0) == 0) ++declined;
       if (l.rfind("The human withdrew approval: ", 0) == 0) ++revoked;
       if (l.rfind("The human allows ", 0) == 0) ++allows;

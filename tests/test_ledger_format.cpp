@@ -158,8 +158,8 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
   const char* refusals[] = {"UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED",    "TOOL_DISABLED",     "GUARD_FAILED",
                             "PRIOR_FIRE_PENDING", "DUPLICATE_EXECUTION", "APPROVAL_REQUIRED", "APPROVAL_DECLINED",
                             "APPROVAL_SPENT",     "APPROVAL_REVOKED",    "APPROVAL_MISMATCH", "APPROVAL_STALE",
-                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT"};
-  for (int n = 0; n < 14; ++n) {
+                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED", "INSTANCE_UNKNOWN"};
+  for (int n = 0; n < 16; ++n) {
     INFO(refusals[n]);
     const auto r = from_name<gp::Refusal>(refusals[n]);
     REQUIRE(r.has_value());
@@ -167,7 +167,7 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
     CHECK(from_stored<gp::Refusal>(n) == r);
     CHECK(gp::to_string(*r) == refusals[n]);
   }
-  CHECK_FALSE(from_stored<gp::Refusal>(14).has_value());
+  CHECK_FALSE(from_stored<gp::Refusal>(16).has_value());
   const std::pair<gp::AskState, int> states[] = {{gp::AskState::awaiting, 0},
                                                  {gp::AskState::approved, 1},
                                                  {gp::AskState::declined, 2},

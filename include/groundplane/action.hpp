@@ -80,6 +80,14 @@ struct ActionSpec {
   // UNSUPPORTED_ARGUMENT, its corrections in FireResult::issues. Needs SessionOptions::facts
   // holding every fact the checks lean on when declared (else a ConfigurationError).
   CheckList argument_checks = {};
+  // One action over many items ("cancel order #57"): the items it can act on now, in the
+  // order to serve them. A fire must name one (FireOptions::instance): none is refused
+  // INSTANCE_REQUIRED, one not in the set INSTANCE_UNKNOWN (also when the selector throws:
+  // it could not list them). An approval is for one item, and single_flight / once apply
+  // per item. Duplicates are dropped (the first kept), and so is "" (no fire can name
+  // it). Runs with the session's mutex held, like enabled_when. Items are runtime text:
+  // kept on the rows, never rendered in the block.
+  std::function<std::vector<std::string>(const nlohmann::json& state)> instances = nullptr;
   // The choice this action carries is the person's: the block says so (one line while
   // it is not known made) and whats_here marks the item human_decides. Nothing is
   // refused on this account.
@@ -90,6 +98,7 @@ struct FireOptions {
   Principal source = Principal::agent;
   nlohmann::json payload = nullptr;
   std::string ask_id = "";
+  std::string instance = "";  // the item to act on, for an action with instances
 };
 
 // What supports one argument of an asked-for fire: a field of its payload a passing
@@ -116,6 +125,9 @@ struct FireResult {
   // failing argument check's correction (these quote what the model wrote, escaped like
   // every correction). At most 10, then "and N more".
   std::vector<std::string> issues = {};
+  // INSTANCE_UNKNOWN: "unsupported" when the action's selector threw (it could not list its
+  // items, so whether this one exists is not known), else "never-existed".
+  std::string verdict = "";
 };
 
 }  // namespace groundplane

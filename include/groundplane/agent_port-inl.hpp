@@ -31,8 +31,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::call(std::string_view name, cons
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
   const GroundTruth gt =
       session_->ground_truth({.since_version = since_version, .max_attempts = options_.max_attempts});
-  const auto stale = since_version ? detail::stale_keys(*session_, *since_version)
-                                   : std::map<std::string, detail::StaleKeys, std::less<>>{};
+  const auto details = detail::offer_details(*session_, since_version, max_instances_served);
   nlohmann::json actions = nlohmann::json::array();
   for (const auto& a : session_->actions()) {
     nlohmann::json item{{"id", a.id}, {"does", a.does}};
@@ -40,10 +39,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
     if (a.already_performed) item["already_performed"] = true;
     if (!a.expects.is_null()) item["expects"] = a.expects;
     if (a.human_decides) item["human_decides"] = true;
-    if (const auto k = stale.find(a.id); k != stale.end()) {  // presence-only: never an empty array
-      if (!k->second.reads.empty()) item["stale_reads"] = k->second.reads;
-      if (!k->second.writes.empty()) item["stale_writes"] = k->second.writes;
-    }
+    if (const auto d = details.find(a.id); d != details.end()) put_details(item, d->second);
     actions.push_back(std::move(item));
   }
   nlohmann::json out;
@@ -78,7 +74,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   std::string notes;
   for (const auto& [key, value] : args.items()) {
     (void)value;
-    if (key == "action" || key == "input" || key == "ask_id") continue;
+    if (key == "action" || key == "input" || key == "ask_id" || key == "instance") continue;
     notes += notes.empty() ? " Ignored, not arguments of do_action: " : ", ";
     notes += detail::quote(key);
   }
@@ -93,14 +89,23 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
       notes += " \"ask_id\" was not a string, so it named no approval.";
     }
   }
+  std::string instance;
+  if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
+    if (item->is_string()) {
+      instance = item->get<std::string>();
+    } else {
+      instance = item->dump();  // names no item: items are strings
+      notes += " \"instance\" was not a string, so it named no item.";
+    }
+  }
   const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
 
-  const FireResult r =
-      session_->fire(id, {.source = Principal::agent, .payload = input, .ask_id = std::move(ask_id_arg)});
+  const FireResult r = session_->fire(
+      id, {.source = Principal::agent, .payload = input, .ask_id = std::move(ask_id_arg), .instance = instance});
   std::string ask_id;
   if (r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale)) {
     try {
-      ask_id = session_->confirm_ask(id, input).id;
+      ask_id = session_->confirm_ask(id, input, instance).id;
     } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
     }
   }
@@ -124,6 +129,11 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
     }
   }
   if (r.reason == to_string(Refusal::unsupported_argument)) out["issues"] = r.issues;
+  if (r.reason == to_string(Refusal::instance_required) || r.reason == to_string(Refusal::instance_unknown)) {
+    if (!r.verdict.empty()) out["verdict"] = r.verdict;
+    const auto details = detail::offer_details(*session_, std::nullopt, max_instances_served, id);
+    if (const auto d = details.find(id); d != details.end()) put_details(out, d->second);
+  }
   if (r.reason == to_string(Refusal::payload_invalid)) {
     out["issues"] = r.issues;
     for (const auto& a : session_->actions())
@@ -200,11 +210,26 @@ GROUNDPLANE_INLINE std::string AgentPort::Result::dump(int indent, char indent_c
   return out;
 }
 
+GROUNDPLANE_INLINE void AgentPort::put_details(nlohmann::json& out, const detail::OfferDetails& d) {
+  // Presence-only: a stale array is never empty.
+  if (!d.stale_reads.empty()) out["stale_reads"] = d.stale_reads;
+  if (!d.stale_writes.empty()) out["stale_writes"] = d.stale_writes;
+  if (!d.has_instances) return;
+  out["instances"] = d.instances;
+  if (d.instances_unavailable) out["instances_unavailable"] = true;
+  else out["instances_total"] = d.instances_total;
+}
+
 GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view reason) {
   if (reason == "UNKNOWN_AFFORDANCE") return "No action by that name is declared now; nothing ran.";
   if (reason == "NOT_MATERIALIZED") return "Nothing in this app is wired to perform it; nothing ran.";
   if (reason == "TOOL_DISABLED") return "It is disabled right now: its conditions are unmet; nothing ran.";
   if (reason == "GUARD_FAILED") return "Its guard did not hold in the app's current state; nothing ran.";
+  if (reason == "INSTANCE_REQUIRED")
+    return "This action acts on one item: name it in instance (instances lists the ones on offer); nothing ran.";
+  if (reason == "INSTANCE_UNKNOWN")
+    return "That is not an item this action can act on now (instances lists the ones on offer, when the app could "
+           "list them; verdict says which); nothing ran.";
   if (reason == "UNSUPPORTED_ARGUMENT")
     return "The app's recorded facts do not support this input (issues says which values, and what the facts "
            "hold); nothing ran. Use values a tool returned, and call do_action again.";
@@ -256,6 +281,8 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
   props["input"] = {{"description",
                      "The action's input, if it takes one: it must match the action's expects, when "
                      "whats_here lists one."}};
+  props["instance"] = {{"type", "string"},
+                       {"description", "The item to act on, for an action whats_here lists with instances."}};
   props["ask_id"] = {{"type", "string"},
                      {"description", "The id of a confirm ask a person approved for exactly this action and input."}};
   nlohmann::json do_action =

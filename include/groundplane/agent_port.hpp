@@ -132,6 +132,11 @@ class AgentPort {
 
   static std::string_view refusal_message(std::string_view reason);
 
+  // An action's stale keys and items, onto a whats_here item or a do_action answer.
+  static void put_details(nlohmann::json& out, const detail::OfferDetails& d);
+
+  static constexpr std::size_t max_instances_served = 50;  // an action's items in one answer, at most
+
   static nlohmann::json build_tools();
 
   Session* session_;

@@ -99,6 +99,8 @@ enum class Refusal {
   approval_stale,        // older than approval_ttl, or a key in the action's `reads` changed since
   payload_invalid,       // the payload does not match the action's declared input (ActionSpec::input)
   unsupported_argument,  // an argument check found the payload unsupported by the facts (ActionSpec::argument_checks)
+  instance_required,     // the action acts on one of its instances (ActionSpec::instances); none was named
+  instance_unknown,      // the instance named is not one the action can act on now (or it has none)
 };
 
 namespace detail {
@@ -110,6 +112,7 @@ inline constexpr EnumName<Refusal> refusal_names[] = {
     {Refusal::approval_spent, "APPROVAL_SPENT", 8},         {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
     {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},  {Refusal::approval_stale, "APPROVAL_STALE", 11},
     {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},      {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
+    {Refusal::instance_required, "INSTANCE_REQUIRED", 14},  {Refusal::instance_unknown, "INSTANCE_UNKNOWN", 15},
 };
 template <>
 inline constexpr std::span<const EnumName<Refusal>> enum_table<Refusal> = refusal_names;
@@ -136,7 +139,8 @@ struct Transition {
   Cause cause;
   std::string node;  // where the cursor was when it was minted
   Outcome outcome = Outcome::pending;
-  std::string error = "";  // the handler's HandlerResult::error or exception text; never rendered
+  std::string error = "";     // the handler's HandlerResult::error or exception text; never rendered
+  std::string instance = "";  // the item it acted on (ActionSpec::instances); never rendered
 };
 
 // One row of the gap ledger: a fire the session refused.
@@ -151,6 +155,7 @@ struct GapRow {
   std::string node;
   std::string prior_transition_id = "";         // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
   std::vector<std::string> failed_checks = {};  // UNSUPPORTED_ARGUMENT: the argument checks that failed, by name
+  std::string instance = "";                    // the item named, as the caller passed it; never rendered
 };
 
 enum class AskState {
@@ -188,6 +193,7 @@ struct AskStatus {
   // The values the action's `reads` keys had when the yes was given:
   // {key: [value]} for a present key, {key: []} for an absent one.
   nlohmann::json approved_reads = nlohmann::json::object();
+  std::string instance = "";  // the item the approval is for (ActionSpec::instances); never rendered
 };
 
 // "Allow this action without asking, this session": one per action, the latest decision.
@@ -242,9 +248,10 @@ struct RowExtras {
   nlohmann::json data = nullptr;                // a transition's: what its handler handed back (HandlerResult::data)
   std::uint64_t data_omitted = 0;               // a transition's: the size of data over max_data_bytes, not kept
   std::vector<std::string> failed_checks = {};  // a gap row's: UNSUPPORTED_ARGUMENT's failing checks
+  std::string instance;                         // the item a fire named (ActionSpec::instances)
   bool empty() const noexcept {
     return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
-           data_omitted == 0 && failed_checks.empty();
+           data_omitted == 0 && failed_checks.empty() && instance.empty();
   }
 };
 
@@ -350,13 +357,14 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
       Cause{r.action.str(), r.does.optional(), r.principal, x.payload, x.ask_id, r.standing_grant, r.repeat},
       r.node.str(),
       r.outcome,
-      x.error};
+      x.error,
+      x.instance};
 }
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version, r.action.str(), r.does.optional(), r.principal,           r.reason,
-                x.payload, x.ask_id,       r.node.str(),      x.prior_transition_id, x.failed_checks};
+  return GapRow{r.version, r.action.str(), r.does.optional(), r.principal,           r.reason,        x.payload,
+                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, x.instance};
 }
 
 template <class Row>

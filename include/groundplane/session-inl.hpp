@@ -3,6 +3,8 @@
 // session's internals is in the detail headers included below, each with its part.
 #pragma once
 
+#include <unordered_set>
+
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/fire.hpp"
 #include "groundplane/detail/outcome.hpp"
@@ -137,14 +139,45 @@ GROUNDPLANE_INLINE GroundTruth ground_truth_probed(const Session& session, const
                              stored_counter(*session.core_), open_decisions(*session.core_));
 }
 
-GROUNDPLANE_INLINE std::map<std::string, StaleKeys, std::less<>> stale_keys(const Session& session,
-                                                                           std::uint64_t since) {
+// An action's items as served: the selector's order, each once, "" dropped (no fire can
+// name it); the first `max` kept and all of them counted.
+GROUNDPLANE_INLINE void list_instances(const ActionSpec& spec, const nlohmann::json& state, std::size_t max,
+                                       OfferDetails& out) {
+  out.has_instances = true;
+  std::vector<std::string> items;
+  try {
+    items = spec.instances(state);
+  } catch (const ConfigurationError&) {  // the selector called back into the session: the app's bug
+    throw;
+  } catch (...) {
+    out.instances_unavailable = true;
+    return;
+  }
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(items.size());
+  for (const std::string& item : items) {
+    if (item.empty() || !seen.insert(item).second) continue;
+    if (out.instances.size() < max) out.instances.push_back(item);
+  }
+  out.instances_total = seen.size();
+}
+
+GROUNDPLANE_INLINE std::map<std::string, OfferDetails, std::less<>> offer_details(const Session& session,
+                                                                                 std::optional<std::uint64_t> since,
+                                                                                 std::size_t max_instances,
+                                                                                 std::string_view only) {
   SessionLock lock(*session.core_);
   const SessionCore& c = *session.core_;
-  std::map<std::string, StaleKeys, std::less<>> out;
+  std::map<std::string, OfferDetails, std::less<>> out;
   for (const auto& [id, m] : c.actions) {
-    StaleKeys k{c.changes.stale(id, m.spec.reads, since), c.changes.stale(id, m.spec.writes, since)};
-    if (!k.reads.empty() || !k.writes.empty()) out.emplace(id, std::move(k));
+    if (!only.empty() && id != only) continue;
+    OfferDetails d;
+    if (since) {
+      d.stale_reads = c.changes.stale(id, m.spec.reads, *since);
+      d.stale_writes = c.changes.stale(id, m.spec.writes, *since);
+    }
+    if (m.spec.instances) list_instances(m.spec, c.state, max_instances, d);
+    out.emplace(id, std::move(d));
   }
   return out;
 }
@@ -160,6 +193,8 @@ GROUNDPLANE_INLINE Session::Session(SessionOptions options) : core_(make_core(st
 
 GROUNDPLANE_INLINE ActionHandle Session::declare(std::string id, ActionSpec spec) {
   if (id.empty()) throw ConfigurationError("gp::Session::declare: the action id is empty");
+  if (id.find('\0') != std::string::npos)  // an item's key is the id, a NUL and the item (detail::flight_key)
+    throw ConfigurationError("gp::Session::declare: the action id " + detail::quote(id) + " holds a NUL byte");
   if (spec.does.empty())
     throw ConfigurationError("gp::Session::declare(" + detail::quote(id) +
                              "): `does` is empty; every action needs its authored sentence");
@@ -311,35 +346,41 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   if (how.thrown) std::rethrow_exception(how.thrown);
 }
 
-GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json input) {
+GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json input, std::string instance) {
   detail::SessionLock lock(*core_);
   auto& c = *core_;
   auto& L = c.ledger;
   const auto it = c.actions.find(id);
   if (it == c.actions.end())
     throw ConfigurationError("gp::Session::confirm_ask: no action " + detail::quote(id) + " is declared now");
+  if (static_cast<bool>(it->second.spec.instances) != !instance.empty())
+    throw ConfigurationError("gp::Session::confirm_ask(" + detail::quote(id) + "): " +
+                             (instance.empty() ? "the action acts on one of its instances; name the item"
+                                               : "the action declares no instances, so it takes no item"));
   // What supports each argument a passing argument check read: the card shows it.
   const CheckList& checks = it->second.spec.argument_checks;
   std::vector<ArgumentSupport> support;
   if (!checks.empty() && c.facts) support = detail::review_arguments(*c.facts, checks, input, true).support;
-  std::string key = detail::ask_key(id, input);
+  std::string key = detail::ask_key(id, instance, input);
   const auto open = c.ask_by_key.find(key);
   if (open != c.ask_by_key.end()) {
     const AskStatus& a = L.asks[open->second];
     if (a.state == AskState::awaiting ||
         (a.state == AskState::approved && !detail::approval_stale(c, a, &it->second.spec)))
-      return Ask{a.id, a.action, std::move(support)};
+      return Ask{a.id, a.action, std::move(support), a.instance};
   }
   const std::size_t k = L.asks.size();
   std::string ask_id = "ask-" + std::to_string(k + 1);
   if (c.store) {
     std::string action(id);
     auto does = c.does_to_store(action, it->second.spec.does);
-    c.emit(detail::rows::AskMinted{std::move(action), std::move(does), input});
+    c.emit(detail::rows::AskMinted{std::move(action), std::move(does), input, instance});
     c.flush();
   }
-  L.asks.push_back(AskStatus{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "",
-                             L.version, ""});
+  AskStatus minted{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "",
+                   L.version, ""};
+  minted.instance = instance;
+  L.asks.push_back(std::move(minted));
   try {
     c.ask_by_key.insert_or_assign(std::move(key), k);
     L.awaiting_asks.insert(k);
@@ -347,7 +388,7 @@ GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json 
     L.asks.pop_back();
     throw;
   }
-  return Ask{std::move(ask_id), std::string(id), std::move(support)};
+  return Ask{std::move(ask_id), std::string(id), std::move(support), std::move(instance)};
 }
 
 GROUNDPLANE_INLINE ApprovalResult Session::approve_ask(std::string_view ask_id, std::string by) {

@@ -66,6 +66,7 @@ struct Ask {
   // For an action with argument_checks: what supports each argument a passing check
   // read (field, fact, the fact's provenance), for the card a person approves from.
   std::vector<ArgumentSupport> support = {};
+  std::string instance = "";  // the item the approval is for (ActionSpec::instances)
 };
 
 // The human doors. reason: "" when ok, else "UNKNOWN_ASK", "ALREADY_APPROVED",
@@ -117,13 +118,20 @@ class Session;
 namespace detail {
 struct SessionCore;  // what a session holds: detail/session_core.hpp
 GroundTruth ground_truth_probed(const Session& session, const GroundTruthOptions& opts, RenderProbe& probe);
-// Per declared action, its reads and writes (as declared) that another's change since
-// `since` touched: what AgentPort::whats_here serves as stale_reads / stale_writes.
-struct StaleKeys {
-  std::vector<std::string> reads;
-  std::vector<std::string> writes;
+// What AgentPort serves about a declared action beside its ActionInfo: its reads and
+// writes (as declared) that another changed since the cursor, and the items it acts on.
+struct OfferDetails {
+  std::vector<std::string> stale_reads;
+  std::vector<std::string> stale_writes;
+  bool has_instances = false;
+  std::vector<std::string> instances;  // the first max_instances, in the selector's order, each once
+  std::size_t instances_total = 0;     // how many distinct items there are
+  bool instances_unavailable = false;  // the selector threw: it could not list them
 };
-std::map<std::string, StaleKeys, std::less<>> stale_keys(const Session& session, std::uint64_t since);
+// Every declared action (or only `only`, when given), under one lock.
+std::map<std::string, OfferDetails, std::less<>> offer_details(const Session& session,
+                                                               std::optional<std::uint64_t> since,
+                                                               std::size_t max_instances, std::string_view only = {});
 }  // namespace detail
 
 // Returned by declare(). Dropping it does not unmount (components often let it go);
@@ -299,7 +307,11 @@ class Session {
   // The input is copied: the approval is bound to what was asked, whatever the caller
   // does with its object afterwards. The action must be declared now
   // (ConfigurationError otherwise). O(size of the input), whatever the number of asks.
-  Ask confirm_ask(std::string_view id, nlohmann::json input = nullptr);
+  // For an action with instances the card is for one item (`instance`, required then and
+  // refused otherwise: ConfigurationError); a fire presenting it for another item is
+  // refused APPROVAL_MISMATCH.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
+  Ask confirm_ask(std::string_view id, nlohmann::json input = nullptr, std::string instance = "");
 
   // Human-side doors; never served to a model. `by` is kept for audit and never
   // rendered; an empty or blank `by` is a ConfigurationError on every door.
@@ -397,7 +409,9 @@ class Session {
 
  private:
   friend GroundTruth detail::ground_truth_probed(const Session&, const GroundTruthOptions&, detail::RenderProbe&);
-  friend std::map<std::string, detail::StaleKeys, std::less<>> detail::stale_keys(const Session&, std::uint64_t);
+  friend std::map<std::string, detail::OfferDetails, std::less<>> detail::offer_details(const Session&,
+                                                                                        std::optional<std::uint64_t>,
+                                                                                        std::size_t, std::string_view);
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o);
   void set_actions_stale(bool on);
 

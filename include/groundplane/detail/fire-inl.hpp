@@ -19,6 +19,38 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_undeclared(SessionCore& c, 
   return std::nullopt;
 }
 
+GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unknown_instance(SessionCore& c, FireAttempt& f) {
+  Mounted& m = *f.mounted;
+  const std::string& instance = f.options.instance;
+  if (!m.spec.instances) {
+    if (!instance.empty()) {
+      f.verdict = "never-existed";
+      return Refusal::instance_unknown;
+    }
+    f.flying = m.flying;
+    f.receipt = m.receipt;
+    return std::nullopt;
+  }
+  if (instance.empty()) return Refusal::instance_required;
+  std::vector<std::string> items;
+  try {
+    items = m.spec.instances(c.state);
+  } catch (const ConfigurationError&) {  // the selector called back into the session: the app's bug
+    throw;
+  } catch (...) {  // it could not list them: whether this one exists is not known
+    f.verdict = "unsupported";
+    return Refusal::instance_unknown;
+  }
+  if (std::find(items.begin(), items.end(), instance) == items.end()) {
+    f.verdict = "never-existed";
+    return Refusal::instance_unknown;
+  }
+  const std::string key = flight_key(f.id, instance);
+  f.flying = &c.in_flight.of(key);
+  if (const auto r = c.ledger.receipts.find(key); r != c.ledger.receipts.end()) f.receipt = &r->second;
+  return std::nullopt;
+}
+
 GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unmaterialized(const SessionCore& c, const FireAttempt& f) {
   if (!f.mounted->spec.handler && !c.allow_unmaterialized_fires) return Refusal::not_materialized;
   return std::nullopt;
@@ -129,13 +161,13 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_repeat(const SessionCore&, 
   const Mounted& m = *f.mounted;
   const Concurrency con = m.spec.concurrency;
   if (con == Concurrency::parallel) return std::nullopt;
-  const bool flying = !m.flying->empty();
-  const OnceReceipt* receipt = m.receipt;
+  const bool flying = !f.flying->empty();
+  const OnceReceipt* receipt = f.receipt;
   // single_flight repeats while in flight; once, ever after it happened
   f.repeat = flying || (con == Concurrency::once && receipt);
   if (f.options.source == Principal::user) return std::nullopt;  // a person acting on the screen
   if (flying) {
-    f.prior = transition_id_of(m.flying->back());
+    f.prior = transition_id_of(f.flying->back());
     return Refusal::prior_fire_pending;
   }
   if (con == Concurrency::once && receipt && !receipt->reopened) {
@@ -167,7 +199,8 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_at_approval(const SessionCore&
     case AskState::approved:
       break;
   }
-  if (a.action != f.id || a.input != f.options.payload) return Refusal::approval_mismatch;
+  if (a.action != f.id || a.instance != f.options.instance || a.input != f.options.payload)
+    return Refusal::approval_mismatch;
   if (approval_stale(c, a, &spec)) return Refusal::approval_stale;
   f.spend = *k;
   return std::nullopt;
@@ -175,6 +208,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_at_approval(const SessionCore&
 
 GROUNDPLANE_INLINE std::optional<Refusal> gate(SessionCore& c, FireAttempt& f) {
   if (auto r = refused_as_undeclared(c, f)) return r;
+  if (auto r = refused_as_unknown_instance(c, f)) return r;
   if (auto r = refused_as_unmaterialized(c, f)) return r;
   if (auto r = refused_as_disabled(c, f)) return r;
   if (auto r = refused_by_guard(c, f)) return r;
@@ -195,7 +229,8 @@ GROUNDPLANE_INLINE bool approval_stale(const SessionCore& c, const AskStatus& a,
 }
 
 GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_view id, const ActionSpec& s) {
-  if (s.concurrency != Concurrency::once || c.in_flight.any(id)) return false;
+  // An action over instances is done per item: as a whole it is never performed.
+  if (s.concurrency != Concurrency::once || s.instances || c.in_flight.any(id)) return false;
   const auto r = c.ledger.receipts.find(id);
   return r != c.ledger.receipts.end() && !r->second.reopened;
 }
@@ -207,13 +242,14 @@ GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& 
   a.principal = f.options.source;
   a.payload = f.options.payload;
   a.ask_id = f.options.ask_id;
+  a.instance = f.options.instance;
   return a;
 }
 
 GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal reason) {
   auto& L = c.ledger;
   // Built before the row: nothing can fail after it.
-  FireResult out{false, std::string(to_string(reason)), "", f.prior, std::move(f.issues)};
+  FireResult out{false, std::string(to_string(reason)), "", f.prior, std::move(f.issues), f.verdict};
   GapRecord row{L.version,
                 f.mounted ? f.mounted->id : share(f.id, c.last_refused),
                 f.mounted ? f.mounted->does : SharedText(),
@@ -224,6 +260,7 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
   row.extras =
       Extras({c.holds_payloads() ? f.options.payload : nlohmann::json(), f.options.ask_id, /*error=*/"", f.prior});
   if (!f.failed_checks.empty()) row.extras.edit().failed_checks = f.failed_checks;
+  if (!f.options.instance.empty()) row.extras.edit().instance = f.options.instance;
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
     c.emit(rows::Refused{attempt_row(c, f), reason, f.prior, f.failed_checks});
     c.flush();
@@ -253,9 +290,10 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
   // (Receipts are never erased: one there now is there when the handler returns, and is
   // assigned without allocating; a node is made only for an action's first receipt.)
   r.receipt = OnceReceipt{r.index, f.options.source == Principal::user};
-  r.receipt_slot = mounted.receipt;  // the declaration may be gone when the handler returns
-  r.flying = mounted.flying;
-  if (r.handler && !r.receipt_slot) r.receipt_node = map_node(L.receipts, std::string(f.id), r.receipt);
+  r.receipt_slot = f.receipt;  // the declaration may be gone when the handler returns
+  r.flying = f.flying;
+  if (r.handler && !r.receipt_slot)
+    r.receipt_node = map_node(L.receipts, flight_key(f.id, f.options.instance), r.receipt);
   if (r.handler) RunningScope::reserve_one();
   if (c.store) {  // stored before its handler runs: if the app dies inside it, the restored
                   // session knows it may have happened
@@ -275,6 +313,7 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
                        f.repeat};
   row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
                        std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
+  if (!f.options.instance.empty()) row.extras.edit().instance = f.options.instance;
   L.transitions.push_back(std::move(row));
   const std::string& action = mounted.id.str();
   try {

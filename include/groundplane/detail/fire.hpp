@@ -38,10 +38,19 @@ struct FireAttempt {
   bool standing = false;                            // passes the approval gate under a standing grant
   std::vector<std::string> issues = {};             // PAYLOAD_INVALID, UNSUPPORTED_ARGUMENT: what is wrong
   std::vector<std::string> failed_checks = {};      // UNSUPPORTED_ARGUMENT: the failing checks' names
+  std::string verdict = {};                         // INSTANCE_UNKNOWN: "unsupported" or "never-existed"
+  // What single_flight and once ask about this fire: its action's (cached on the
+  // declaration) or its item's (ActionSpec::instances). Set once the instance is known.
+  std::vector<std::size_t>* flying = nullptr;
+  OnceReceipt* receipt = nullptr;
 };
 
 // Each returns the reason the fire is refused for, or nothing to let the next one judge.
 std::optional<Refusal> refused_as_undeclared(SessionCore& c, FireAttempt& f);                  // UNKNOWN_AFFORDANCE
+// INSTANCE_REQUIRED, INSTANCE_UNKNOWN: for an action with instances, the fire names one
+// its selector lists now; an action without them is named none. Finds what the fire's
+// repeats are tracked under (its action's or its item's).
+std::optional<Refusal> refused_as_unknown_instance(SessionCore& c, FireAttempt& f);
 std::optional<Refusal> refused_as_unmaterialized(const SessionCore& c, const FireAttempt& f);  // NOT_MATERIALIZED
 std::optional<Refusal> refused_as_disabled(const SessionCore& c, const FireAttempt& f);        // TOOL_DISABLED
 std::optional<Refusal> refused_by_guard(const SessionCore& c, const FireAttempt& f);           // GUARD_FAILED

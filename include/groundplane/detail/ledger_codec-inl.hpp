@@ -95,6 +95,7 @@ GROUNDPLANE_INLINE void Attempt::encode_into(nlohmann::json& b) && {
   if (principal != Principal::agent) b[key_of(principal_m)] = stored_of(principal);
   if (!payload.is_null()) b[key_of(payload_m)] = std::move(payload);
   if (!ask_id.empty()) b[key_of(ask_m)] = std::move(ask_id);
+  if (!instance.empty()) b[key_of(instance_m)] = std::move(instance);
 }
 GROUNDPLANE_INLINE Attempt Attempt::decode(RowBody& b) {
   Attempt a;
@@ -103,6 +104,7 @@ GROUNDPLANE_INLINE Attempt Attempt::decode(RowBody& b) {
   a.principal = take_enum(b, principal_m, Principal::agent);
   a.payload = b.take(payload_m.key);
   a.ask_id = b.take_text(ask_m.key);
+  a.instance = b.take_text(instance_m.key);
   return a;
 }
 
@@ -173,6 +175,7 @@ GROUNDPLANE_INLINE nlohmann::json AskMinted::encode() && {
   b[key_of(action_m)] = std::move(action);
   put_does(b, does);
   b[key_of(input_m)] = std::move(input);
+  if (!instance.empty()) b[key_of(instance_m)] = std::move(instance);
   return b;
 }
 GROUNDPLANE_INLINE AskMinted AskMinted::decode(RowBody& b) {
@@ -180,6 +183,7 @@ GROUNDPLANE_INLINE AskMinted AskMinted::decode(RowBody& b) {
   q.action = b.take_text(action_m.key);
   q.does = take_does(b);
   q.input = b.take(input_m.key);
+  q.instance = b.take_text(instance_m.key);
   return q;
 }
 

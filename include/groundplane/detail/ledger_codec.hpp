@@ -94,12 +94,13 @@ struct StaleSeen {
 // in one place for both.
 struct Attempt {
   static constexpr Member action_m{"a", "action"}, principal_m{"p", "principal"}, payload_m{"pl", "payload"},
-      ask_m{"k", "ask_id"};
+      ask_m{"k", "ask_id"}, instance_m{"ix", "instance"};
   std::string action = {};
   CarriedDoes does = {};
   Principal principal = Principal::agent;
   nlohmann::json payload = nullptr;
   std::string ask_id = {};
+  std::string instance = {};  // the item named (ActionSpec::instances)
   void encode_into(nlohmann::json& body) &&;
   static Attempt decode(RowBody& b);
 };
@@ -109,9 +110,9 @@ struct Refused {
   static constexpr std::string_view kind = "g", name = "refusal";
   static constexpr Member reason_m{"r", "reason"}, prior_m{"pr", "prior_transition_id"},
       failed_checks_m{"fc", "failed_checks"};
-  static constexpr Member members[] = {
-      Attempt::action_m, does_member, Attempt::principal_m, Attempt::payload_m, Attempt::ask_m,
-      reason_m,          prior_m,     failed_checks_m};
+  static constexpr Member members[] = {Attempt::action_m, does_member,     Attempt::principal_m,
+                                       Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
+                                       reason_m,           prior_m,        failed_checks_m};
   Attempt fire = {};
   Refusal reason = Refusal::unknown_affordance;
   std::string prior_transition_id = {};
@@ -126,8 +127,9 @@ struct Recorded {
   static constexpr Member standing_m{"sg", "standing_grant"}, repeat_m{"rp", "repeat"}, outcome_m{"o", "outcome"},
       awaits_m{"w", "awaits_report"};
   static constexpr Member members[] = {Attempt::action_m,  does_member,    Attempt::principal_m,
-                                       Attempt::payload_m, Attempt::ask_m, standing_m,
-                                       repeat_m,           outcome_m,      awaits_m};
+                                       Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
+                                       standing_m,         repeat_m,       outcome_m,
+                                       awaits_m};
   Attempt fire = {};
   bool standing_grant = false;
   bool repeat = false;
@@ -157,11 +159,12 @@ struct Grade {
 // confirm_ask: a card minted.
 struct AskMinted {
   static constexpr std::string_view kind = "q", name = "ask";
-  static constexpr Member action_m{"a", "action"}, input_m{"in", "input"};
-  static constexpr Member members[] = {action_m, does_member, input_m};
+  static constexpr Member action_m{"a", "action"}, input_m{"in", "input"}, instance_m{"ix", "instance"};
+  static constexpr Member members[] = {action_m, does_member, input_m, instance_m};
   std::string action = {};
   CarriedDoes does = {};
   nlohmann::json input = nullptr;
+  std::string instance = {};  // the item the approval is for
   nlohmann::json encode() &&;
   static AskMinted decode(RowBody& b);
 };

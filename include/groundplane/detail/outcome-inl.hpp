@@ -47,7 +47,8 @@ GROUNDPLANE_INLINE std::optional<StoredFire> stored_fire(const LedgerStore& stor
         auto t = rows::Recorded::decode(b);
         const bool was_declared = note(t.fire.action, t.fire.does);
         if (transitions++ == index)
-          found = StoredFire{t.fire.principal, std::move(t.fire.action), was_declared, t.repeat, t.outcome};
+          found = StoredFire{t.fire.principal, std::move(t.fire.action), was_declared, t.repeat, t.outcome,
+                             nullptr,          0,                        std::move(t.fire.instance)};
       } else if (!found) {
         if (row.kind == rows::Refused::kind) {
           const auto g = rows::Refused::decode(b);
@@ -96,15 +97,24 @@ GROUNDPLANE_INLINE nlohmann::json settled_answer(Outcome outcome, std::string li
   return out;
 }
 
+// The item a fire or an ask was about (ActionSpec::instances): runtime text, served here
+// and never in the block.
+GROUNDPLANE_INLINE nlohmann::json with_instance(nlohmann::json out, const std::string& instance) {
+  if (!instance.empty()) out["instance"] = instance;
+  return out;
+}
+
 // The app's reply to an id it never issued: what the agent could have meant.
 GROUNDPLANE_INLINE nlohmann::json unknown_answer(const SessionCore& c) {
   const auto& L = c.ledger;
   nlohmann::json pending = nlohmann::json::array();
   for (const std::size_t k : L.awaiting_report)
-    pending.push_back({{"transition_id", transition_id_of(k)}, {"action", L.transitions[k].action.str()}});
+    pending.push_back(with_instance({{"transition_id", transition_id_of(k)}, {"action", L.transitions[k].action.str()}},
+                                    L.transitions[k].extras.get().instance));
   nlohmann::json awaiting = nlohmann::json::array();
   for (const AskStatus& a : L.asks)
-    if (a.state == AskState::awaiting) awaiting.push_back({{"ask_id", a.id}, {"action", a.action}});
+    if (a.state == AskState::awaiting)
+      awaiting.push_back(with_instance({{"ask_id", a.id}, {"action", a.action}}, a.instance));
   return {{"ok", false},
           {"reason", "UNKNOWN_TRANSITION"},
           {"pending", std::move(pending)},
@@ -122,19 +132,22 @@ GROUNDPLANE_INLINE nlohmann::json outcome_of(const SessionCore& c, std::string_v
     }
     nlohmann::json out{{"ok", true}, {"ask", std::move(state)}};
     if (a.state == AskState::spent && !a.spent_by.empty()) out["transition_id"] = a.spent_by;
-    return out;
+    return with_instance(std::move(out), a.instance);
   }
   const auto k = row_index(id, "t-", L.transitions);
   if (!k) return unknown_answer(c);
   if (L.transitions.holds(*k)) {
     const TransitionRecord& t = L.transitions[*k];
     const RowExtras& extras = t.extras.get();
-    return settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted);
+    return with_instance(settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted),
+                         extras.instance);
   }
   if (c.store) {
     if (auto f = stored_fire(*c.store, *k))
-      return settled_answer(f->outcome, transition_line(f->principal, f->action, f->declared, f->repeat, f->outcome),
-                            f->data, f->data_omitted);
+      return with_instance(
+          settled_answer(f->outcome, transition_line(f->principal, f->action, f->declared, f->repeat, f->outcome),
+                         f->data, f->data_omitted),
+          f->instance);
   }
   return {{"ok", false},
           {"reason", "NO_LONGER_HELD"},

@@ -30,6 +30,7 @@ struct StoredFire {
   Outcome outcome = Outcome::pending;
   nlohmann::json data = nullptr;
   std::uint64_t data_omitted = 0;
+  std::string instance = {};
 };
 // The transition at `index`, read back from the store's rows; none when the store holds
 // fewer transitions (or a row it cannot read, which verify names).

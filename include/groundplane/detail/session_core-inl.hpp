@@ -7,9 +7,12 @@
 
 namespace groundplane::detail {
 
-GROUNDPLANE_INLINE std::string ask_key(std::string_view action, const nlohmann::json& input) {
+GROUNDPLANE_INLINE std::string ask_key(std::string_view action, std::string_view instance,
+                                       const nlohmann::json& input) {
   std::string key = std::to_string(action.size()) + ':';
   key += action;
+  key += std::to_string(instance.size()) + ':';
+  key += instance;
   put_equality_key(key, input);
   return key;
 }

@@ -173,8 +173,21 @@ struct SessionCore : SessionMutex {
   ChangedKeys changes;  // which state keys reports changed, and when: carried staleness
 };
 
-// (action, input) as ask_by_key holds it.
-std::string ask_key(std::string_view action, const nlohmann::json& input);
+// (action, instance, input) as ask_by_key holds it.
+std::string ask_key(std::string_view action, std::string_view instance, const nlohmann::json& input);
+
+// What single_flight and once track a fire under (InFlight, Ledger::receipts): its action
+// id, or for an item of an action with instances the id, a NUL and the item. Declared ids
+// hold no NUL, so no item's key is another action's.
+inline std::string flight_key(std::string_view action, std::string_view instance) {
+  std::string key(action);
+  if (!instance.empty()) {
+    key += '\0';
+    key += instance;
+  }
+  return key;
+}
+inline std::string flight_key(const TransitionRecord& t) { return flight_key(t.action.str(), t.extras.get().instance); }
 
 // A state key's value as an approval snapshot holds it: [value] when present, [] when not.
 nlohmann::json read_value(const nlohmann::json& state, const std::string& key);

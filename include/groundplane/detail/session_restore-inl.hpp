@@ -66,6 +66,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Refused&& g) {
   row.extras = Extras({c.holds_payloads() ? std::move(g.fire.payload) : nlohmann::json(), std::move(g.fire.ask_id), "",
                        std::move(g.prior_transition_id)});
   if (!g.failed_checks.empty()) row.extras.edit().failed_checks = std::move(g.failed_checks);
+  if (!g.fire.instance.empty()) row.extras.edit().instance = std::move(g.fire.instance);
   c.ledger.gaps.push_back(std::move(row));
   c.trim();
 }
@@ -91,11 +92,12 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
   row.extras =
       Extras({c.holds_payloads() || t.outcome == Outcome::pending ? std::move(t.fire.payload) : nlohmann::json(),
               std::move(t.fire.ask_id), /*error=*/"", /*prior_transition_id=*/""});
+  if (!t.fire.instance.empty()) row.extras.edit().instance = std::move(t.fire.instance);
   L.transitions.push_back(std::move(row));
   L.version = r.row->version + 1;
   if (t.fire.principal == Principal::agent) c.changes.clear(a);
   if (t.outcome == Outcome::pending) {
-    c.in_flight.add(a, idx);
+    c.in_flight.add(flight_key(L.transitions[idx]), idx);
     if (t.awaits_report) {
       L.awaiting_report.insert(idx);
       L.awaiting_by_action.insert(a, idx);
@@ -124,14 +126,14 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
   if (t.outcome != Outcome::pending) r.returned.erase(idx);  // what stop_all asks is about pending fires only
   if (g.receipt) {
     if (t.outcome == Outcome::pending) r.returned.insert(idx);
-    L.receipts.insert_or_assign(t.action.str(), OnceReceipt{idx, t.principal == Principal::user});
+    L.receipts.insert_or_assign(flight_key(t), OnceReceipt{idx, t.principal == Principal::user});
   }
   if (t.outcome != Outcome::pending) {
     stop_awaiting(c, idx);
     graded(c, idx);
   }
   if (t.outcome == Outcome::rejected)  // as Session::reject left it: the receipt withdrawn
-    if (const auto held = L.receipts.find(t.action.str()); held != L.receipts.end() && held->second.transition == idx)
+    if (const auto held = L.receipts.find(flight_key(t)); held != L.receipts.end() && held->second.transition == idx)
       held->second.reopened = true;
 }
 
@@ -140,9 +142,11 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
   auto& L = c.ledger;
   const std::size_t idx = L.asks.size();
   auto does = r.does_of(q.action, std::move(q.does));
-  std::string key = ask_key(q.action, q.input);
-  L.asks.push_back(AskStatus{"ask-" + std::to_string(idx + 1), std::move(q.action), std::move(does), std::move(q.input),
-                             AskState::awaiting, "", r.row->version, ""});
+  std::string key = ask_key(q.action, q.instance, q.input);
+  AskStatus a{"ask-" + std::to_string(idx + 1), std::move(q.action), std::move(does), std::move(q.input),
+              AskState::awaiting, "", r.row->version, ""};
+  a.instance = std::move(q.instance);
+  L.asks.push_back(std::move(a));
   c.ask_by_key.insert_or_assign(std::move(key), idx);
   L.awaiting_asks.insert(idx);
 }

@@ -9,7 +9,7 @@ namespace groundplane::detail {
 GROUNDPLANE_INLINE void closed_ask(SessionCore& c, std::size_t k) {
   if (c.holds_payloads()) return;
   AskStatus& a = c.ledger.asks[k];
-  const auto key = c.ask_by_key.find(ask_key(a.action, a.input));
+  const auto key = c.ask_by_key.find(ask_key(a.action, a.instance, a.input));
   if (key != c.ask_by_key.end() && key->second == k) c.ask_by_key.erase(key);
   a.input = nullptr;
 }
@@ -18,7 +18,7 @@ GROUNDPLANE_INLINE void graded(SessionCore& c, std::size_t idx, std::vector<std:
   TransitionRecord& row = c.ledger.transitions[idx];
   if (!c.holds_payloads()) row.extras.drop_payload();
   if (flying) InFlight::remove(*flying, idx);
-  else c.in_flight.remove(row.action.str(), idx);
+  else c.in_flight.remove(flight_key(row), idx);
 }
 
 GROUNDPLANE_INLINE void stop_awaiting(SessionCore& c, std::size_t idx) {
@@ -54,7 +54,7 @@ GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string
   graded(c, idx);
   // The app says it did not happen: a `once` action may be fired again. (Receipts are
   // never erased: declarations keep pointers to them; a reopened one gates nothing.)
-  if (const auto r = L.receipts.find(t.action.str()); r != L.receipts.end() && r->second.transition == idx)
+  if (const auto r = L.receipts.find(flight_key(t)); r != L.receipts.end() && r->second.transition == idx)
     r->second.reopened = true;
 }
 

@@ -329,6 +329,10 @@ GROUNDPLANE_INLINE Schema whats_here_output() {
                                        "state keys it reads that someone else changed since since_version"))
           .property("stale_writes", Schema("array").items(Schema("string")).describe(
                                         "state keys it writes that someone else changed since since_version"))
+          .property("instances", Schema("array").items(Schema("string")).describe(
+                                     "the items it acts on (the first 50): name one in do_action's instance"))
+          .property("instances_total", Schema("integer"))
+          .property("instances_unavailable", Schema("boolean").describe("the app could not list its items"))
           .required({"id", "does"});
   return Schema("object")
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
@@ -352,6 +356,10 @@ GROUNDPLANE_INLINE Schema do_action_output() {
       .property("data_omitted", Schema("object").property("bytes", Schema("integer")))
       .property("settle_with",
                 Schema("object").property("tool", Schema("string")).property("transition_id", Schema("string")))
+      .property("verdict", Schema("string").describe("INSTANCE_UNKNOWN: never-existed, or unsupported"))
+      .property("instances", Schema("array").items(Schema("string")))
+      .property("instances_total", Schema("integer"))
+      .property("instances_unavailable", Schema("boolean"))
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .required({"ok", "facts"});
 }
@@ -369,6 +377,7 @@ GROUNDPLANE_INLINE Schema did_it_work_output() {
       .property("data_omitted", Schema("object").property("bytes", Schema("integer")))
       .property("message", Schema("string"))
       .property("ask", Schema("string"))
+      .property("instance", Schema("string").describe("the item the fire or the ask was about"))
       .property("transition_id", Schema("string"))
       .property("reason", Schema("string"))
       .property("pending", Schema("array").items(pending))
