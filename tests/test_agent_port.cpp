@@ -70,7 +70,7 @@ TEST_CASE("tools are whats_here, do_action and did_it_work with schemas whose by
   CHECK_FALSE(tools[0]["inputSchema"].contains("required"));
   const auto& schema = tools[1]["inputSchema"];
   CHECK(schema["required"] == json::array({"action"}));
-  CHECK(keys_of(ojson(schema["properties"])) == std::vector<std::string>{"action", "ask_id", "input"});
+  CHECK(keys_of(ojson(schema["properties"])) == std::vector<std::string>{"action", "ask_id", "input", "instance"});
   CHECK(schema["properties"]["action"]["type"] == "string");
   CHECK(schema["properties"]["ask_id"]["type"] == "string");
   Shop a, b;

@@ -52,7 +52,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& args) {
   static constexpr std::string_view shape =
-      "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string}";
+      "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string, \"instance\"?: string}";
   if (auto invalid = invalid_arguments(args, "action", shape)) return std::move(*invalid);
   const std::string& id = args.find("action")->get_ref<const std::string&>();
 
@@ -89,14 +89,14 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
       notes += " \"ask_id\" was not a string, so it named no approval.";
     }
   }
+  // An item is a string: anything else could only be read as one by spelling it, and 57
+  // spelled is the item "57". So it names nothing, and nothing is fired.
   std::string instance;
   if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
-    if (item->is_string()) {
-      instance = item->get<std::string>();
-    } else {
-      instance = item->dump();  // names no item: items are strings
-      notes += " \"instance\" was not a string, so it named no item.";
-    }
+    if (!item->is_string())
+      return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"instance\" must be a string: an item whats_here "
+                                                               "lists for the action. Nothing was fired.");
+    instance = item->get<std::string>();
   }
   const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
 
