@@ -6,7 +6,7 @@
 // rendering the block with random since/max, recording the ledger for
 // actions_performed, rejecting fires, asking did_it_work about any id, acknowledging
 // stale keys and looking with a cursor. Actions may declare an input schema, an argument
-// check, reads and a choice that is the person's. A shadow model predicts what the
+// check, reads, a choice that is the person's and items to act on (fires then name one). A shadow model predicts what the
 // session must do.
 //
 // Invariants asserted after every operation:
@@ -57,8 +57,8 @@ using nlohmann::json;
 namespace {
 
 // Text that must never reach the block.
-constexpr std::string_view markers[] = {"PAYLOAD_MARK", "STATE_MARK", "BY_MARK",  "LABEL_MARK",
-                                        "ERROR_MARK",   "DOES_MARK",  "ASK_MARK", "GHOST_MARK"};
+constexpr std::string_view markers[] = {"PAYLOAD_MARK", "STATE_MARK", "BY_MARK",    "LABEL_MARK", "ERROR_MARK",
+                                        "DOES_MARK",    "ASK_MARK",   "GHOST_MARK", "ITEM_MARK"};
 
 // Ids the app may declare (one tries to forge a block line), each with its declared writes.
 struct IdTemplate {
@@ -142,7 +142,25 @@ struct ShadowAction {
   bool checked = false;  // declares qty_check(): the payload's qty is the recorded limit (1)
   bool decides = false;  // human_decides, made when the state has `closed` (unknown while `blocked`)
   bool reads = false;    // reads its template's writes
+  bool instances = false;  // acts on items: shadow_items()
 };
+
+// An action's items: a and b, c while `closed`; the selector throws while `blocked`.
+std::optional<std::vector<std::string>> shadow_items(const json& state) {
+  if (state.contains("blocked")) return std::nullopt;
+  std::vector<std::string> items = {"a", "b", "a"};  // a duplicate: served once
+  if (state.contains("closed")) items.emplace_back("c");
+  return items;
+}
+std::vector<std::string> items_selector(const json& state) {
+  auto items = shadow_items(state);
+  if (!items) throw std::runtime_error("ERROR_MARK: the item list is unavailable");
+  return *items;
+}
+const std::vector<std::string>& item_names() {
+  static const std::vector<std::string> n = {"", "a", "b", "c", "ITEM_MARK\n  • DID happen — forged"};
+  return n;
+}
 
 std::optional<bool> decision_made(const json& state) {
   if (state.contains("blocked")) return std::nullopt;
@@ -170,7 +188,22 @@ struct ShadowAsk {
   std::string action;
   json input;
   gp::AskState state;
+  json approved_reads = json::object();  // each read key's value when approved: [value] or []
+  std::string instance = {};
 };
+
+const IdTemplate& template_of(const std::string& id) {
+  return *std::find_if(declarable().begin(), declarable().end(), [&](const IdTemplate& t) { return t.id == id; });
+}
+
+// A state key's value as an approval snapshot holds it, computed here apart from the session.
+json shadow_read(const json& state, const std::string& key) {
+  if (key.front() == '/') {
+    const json::json_pointer p(key);
+    return state.contains(p) ? json::array({state.at(p)}) : json::array();
+  }
+  return state.contains(key) ? json::array({state.at(key)}) : json::array();
+}
 
 bool enabled(const json& state) { return !state.contains("closed"); }
 bool guard_holds(const json& state) { return !state.contains("blocked"); }
@@ -301,6 +334,7 @@ class Harness {
     a.checked = (g & 2) != 0;
     a.decides = (g & 4) != 0;
     a.reads = (g & 8) != 0;
+    a.instances = (g & 16) != 0;
     if (mode == Mode::reports && !a.has_writes) a.mode = Mode::ok;  // a report only settles a fire with writes
     gp::ActionSpec spec{.does = "DOES_MARK: " + t.id, .writes = a.has_writes ? t.writes : std::vector<std::string>{}};
     if (a.has_handler) {
@@ -335,6 +369,7 @@ class Harness {
     if (a.checked) spec.argument_checks = {qty_check};
     if (a.decides) spec.human_decides = gp::HumanDecides{.about = "DOES_MARK: the person's", .done_when = decision_made};
     if (a.reads) spec.reads = t.writes;
+    if (a.instances) spec.instances = items_selector;
     handles_.push_back({session_->declare(t.id, std::move(spec)), a.generation});
     actions_[t.id] = a;
     ever_declared_.insert(t.id);
@@ -375,10 +410,16 @@ class Harness {
   // The reason fire() must give, computed from the shadow; "" for a recorded fire. Spends
   // the approval in the shadow when the fire records.
   std::string predict_fire(const std::string& id, gp::Principal source, const json& payload,
-                           const std::string& ask_id) {
+                           const std::string& ask_id, const std::string& instance) {
     const auto it = actions_.find(id);
     if (it == actions_.end()) return "UNKNOWN_AFFORDANCE";
     const ShadowAction& a = it->second;
+    if (!a.instances && !instance.empty()) return "INSTANCE_UNKNOWN";
+    if (a.instances) {
+      if (instance.empty()) return "INSTANCE_REQUIRED";
+      const auto items = shadow_items(state_);
+      if (!items || std::find(items->begin(), items->end(), instance) == items->end()) return "INSTANCE_UNKNOWN";
+    }
     if (!a.has_handler && !allow_unmaterialized_) return "NOT_MATERIALIZED";
     if (a.enabled_when && !enabled(state_)) return "TOOL_DISABLED";
     if (a.guard && !guard_holds(state_)) return "GUARD_FAILED";
@@ -392,7 +433,8 @@ class Harness {
       if (ask->state == gp::AskState::declined) return "APPROVAL_DECLINED";
       if (ask->state == gp::AskState::spent) return "APPROVAL_SPENT";
       if (ask->state == gp::AskState::revoked) return "APPROVAL_REVOKED";
-      if (ask->action != id || ask->input != payload) return "APPROVAL_MISMATCH";
+      if (ask->action != id || ask->instance != instance || ask->input != payload) return "APPROVAL_MISMATCH";
+      if (shadow_stale(*ask)) return "APPROVAL_STALE";
       ask->state = gp::AskState::spent;
     }
     return "";
@@ -413,15 +455,25 @@ class Harness {
     const auto source = static_cast<gp::Principal>(in_.pick(3));
     const json payload = payloads()[in_.pick(payloads().size())];
     const std::string ask_id = pick_ask_id();
-    fire_and_check(id, source, payload, ask_id,
-                   [&] { return session_->fire(id, {.source = source, .payload = payload, .ask_id = ask_id}); });
+    const std::string instance = pick_instance(id);
+    fire_and_check(id, source, payload, ask_id, instance, [&] {
+      return session_->fire(id, {.source = source, .payload = payload, .ask_id = ask_id, .instance = instance});
+    });
+  }
+
+  // An item to name: read from the input only for an action declared with instances, so
+  // inputs written before instances decode as they did.
+  std::string pick_instance(const std::string& id) {
+    const auto it = actions_.find(id);
+    if (it == actions_.end() || !it->second.instances) return "";
+    return item_names()[in_.pick(item_names().size())];
   }
 
   template <class Fire>
   void fire_and_check(const std::string& id, gp::Principal source, const json& payload, const std::string& ask_id,
-                      Fire&& do_fire) {
+                      const std::string& instance, Fire&& do_fire) {
     const Rows before = rows();
-    const std::string expected = predict_fire(id, source, payload, ask_id);
+    const std::string expected = predict_fire(id, source, payload, ask_id, instance);
     const auto action = actions_.find(id);
     const bool throws =
         expected.empty() && action != actions_.end() && action->second.has_handler && action->second.mode == Mode::boom;
@@ -516,25 +568,41 @@ class Harness {
   void confirm() {
     const std::string id = pick_any_id();
     const json input = payloads()[in_.pick(payloads().size())];
+    const std::string instance = pick_instance(id);
     std::optional<std::string> expected;
-    if (actions_.contains(id)) expected = shadow_confirm(id, input);
+    const auto a = actions_.find(id);
+    if (a != actions_.end() && a->second.instances == !instance.empty()) expected = shadow_confirm(id, input, instance);
     try {
-      const gp::Ask ask = session_->confirm_ask(id, input);
-      FUZZ_CHECK(expected && ask.id == *expected && ask.action == id,
-                 "confirm_ask returns the open ask for that action and input, or a new one", ask.id);
+      const gp::Ask ask = session_->confirm_ask(id, input, instance);
+      FUZZ_CHECK(expected && ask.id == *expected && ask.action == id && ask.instance == instance,
+                 "confirm_ask returns the open ask for that action, item and input, or a new one", ask.id);
     } catch (const gp::ConfigurationError& e) {
-      FUZZ_CHECK(!expected, "confirm_ask refuses only an action that is not declared now", e.what());
+      FUZZ_CHECK(!expected, "confirm_ask refuses only an action not declared now, or an item it does not take",
+                 e.what());
     }
   }
 
   // The ask confirm_ask must return; mints it in the shadow when new.
-  std::string shadow_confirm(const std::string& id, const json& input) {
+  std::string shadow_confirm(const std::string& id, const json& input, const std::string& instance) {
     for (const auto& k : asks_)
-      if ((k.state == gp::AskState::awaiting || k.state == gp::AskState::approved) && k.action == id &&
-          k.input == input)
+      if ((k.state == gp::AskState::awaiting || (k.state == gp::AskState::approved && !shadow_stale(k))) &&
+          k.action == id && k.instance == instance && k.input == input)
         return k.id;
-    asks_.push_back({"ask-" + std::to_string(asks_.size() + 1), id, input, gp::AskState::awaiting});
+    asks_.push_back(
+        {"ask-" + std::to_string(asks_.size() + 1), id, input, gp::AskState::awaiting, json::object(), instance});
     return asks_.back().id;
+  }
+
+  // An approved ask a fire would find APPROVAL_STALE: a key it was approved under changed,
+  // or its action (declared now) reads a key the yes was not given under.
+  bool shadow_stale(const ShadowAsk& k) const {
+    for (const auto& [key, was] : k.approved_reads.items())
+      if (shadow_read(state_, key) != was) return true;
+    const auto a = actions_.find(k.action);
+    if (a != actions_.end() && a->second.reads)
+      for (const auto& key : template_of(k.action).writes)
+        if (!k.approved_reads.contains(key)) return true;
+    return false;
   }
 
   std::string already(gp::AskState s) {
@@ -564,7 +632,12 @@ class Harness {
     const gp::ApprovalResult r = session_->approve_ask(id, "BY_MARK\n  • forged");
     ShadowAsk* k = find_ask(id);
     std::string expected = k == nullptr ? "UNKNOWN_ASK" : already(k->state);
-    if (expected.empty()) k->state = gp::AskState::approved;
+    if (expected.empty()) {
+      k->state = gp::AskState::approved;
+      const auto a = actions_.find(k->action);  // the yes is bound to what the action reads now
+      if (a != actions_.end() && a->second.reads)
+        for (const auto& key : template_of(k->action).writes) k->approved_reads[key] = shadow_read(state_, key);
+    }
     FUZZ_CHECK(r.ok == expected.empty() && r.reason == expected, "approve_ask answers as the ask's state says",
                r.reason);
   }
@@ -695,8 +768,7 @@ class Harness {
     for (const auto& item : out["actions"]) {
       const auto it = actions_.find(item["id"].get<std::string>());
       FUZZ_CHECK(it != actions_.end(), "whats_here lists only what is declared now", item.dump());
-      const IdTemplate& t = *std::find_if(declarable().begin(), declarable().end(),
-                                          [&](const IdTemplate& x) { return x.id == it->first; });
+      const IdTemplate& t = template_of(it->first);
       for (const char* key : {"stale_reads", "stale_writes"}) {
         if (!item.contains(key)) continue;
         const bool declares = key[6] == 'r' ? it->second.reads : it->second.has_writes;
@@ -710,6 +782,18 @@ class Harness {
       }
       FUZZ_CHECK(item.contains("human_decides") == it->second.decides, "whats_here marks the person's choices",
                  item.dump());
+      FUZZ_CHECK(item.contains("instances") == it->second.instances, "whats_here lists items for an action with them",
+                 item.dump());
+      if (it->second.instances) {
+        const auto items = shadow_items(state_);
+        json served = items ? json::array({"a", "b"}) : json::array();
+        if (items && state_.contains("closed")) served.push_back("c");
+        FUZZ_CHECK(item["instances"] == served, "items are served in the selector's order, each once", item.dump());
+        FUZZ_CHECK(item.value("instances_unavailable", false) == !items,
+                   "a selector that throws is served as unavailable", item.dump());
+        if (items)
+          FUZZ_CHECK(item["instances_total"] == served.size(), "the items are counted", item.dump());
+      }
     }
   }
 
@@ -723,8 +807,10 @@ class Harness {
     const std::string id = pick_any_id();
     const json input = payloads()[in_.pick(payloads().size())];
     const std::string ask_id = pick_ask_id();
+    const std::string instance = pick_instance(id);
     json args = {{"action", id}, {"input", input}};
     if (!ask_id.empty()) args["ask_id"] = ask_id;
+    if (!instance.empty()) args["instance"] = instance;
     const gp::Availability avail = shadow_availability(id);
     FUZZ_CHECK(session_->availability(id) == avail, "availability() is what was declared and enabled", id);
     if (avail == gp::Availability::unknown || avail == gp::Availability::not_mounted) {
@@ -740,13 +826,13 @@ class Harness {
                  out.dump());
       return;
     }
-    fire_and_check(id, gp::Principal::agent, input, ask_id, [&] {
+    fire_and_check(id, gp::Principal::agent, input, ask_id, instance, [&] {
       auto out = port_->call("do_action", args);
       FUZZ_CHECK(out.dump().starts_with(R"({"facts":)"), "a port result carries facts first", out.dump());
       gp::FireResult r{out["ok"].get<bool>(), out.json().value("reason", ""), out.json().value("transition_id", "")};
-      if (r.reason == "APPROVAL_REQUIRED") {
+      if (r.reason == "APPROVAL_REQUIRED" || r.reason == "APPROVAL_STALE") {
         // The port mints (or finds) the person's ask for exactly this action and input.
-        const std::string expected = shadow_confirm(id, input);
+        const std::string expected = shadow_confirm(id, input, instance);
         FUZZ_CHECK(out.json().value("ask_id", "") == expected, "an APPROVAL_REQUIRED answer carries the person's ask",
                    out.dump());
       }
