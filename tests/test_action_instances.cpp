@@ -73,6 +73,7 @@ TEST_CASE("a selector that throws cannot say the item exists: INSTANCE_UNKNOWN, 
   const auto r = s.fire("order.cancel", {.instance = "57"});
   CHECK(r.reason == "INSTANCE_UNKNOWN");
   CHECK(r.verdict == "unsupported");
+  CHECK(s.fire("order.cancel", {.instance = "57"}).verdict == "unsupported");  // asked again: a failure is not kept
   gp::AgentPort port(s);
   const json item = port.whats_here()["actions"][0];
   CHECK(item["instances"] == json::array());
@@ -204,4 +205,23 @@ TEST_CASE("over the port, a missing item lists what is on offer, and a non-strin
 TEST_CASE("an action id holding a NUL byte is refused at declare: an item's key could not be told from it") {
   gp::Session s;
   CHECK_THROWS_AS(s.declare(std::string("order.cancel\0" "57", 15), {.does = "Cancel."}), gp::ConfigurationError);
+}
+
+TEST_CASE("the selector is asked once per state: again only after a report changed it") {
+  int asked = 0;
+  gp::Session s(shop_options());
+  s.declare("order.cancel", {.does = "Cancel an order.", .handler = item_ok, .instances = [&](const json& st) {
+                               ++asked;
+                               return open_orders(st);
+                             }});
+  gp::AgentPort port(s);
+  REQUIRE(s.fire("order.cancel", {.instance = "57"}).ok);
+  REQUIRE(s.fire("order.cancel", {.instance = "58"}).ok);
+  port.whats_here();
+  CHECK(asked == 1);
+  s.report_state({{"orders", {"59"}}});
+  CHECK(s.fire("order.cancel", {.instance = "57"}).reason == "INSTANCE_UNKNOWN");  // the new list, not the kept one
+  CHECK(asked == 2);
+  CHECK(port.whats_here()["actions"][0]["instances"] == json::array({"59"}));
+  CHECK(asked == 2);
 }

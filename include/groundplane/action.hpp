@@ -85,8 +85,10 @@ struct ActionSpec {
   // INSTANCE_REQUIRED, one not in the set INSTANCE_UNKNOWN (also when the selector throws:
   // it could not list them). An approval is for one item, and single_flight / once apply
   // per item. Duplicates are dropped (the first kept), and so is "" (no fire can name
-  // it). Runs with the session's mutex held, like enabled_when. Items are runtime text:
-  // kept on the rows, never rendered in the block.
+  // it). Its answer is kept until the state changes (a report), so it must read only the
+  // state it is given; an answer it throws instead of is not kept. Runs with the session's
+  // mutex held, like enabled_when. Items are runtime text: kept on the rows, never
+  // rendered in the block.
   std::function<std::vector<std::string>(const nlohmann::json& state)> instances = nullptr;
   // The choice this action carries is the person's: the block says so (one line while
   // it is not known made) and whats_here marks the item human_decides. Nothing is

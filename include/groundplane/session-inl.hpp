@@ -3,8 +3,6 @@
 // session's internals is in the detail headers included below, each with its part.
 #pragma once
 
-#include <unordered_set>
-
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/fire.hpp"
 #include "groundplane/detail/outcome.hpp"
@@ -139,27 +137,17 @@ GROUNDPLANE_INLINE GroundTruth ground_truth_probed(const Session& session, const
                              stored_counter(*session.core_), open_decisions(*session.core_));
 }
 
-// An action's items as served: the selector's order, each once, "" dropped (no fire can
-// name it); the first `max` kept and all of them counted.
-GROUNDPLANE_INLINE void list_instances(const ActionSpec& spec, const nlohmann::json& state, std::size_t max,
-                                       OfferDetails& out) {
+// An action's items as served: the first `max` of them, and how many there are.
+GROUNDPLANE_INLINE void list_instances(const SessionCore& c, const Mounted& m, std::size_t max, OfferDetails& out) {
   out.has_instances = true;
-  std::vector<std::string> items;
-  try {
-    items = spec.instances(state);
-  } catch (const ConfigurationError&) {  // the selector called back into the session: the app's bug
-    throw;
-  } catch (...) {
+  const ItemSet* items = items_of(c, m);
+  if (items == nullptr) {
     out.instances_unavailable = true;
     return;
   }
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(items.size());
-  for (const std::string& item : items) {
-    if (item.empty() || !seen.insert(item).second) continue;
-    if (out.instances.size() < max) out.instances.push_back(item);
-  }
-  out.instances_total = seen.size();
+  const std::size_t n = std::min(max, items->ordered.size());
+  out.instances.assign(items->ordered.begin(), items->ordered.begin() + static_cast<std::ptrdiff_t>(n));
+  out.instances_total = items->ordered.size();
 }
 
 GROUNDPLANE_INLINE std::map<std::string, OfferDetails, std::less<>> offer_details(const Session& session,
@@ -176,7 +164,7 @@ GROUNDPLANE_INLINE std::map<std::string, OfferDetails, std::less<>> offer_detail
       d.stale_reads = c.changes.stale(id, m.spec.reads, *since);
       d.stale_writes = c.changes.stale(id, m.spec.writes, *since);
     }
-    if (m.spec.instances) list_instances(m.spec, c.state, max_instances, d);
+    if (m.spec.instances) list_instances(c, m, max_instances, d);
     out.emplace(id, std::move(d));
   }
   return out;
@@ -324,6 +312,7 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
     }
   }
   c.state.merge_patch(delta);
+  ++c.state_generation;  // selectors answer for the state as it is now
   detail::Settlement how;
   if (target != c.unsettled.end()) how = detail::judge(c, target->second, delta);
   const auto match = inferring ? detail::inferred_match(c, delta) : detail::InferredMatch{};

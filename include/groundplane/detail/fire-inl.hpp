@@ -32,16 +32,12 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unknown_instance(SessionCor
     return std::nullopt;
   }
   if (instance.empty()) return Refusal::instance_required;
-  std::vector<std::string> items;
-  try {
-    items = m.spec.instances(c.state);
-  } catch (const ConfigurationError&) {  // the selector called back into the session: the app's bug
-    throw;
-  } catch (...) {  // it could not list them: whether this one exists is not known
+  const ItemSet* items = items_of(c, m);
+  if (items == nullptr) {  // it could not list them: whether this one exists is not known
     f.verdict = "unsupported";
     return Refusal::instance_unknown;
   }
-  if (std::find(items.begin(), items.end(), instance) == items.end()) {
+  if (!items->members.contains(instance)) {
     f.verdict = "never-existed";
     return Refusal::instance_unknown;
   }

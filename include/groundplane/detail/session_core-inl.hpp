@@ -17,6 +17,29 @@ GROUNDPLANE_INLINE std::string ask_key(std::string_view action, std::string_view
   return key;
 }
 
+GROUNDPLANE_INLINE const ItemSet* items_of(const SessionCore& c, const Mounted& m) {
+  if (m.items && m.items_at == c.state_generation) return m.items.get();
+  std::vector<std::string> listed;
+  try {
+    listed = m.spec.instances(c.state);
+  } catch (const ConfigurationError&) {
+    throw;
+  } catch (...) {
+    return nullptr;
+  }
+  auto set = std::make_shared<ItemSet>();
+  set->ordered.reserve(listed.size());  // never reallocated below: the members' views stay valid
+  set->members.reserve(listed.size());
+  for (std::string& item : listed) {
+    if (item.empty() || set->members.contains(item)) continue;
+    set->ordered.push_back(std::move(item));
+    set->members.insert(set->ordered.back());
+  }
+  m.items = std::move(set);
+  m.items_at = c.state_generation;
+  return m.items.get();
+}
+
 GROUNDPLANE_INLINE nlohmann::json read_value(const nlohmann::json& state, const std::string& key) {
   if (!key.empty() && key.front() == '/') {
     const nlohmann::json::json_pointer ptr(key);

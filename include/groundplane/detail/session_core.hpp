@@ -25,6 +25,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct Unsettled {
   bool verify_failed = false;
 };
 
+// An action's items as its selector listed them (ActionSpec::instances): in its order,
+// each once, "" dropped; and the set of them, so a fire's membership check is one lookup.
+struct ItemSet {
+  std::vector<std::string> ordered;
+  std::unordered_set<std::string_view> members;  // views into `ordered`, which never changes
+};
+
 struct Mounted {
   ActionSpec spec;
   SharedText id;  // the rows this declaration mints share these
@@ -63,6 +71,10 @@ struct Mounted {
   // lists and once receipts are never erased, so these stay valid while the session lives.
   std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (InFlight::of)
   OnceReceipt* receipt = nullptr;              // its once receipt, once it has one
+  // The selector's last answer and the state generation it was given: asked again only
+  // once the state has changed (a failure is not kept: it may pass).
+  mutable std::shared_ptr<const ItemSet> items = nullptr;
+  mutable std::uint64_t items_at = 0;
 };
 
 // Recorded fires not graded yet (handler running, or awaiting the report), by action:
@@ -171,7 +183,13 @@ struct SessionCore : SessionMutex {
   std::unordered_map<std::string, std::size_t> ask_by_key;
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
   ChangedKeys changes;  // which state keys reports changed, and when: carried staleness
+  std::uint64_t state_generation = 1;  // bumped by every report: what a selector's answer is kept for
 };
+
+// An action's items now (ActionSpec::instances must be set): the selector's answer for
+// this state, asked once per state generation. Null when the selector threw (it could not
+// list them); a ConfigurationError it throws (it called back into the session) propagates.
+const ItemSet* items_of(const SessionCore& c, const Mounted& m);
 
 // (action, instance, input) as ask_by_key holds it.
 std::string ask_key(std::string_view action, std::string_view instance, const nlohmann::json& input);
