@@ -548,6 +548,63 @@ void fire_baseline(benchmark::State& state) {
   }
 }
 
+// A fire of an action over 100,000 items naming the last one, against a plain fire in
+// the same kind of session: the selector is asked once (the state does not change) and
+// each fire's membership check is one hash lookup.
+void fire_items(benchmark::State& state, bool items) {
+  gp::Session s;
+  gp::ActionSpec spec{.does = "archives the row", .handler = [](const json&) { return gp::HandlerResult{}; }};
+  if (items) {
+    spec.instances = [](const json&) {
+      std::vector<std::string> ids;
+      ids.reserve(100'000);
+      for (int i = 0; i < 100'000; ++i) ids.push_back("r-" + std::to_string(i));
+      return ids;
+    };
+  }
+  s.declare("row.archive", std::move(spec));
+  const gp::FireOptions options{.instance = items ? "r-99999" : ""};
+  for (auto _ : state) {
+    const auto r = s.fire("row.archive", options);
+    if (!r.ok) state.SkipWithError(("the fire was refused: " + r.reason).c_str());
+    benchmark::DoNotOptimize(r.ok);
+  }
+}
+
+// whats_here over a session of 1M rows (fires and the reports that settle them) and
+// 1,000 actions each reading and writing its own keys, with a cursor near the end (every
+// action asked which of its keys moved) against the same look without one.
+gp::Session& moving_world() {
+  static const std::unique_ptr<gp::Session> s = [] {
+    auto session = std::make_unique<gp::Session>(gp::SessionOptions{.node = "board"});
+    for (int a = 0; a < 1000; ++a) {
+      const std::string key = "/items/" + std::to_string(a);
+      session->declare("item." + std::to_string(a) + ".edit",
+                       {.does = "edits the item",
+                        .writes = {key},
+                        .handler = [](const json&) { return gp::HandlerResult{}; },
+                        .reads = {key + "/price", "/settings"}});
+    }
+    for (int i = 0; i < 500'000; ++i) {  // a fire and its report: two rows, the version moves once
+      const std::string a = std::to_string(i % 1000);
+      session->fire("item." + a + ".edit");
+      session->report_state({{"items", {{a, {{"price", i}}}}}});
+    }
+    session->report_state({{"settings", {{"theme", "dark"}}}});  // another's change: every action stale
+    return session;
+  }();
+  return *s;
+}
+
+void whats_here_moving(benchmark::State& state, bool with_cursor) {
+  gp::AgentPort port(moving_world());
+  const std::uint64_t since = moving_world().version() - 10;
+  for (auto _ : state) {
+    const auto out = with_cursor ? port.whats_here(since) : port.whats_here();
+    benchmark::DoNotOptimize(out.json().size());
+  }
+}
+
 const gp::Session& ledger_of(std::size_t n) {
   static std::map<std::size_t, std::unique_ptr<gp::Session>> sessions;
   auto& slot = sessions[n];
@@ -800,6 +857,10 @@ void report() {
     }
     rows.push_back(r);
   }
+  rows.push_back(timed("Session::fire of an action over 100,000 items", "fire/instance_100k", "fire/no_instances",
+                       "(a plain fire)", 2.0, "≤ 2× a plain fire"));
+  rows.push_back(timed("whats_here with since_version, 1M rows, 1,000 actions all stale", "whats_here/since_version",
+                       "whats_here/plain", "(the same look, no cursor)", 2.0, "≤ 2× whats_here without one"));
   rows.push_back(timed("ground_truth() 20 shown rows, 1M-row ledger", "ground_truth/1000000", "ground_truth/1000",
                        "(1k-row ledger)", 2.0, "≤ 2× the 1k time"));
   // Compile cost at -O0, each probe against a file that only parses and dumps with
@@ -884,6 +945,13 @@ GP_BENCH(fire_alternating, "fire/alternating");
 GP_BENCH(fire_baseline, "fire/baseline");
 BENCHMARK_CAPTURE(fire_refund, typed, true)->Name("fire/typed_checked")->Unit(benchmark::kNanosecond)->Repetitions(5);
 BENCHMARK_CAPTURE(fire_refund, plain, false)->Name("fire/same_payload")->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK_CAPTURE(fire_items, items, true)->Name("fire/instance_100k")->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK_CAPTURE(fire_items, plain, false)->Name("fire/no_instances")->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK_CAPTURE(whats_here_moving, since, true)
+    ->Name("whats_here/since_version")
+    ->Unit(benchmark::kNanosecond)
+    ->Repetitions(5);
+BENCHMARK_CAPTURE(whats_here_moving, plain, false)->Name("whats_here/plain")->Unit(benchmark::kNanosecond)->Repetitions(5);
 GP_BENCH(hostile_payload_groundplane, "hostile_payload/groundplane");
 GP_BENCH(hostile_payload_baseline, "hostile_payload/baseline");
 BENCHMARK(ground_truth_at)

@@ -496,3 +496,67 @@ TEST_CASE("typed and checked fires, rejects, reports and did_it_work from severa
   for (const auto& g : v.gap_rows())
     CHECK((g.reason == gp::Refusal::payload_invalid || g.reason == gp::Refusal::unsupported_argument));
 }
+
+TEST_CASE("once per item holds under racing fires, a moving item list and looks with a cursor from other threads") {
+  gp::Session s({.state = {{"orders", {"1", "2", "3", "4"}}}});
+  s.declare("order.cancel", {.does = "Cancel an order.",
+                             .handler = [](const json&) { return gp::HandlerResult{}; },
+                             .concurrency = gp::Concurrency::once,
+                             .reads = {"orders"},
+                             .instances = [](const json& st) {
+                               std::vector<std::string> ids;
+                               for (const auto& o : st.value("orders", json::array())) ids.push_back(o.get<std::string>());
+                               return ids;
+                             },
+                             .human_decides = gp::HumanDecides{.about = "which order"}});
+  gp::AgentPort port(s);
+  constexpr int agents = 4;
+  std::atomic<int> failures{0};
+  std::atomic<bool> agents_done{false};
+  std::latch start(agents + 2);
+  std::vector<std::thread> pool;
+  for (int a = 0; a < agents; ++a)
+    pool.emplace_back([&, a] {
+      Lcg rng{static_cast<std::uint64_t>(a) + 31};
+      start.arrive_and_wait();
+      for (int i = 0; i < 300; ++i) {
+        const std::string item = std::to_string(1 + rng.next() % 6);  // 5 and 6 never listed
+        const auto r = s.fire("order.cancel", {.instance = item});
+        if (!r.ok && r.reason != "DUPLICATE_EXECUTION" && r.reason != "INSTANCE_UNKNOWN") failures.fetch_add(1);
+      }
+    });
+  // The app moves the list; the agent looks with a cursor and acknowledges.
+  pool.emplace_back([&] {
+    start.arrive_and_wait();
+    Lcg rng{5};
+    while (!agents_done.load()) {
+      json orders = json::array();
+      for (int k = 1; k <= 4; ++k)
+        if (rng.next() % 3 != 0) orders.push_back(std::to_string(k));
+      s.report_state({{"orders", orders}});
+    }
+  });
+  pool.emplace_back([&] {
+    start.arrive_and_wait();
+    while (!agents_done.load()) {
+      const auto out = port.call("whats_here", {{"since_version", 0}});
+      if (out["actions"][0]["human_decides"] != true) failures.fetch_add(1);
+      s.acknowledge_stale("order.cancel");
+      (void)s.keys_changed_since(0);
+    }
+  });
+  for (int a = 0; a < agents; ++a) pool[static_cast<std::size_t>(a)].join();
+  agents_done.store(true);
+  for (std::size_t k = agents; k < pool.size(); ++k) pool[k].join();
+
+  CHECK(failures.load() == 0);
+  // Each item was cancelled at most once: its receipt is per item.
+  std::map<std::string, int> done;
+  for (const auto& t : s.transitions()) ++done[t.instance];
+  CHECK(done.size() <= 4);
+  for (const auto& [item, n] : done) {
+    INFO(item);
+    CHECK(n == 1);
+    CHECK((item >= "1" && item <= "4"));
+  }
+}

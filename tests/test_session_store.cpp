@@ -630,6 +630,41 @@ TEST_CASE("A restored session flags the same stale keys: whose change it was and
   CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
+TEST_CASE("A restored session keeps each fire's item: once per item, an approval for one item, did_it_work",
+          "[session][store]") {
+  TempLedger f;
+  const auto declare = [](gp::Session& s) {
+    s.declare("order.cancel", {.does = "Cancel an order.",
+                               .handler = ok_handler,
+                               .high_effect = true,
+                               .concurrency = gp::Concurrency::once,
+                               .instances = [](const json&) { return std::vector<std::string>{"57", "58", "59"}; }});
+  };
+  std::string ask_for_58;
+  {
+    gp::Session s({.require_human_approval = true, .store = store_on(f)});
+    declare(s);
+    s.grant_standing("order.cancel", "ana");
+    REQUIRE(s.fire("order.cancel", {.instance = "57"}).ok);
+    s.revoke_standing("order.cancel", "ana");
+    CHECK(s.fire("order.cancel", {.instance = "99"}).reason == "INSTANCE_UNKNOWN");
+    ask_for_58 = s.confirm_ask("order.cancel", nullptr, "58").id;
+    REQUIRE(s.approve_ask(ask_for_58, "ana"));
+  }
+  gp::Session r({.require_human_approval = true, .store = store_on(f)});
+  declare(r);
+  CHECK(r.transitions()[0].instance == "57");
+  CHECK(r.gap_rows()[0].instance == "99");
+  CHECK(r.asks()[0].instance == "58");
+  CHECK(r.outcome("t-1")["instance"] == "57");
+  r.grant_standing("order.cancel", "ana");
+  CHECK(r.fire("order.cancel", {.instance = "57"}).reason == "DUPLICATE_EXECUTION");  // its receipt was restored
+  r.revoke_standing("order.cancel", "ana");
+  CHECK(r.fire("order.cancel", {.ask_id = ask_for_58, .instance = "59"}).reason == "APPROVAL_MISMATCH");
+  CHECK(r.fire("order.cancel", {.ask_id = ask_for_58, .instance = "58"}).ok);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
+}
+
 TEST_CASE("A store that fails leaves no row in memory either: the refusal throws and the ledger is unchanged",
           "[session][store]") {
   TempLedger f;
