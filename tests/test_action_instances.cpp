@@ -225,3 +225,24 @@ TEST_CASE("the selector is asked once per state: again only after a report chang
   CHECK(port.whats_here()["actions"][0]["instances"] == json::array({"59"}));
   CHECK(asked == 2);
 }
+
+TEST_CASE("a handler learns which item its fire names from current_instance, and nothing outside one") {
+  gp::Session s(shop_options());
+  std::vector<std::string> cancelled;
+  s.declare("order.cancel", {.does = "Cancel an order.",
+                             .handler =
+                                 [&](const json&) {
+                                   cancelled.push_back(s.current_instance());
+                                   return gp::HandlerResult{};
+                                 },
+                             .instances = open_orders});
+  s.declare("note", {.does = "Keep a note.", .handler = [&](const json&) {
+                       cancelled.push_back("note:" + s.current_instance());
+                       return gp::HandlerResult{};
+                     }});
+  REQUIRE(s.fire("order.cancel", {.instance = "58"}).ok);
+  REQUIRE(s.fire("order.cancel", {.instance = "57"}).ok);
+  REQUIRE(s.fire("note").ok);
+  CHECK(cancelled == std::vector<std::string>{"58", "57", "note:"});
+  CHECK(s.current_instance().empty());
+}

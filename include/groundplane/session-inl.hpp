@@ -579,6 +579,12 @@ GROUNDPLANE_INLINE std::vector<ActionInfo> Session::actions() const {
   return detail::list_actions(*core_);
 }
 
+GROUNDPLANE_INLINE std::string Session::current_instance() const {
+  detail::SessionLock lock(*core_);
+  const auto k = detail::running_fire_of(core_.get());
+  return k ? core_->ledger.transitions[*k].extras.get().instance : std::string();
+}
+
 GROUNDPLANE_INLINE std::vector<Decision> Session::decisions() const {
   detail::SessionLock lock(*core_);
   return detail::list_decisions(*core_);

@@ -369,6 +369,11 @@ class Session {
 
   Availability availability(std::string_view id) const;
 
+  // Called from inside a handler: the item its fire names (FireOptions::instance), so one
+  // handler serves every item of an action with instances. "" for a fire without one, and
+  // outside a handler of this session.
+  std::string current_instance() const;
+
   // The actions declared now whose choice is the person's (ActionSpec::human_decides), in
   // declaration order, each with done_when's answer now.
   std::vector<Decision> decisions() const;
