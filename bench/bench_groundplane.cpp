@@ -951,7 +951,10 @@ BENCHMARK_CAPTURE(whats_here_moving, since, true)
     ->Name("whats_here/since_version")
     ->Unit(benchmark::kNanosecond)
     ->Repetitions(5);
-BENCHMARK_CAPTURE(whats_here_moving, plain, false)->Name("whats_here/plain")->Unit(benchmark::kNanosecond)->Repetitions(5);
+BENCHMARK_CAPTURE(whats_here_moving, plain, false)
+    ->Name("whats_here/plain")
+    ->Unit(benchmark::kNanosecond)
+    ->Repetitions(5);
 GP_BENCH(hostile_payload_groundplane, "hostile_payload/groundplane");
 GP_BENCH(hostile_payload_baseline, "hostile_payload/baseline");
 BENCHMARK(ground_truth_at)

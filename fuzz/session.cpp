@@ -6,8 +6,8 @@
 // rendering the block with random since/max, recording the ledger for
 // actions_performed, rejecting fires, asking did_it_work about any id, acknowledging
 // stale keys and looking with a cursor. Actions may declare an input schema, an argument
-// check, reads, a choice that is the person's and items to act on (fires then name one). A shadow model predicts what the
-// session must do.
+// check, reads, a choice that is the person's and items to act on (fires then name one). A shadow model predicts what
+// the session must do.
 //
 // Invariants asserted after every operation:
 //   * every fire writes exactly one ledger row, and its reason is the one the refusal
@@ -138,10 +138,10 @@ struct ShadowAction {
   bool high_effect;
   Mode mode;
   std::uint64_t generation;
-  bool input = false;    // declares input_schema(): the payload is an object with an integer qty
-  bool checked = false;  // declares qty_check(): the payload's qty is the recorded limit (1)
-  bool decides = false;  // human_decides, made when the state has `closed` (unknown while `blocked`)
-  bool reads = false;    // reads its template's writes
+  bool input = false;      // declares input_schema(): the payload is an object with an integer qty
+  bool checked = false;    // declares qty_check(): the payload's qty is the recorded limit (1)
+  bool decides = false;    // human_decides, made when the state has `closed` (unknown while `blocked`)
+  bool reads = false;      // reads its template's writes
   bool instances = false;  // acts on items: shadow_items()
 };
 
@@ -367,7 +367,8 @@ class Harness {
     spec.high_effect = a.high_effect;
     if (a.input) spec.input = input_schema();
     if (a.checked) spec.argument_checks = {qty_check};
-    if (a.decides) spec.human_decides = gp::HumanDecides{.about = "DOES_MARK: the person's", .done_when = decision_made};
+    if (a.decides)
+      spec.human_decides = gp::HumanDecides{.about = "DOES_MARK: the person's", .done_when = decision_made};
     if (a.reads) spec.reads = t.writes;
     if (a.instances) spec.instances = items_selector;
     handles_.push_back({session_->declare(t.id, std::move(spec)), a.generation});
@@ -409,8 +410,8 @@ class Harness {
 
   // The reason fire() must give, computed from the shadow; "" for a recorded fire. Spends
   // the approval in the shadow when the fire records.
-  std::string predict_fire(const std::string& id, gp::Principal source, const json& payload,
-                           const std::string& ask_id, const std::string& instance) {
+  std::string predict_fire(const std::string& id, gp::Principal source, const json& payload, const std::string& ask_id,
+                           const std::string& instance) {
     const auto it = actions_.find(id);
     if (it == actions_.end()) return "UNKNOWN_AFFORDANCE";
     const ShadowAction& a = it->second;
@@ -791,8 +792,7 @@ class Harness {
         FUZZ_CHECK(item["instances"] == served, "items are served in the selector's order, each once", item.dump());
         FUZZ_CHECK(item.value("instances_unavailable", false) == !items,
                    "a selector that throws is served as unavailable", item.dump());
-        if (items)
-          FUZZ_CHECK(item["instances_total"] == served.size(), "the items are counted", item.dump());
+        if (items) FUZZ_CHECK(item["instances_total"] == served.size(), "the items are counted", item.dump());
       }
     }
   }
@@ -1031,8 +1031,7 @@ class Harness {
     // The person's choices: each declared now and not known made, capped, the rest counted.
     std::size_t open = 0;
     for (const auto& [id, a] : actions_) open += a.decides && decision_made(state_) != true;
-    FUZZ_CHECK(choices == std::min(open, max), "each choice that is the person's is a line, up to max_attempts",
-               text);
+    FUZZ_CHECK(choices == std::min(open, max), "each choice that is the person's is a line, up to max_attempts", text);
     if (open > max) {
       FUZZ_CHECK(more_choices && *more_choices == "  … " + std::to_string(open - max) +
                                                       " more decisions are the human's, not listed.",

@@ -65,11 +65,10 @@ TEST_CASE("a fire of an action with instances must name one it lists now, whoeve
 
 TEST_CASE("a selector that throws cannot say the item exists: INSTANCE_UNKNOWN, verdict unsupported") {
   gp::Session s;
-  s.declare("order.cancel", {.does = "Cancel an order.",
-                             .handler = item_ok,
-                             .instances = [](const json&) -> std::vector<std::string> {
-                               throw std::runtime_error("orders service down");
-                             }});
+  s.declare("order.cancel",
+            {.does = "Cancel an order.", .handler = item_ok, .instances = [](const json&) -> std::vector<std::string> {
+               throw std::runtime_error("orders service down");
+             }});
   const auto r = s.fire("order.cancel", {.instance = "57"});
   CHECK(r.reason == "INSTANCE_UNKNOWN");
   CHECK(r.verdict == "unsupported");
@@ -204,7 +203,11 @@ TEST_CASE("over the port, a missing item lists what is on offer, and a non-strin
 
 TEST_CASE("an action id holding a NUL byte is refused at declare: an item's key could not be told from it") {
   gp::Session s;
-  CHECK_THROWS_AS(s.declare(std::string("order.cancel\0" "57", 15), {.does = "Cancel."}), gp::ConfigurationError);
+  CHECK_THROWS_AS(s.declare(std::string("order.cancel\0"
+                                        "57",
+                                        15),
+                            {.does = "Cancel."}),
+                  gp::ConfigurationError);
 }
 
 TEST_CASE("the selector is asked once per state: again only after a report changed it") {

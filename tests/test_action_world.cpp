@@ -53,7 +53,7 @@ TEST_CASE("another's change under an action's reads flags it stale_reads for a c
 
   const json order = offered(port, "checkout.place-order", looked);
   CHECK(order["stale_reads"] == json::array({"/address"}));  // the key as declared
-  CHECK_FALSE(order.contains("stale_writes"));                // presence-only: never an empty array
+  CHECK_FALSE(order.contains("stale_writes"));               // presence-only: never an empty array
   CHECK_FALSE(offered(port, "note", looked).contains("stale_reads"));
   // Without a cursor nothing is stale: there is nothing to be stale against.
   CHECK_FALSE(offered(port, "checkout.place-order", std::nullopt).contains("stale_reads"));
@@ -70,7 +70,7 @@ TEST_CASE("a report on the agent's own recorded fire never makes its keys stale,
   declare_cart(s);
   gp::AgentPort port(s);
   const auto added = s.fire("cart.add", {.payload = {{"sku", "A1"}}});
-  s.report_state({{"cart", {{"items", {"A1"}}}}});  // settles the agent's pending fire
+  s.report_state({{"cart", {{"items", {"A1"}}}}});                             // settles the agent's pending fire
   s.report_state({{"cart", {{"items", {"A1", "A1"}}}}}, added.transition_id);  // names it, already settled
   CHECK_FALSE(offered(port, "checkout.place-order", 0).contains("stale_reads"));
   CHECK_FALSE(offered(port, "cart.add", 0).contains("stale_writes"));
@@ -132,8 +132,8 @@ TEST_CASE("declared keys and changed keys overlap by whole pointer tokens, in bo
   s.declare("sibling", {.does = "Reads the coupon.", .reads = {"/cart/coupon"}});
   s.declare("lookalike", {.does = "Reads the cartridge.", .reads = {"cartridge"}});
   gp::AgentPort port(s);
-  s.report_state({{"cart", {{"items", {"A"}}}}});  // changes /cart/items
-  CHECK(offered(port, "whole", 0)["stale_reads"] == json::array({"/cart"}));        // an ancestor of the change
+  s.report_state({{"cart", {{"items", {"A"}}}}});                                    // changes /cart/items
+  CHECK(offered(port, "whole", 0)["stale_reads"] == json::array({"/cart"}));         // an ancestor of the change
   CHECK(offered(port, "deep", 0)["stale_reads"] == json::array({"/cart/items/0"}));  // a descendant of it
   CHECK_FALSE(offered(port, "sibling", 0).contains("stale_reads"));
   CHECK_FALSE(offered(port, "lookalike", 0).contains("stale_reads"));  // "/cart" is not a prefix of "/cartridge"
@@ -159,15 +159,16 @@ TEST_CASE("keys_changed_since names the deepest members a report set or removed,
   CHECK(s.keys_changed_since(2).empty());
 }
 
-TEST_CASE("whats_here's since_version over the port: null is no cursor, anything but a non-negative integer is "
-          "INVALID_ARGUMENTS") {
+TEST_CASE(
+    "whats_here's since_version over the port: null is no cursor, anything but a non-negative integer is "
+    "INVALID_ARGUMENTS") {
   gp::Session s;
   declare_cart(s);
   gp::AgentPort port(s);
   s.report_state({{"notes", "x"}});
   CHECK(port.call("whats_here", {{"since_version", 0}})["actions"][2].contains("stale_reads"));
   CHECK_FALSE(port.call("whats_here", {{"since_version", nullptr}})["actions"][2].contains("stale_reads"));
-  for (const json bad : {json(-1), json(1.5), json("0"), json(true)}) {
+  for (const json& bad : {json(-1), json(1.5), json("0"), json(true)}) {
     const auto out = port.call("whats_here", {{"since_version", bad}});
     CHECK(out["ok"] == false);
     CHECK(out["reason"] == "INVALID_ARGUMENTS");
@@ -240,13 +241,13 @@ TEST_CASE("decisions lists each human choice declared now with done_when's answe
                                                           }}});
   s.declare("plan.choose", {.does = "Choose.", .human_decides = gp::HumanDecides{.about = "which plan"}});
   s.declare("note", {.does = "Keep a note."});
-  CHECK(s.decisions() == std::vector<gp::Decision>{{"send.to", "who receives it", false},
-                                                   {"plan.choose", "which plan", std::nullopt}});
+  CHECK(s.decisions() ==
+        std::vector<gp::Decision>{{"send.to", "who receives it", false}, {"plan.choose", "which plan", std::nullopt}});
   s.report_state({{"recipient", "ana"}});
   CHECK(s.decisions()[0].made == true);
   CHECK_FALSE(block_has(s, "A decision is with the human: send.to"));
   CHECK(block_has(s, "A decision is with the human: plan.choose"));  // unknown is not made
-  s.report_state({{"recipient", nullptr}});                       // removed: done_when cannot tell
+  s.report_state({{"recipient", nullptr}});                          // removed: done_when cannot tell
   CHECK(s.decisions()[0].made == std::nullopt);
   CHECK(block_has(s, "A decision is with the human: send.to"));
 }

@@ -503,11 +503,13 @@ TEST_CASE("once per item holds under racing fires, a moving item list and looks 
                              .handler = [](const json&) { return gp::HandlerResult{}; },
                              .concurrency = gp::Concurrency::once,
                              .reads = {"orders"},
-                             .instances = [](const json& st) {
-                               std::vector<std::string> ids;
-                               for (const auto& o : st.value("orders", json::array())) ids.push_back(o.get<std::string>());
-                               return ids;
-                             },
+                             .instances =
+                                 [](const json& st) {
+                                   std::vector<std::string> ids;
+                                   for (const auto& o : st.value("orders", json::array()))
+                                     ids.push_back(o.get<std::string>());
+                                   return ids;
+                                 },
                              .human_decides = gp::HumanDecides{.about = "which order"}});
   gp::AgentPort port(s);
   constexpr int agents = 4;

@@ -155,9 +155,9 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
   CHECK(stored_of(gp::Outcome::stopped) == -1);  // never stored
   CHECK_FALSE(from_stored<gp::Outcome>(9).has_value());
   CHECK_FALSE(from_stored<gp::Outcome>(-1).has_value());
-  const char* refusals[] = {"UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED",    "TOOL_DISABLED",     "GUARD_FAILED",
-                            "PRIOR_FIRE_PENDING", "DUPLICATE_EXECUTION", "APPROVAL_REQUIRED", "APPROVAL_DECLINED",
-                            "APPROVAL_SPENT",     "APPROVAL_REVOKED",    "APPROVAL_MISMATCH", "APPROVAL_STALE",
+  const char* refusals[] = {"UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED",     "TOOL_DISABLED",     "GUARD_FAILED",
+                            "PRIOR_FIRE_PENDING", "DUPLICATE_EXECUTION",  "APPROVAL_REQUIRED", "APPROVAL_DECLINED",
+                            "APPROVAL_SPENT",     "APPROVAL_REVOKED",     "APPROVAL_MISMATCH", "APPROVAL_STALE",
                             "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED", "INSTANCE_UNKNOWN"};
   for (int n = 0; n < 16; ++n) {
     INFO(refusals[n]);

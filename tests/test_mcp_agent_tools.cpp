@@ -136,11 +136,13 @@ TEST_CASE("without a session there is no record_ledger tool") {
   CHECK(t.reply_to(2)["error"]["message"] == "Unknown tool: 'record_ledger'");
 }
 
-TEST_CASE("whats_here over MCP takes since_version: stale keys and human choices are marked, a bad cursor is a "
-          "tool error") {
+TEST_CASE(
+    "whats_here over MCP takes since_version: stale keys and human choices are marked, a bad cursor is a "
+    "tool error") {
   gp::Session app({.node = "cart"});
-  app.declare("checkout.place-order",
-              {.does = "Place the order.", .reads = {"cart"}, .human_decides = gp::HumanDecides{.about = "which card"}});
+  app.declare(
+      "checkout.place-order",
+      {.does = "Place the order.", .reads = {"cart"}, .human_decides = gp::HumanDecides{.about = "which card"}});
   app.report_state({{"cart", ojson::array({"A1"})}});
   Harness h(app);
   const auto t = h.run(request(1, "tools/list") + call(2, "whats_here", {{"since_version", 0}}) +

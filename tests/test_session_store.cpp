@@ -638,7 +638,9 @@ TEST_CASE("A restored session keeps each fire's item: once per item, an approval
                                .handler = ok_handler,
                                .high_effect = true,
                                .concurrency = gp::Concurrency::once,
-                               .instances = [](const json&) { return std::vector<std::string>{"57", "58", "59"}; }});
+                               .instances = [](const json&) {
+                                 return std::vector<std::string>{"57", "58", "59"};
+                               }});
   };
   std::string ask_for_58;
   {

@@ -52,7 +52,8 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& args) {
   static constexpr std::string_view shape =
-      "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string, \"instance\"?: string}";
+      "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string, \"instance\"?: "
+      "string}";
   if (auto invalid = invalid_arguments(args, "action", shape)) return std::move(*invalid);
   const std::string& id = args.find("action")->get_ref<const std::string&>();
 
@@ -94,8 +95,9 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   std::string instance;
   if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
     if (!item->is_string())
-      return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"instance\" must be a string: an item whats_here "
-                                                               "lists for the action. Nothing was fired.");
+      return answer("INVALID_ARGUMENTS", std::string(shape) +
+                                             "; \"instance\" must be a string: an item whats_here "
+                                             "lists for the action. Nothing was fired.");
     instance = item->get<std::string>();
   }
   const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);

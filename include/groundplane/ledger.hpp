@@ -248,7 +248,7 @@ struct RowExtras {
   nlohmann::json data = nullptr;                // a transition's: what its handler handed back (HandlerResult::data)
   std::uint64_t data_omitted = 0;               // a transition's: the size of data over max_data_bytes, not kept
   std::vector<std::string> failed_checks = {};  // a gap row's: UNSUPPORTED_ARGUMENT's failing checks
-  std::string instance;                         // the item a fire named (ActionSpec::instances)
+  std::string instance = {};                    // the item a fire named (ActionSpec::instances)
   bool empty() const noexcept {
     return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
            data_omitted == 0 && failed_checks.empty() && instance.empty();
@@ -363,7 +363,7 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version, r.action.str(), r.does.optional(), r.principal,           r.reason,        x.payload,
+  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,  x.payload,
                 x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, x.instance};
 }
 

@@ -123,8 +123,7 @@ GROUNDPLANE_INLINE std::function<bool(std::size_t)> stale_probe(const SessionCor
 
 GROUNDPLANE_INLINE GroundTruth render(SessionCore& c, const GroundTruthOptions& opts, RenderProbe* probe) {
   flush_deferred(c);  // the head then covers every grade the block shows
-  GroundTruth g =
-      render_ground_truth(c.ledger, opts, probe, stale_probe(c), stored_counter(c), open_decisions(c));
+  GroundTruth g = render_ground_truth(c.ledger, opts, probe, stale_probe(c), stored_counter(c), open_decisions(c));
   g.head = c.head;
   return g;
 }
@@ -151,9 +150,9 @@ GROUNDPLANE_INLINE void list_instances(const SessionCore& c, const Mounted& m, s
 }
 
 GROUNDPLANE_INLINE std::map<std::string, OfferDetails, std::less<>> offer_details(const Session& session,
-                                                                                 std::optional<std::uint64_t> since,
-                                                                                 std::size_t max_instances,
-                                                                                 std::string_view only) {
+                                                                                  std::optional<std::uint64_t> since,
+                                                                                  std::size_t max_instances,
+                                                                                  std::string_view only) {
   SessionLock lock(*session.core_);
   const SessionCore& c = *session.core_;
   std::map<std::string, OfferDetails, std::less<>> out;
@@ -295,10 +294,11 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   }
   const bool inferring = !named && c.ledger.awaiting_report.empty();
   // A report on the agent's own recorded fire never makes the agent's view stale.
-  const std::optional<std::size_t> about = named ? named : target != c.unsettled.end() ? std::optional(target->first)
-                                                                                        : std::nullopt;
-  const bool agents_own = about && c.ledger.transitions.holds(*about) &&
-                          c.ledger.transitions[*about].principal == Principal::agent;
+  const std::optional<std::size_t> about = named                         ? named
+                                           : target != c.unsettled.end() ? std::optional(target->first)
+                                                                         : std::nullopt;
+  const bool agents_own =
+      about && c.ledger.transitions.holds(*about) && c.ledger.transitions[*about].principal == Principal::agent;
   const std::vector<std::string> changed = detail::changed_pointers(c.state, delta);
   // Stored first, like every other row: the values the delta replaces are kept so that
   // a store that refuses the rows leaves the state as it was.
@@ -366,8 +366,8 @@ GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json 
     c.emit(detail::rows::AskMinted{std::move(action), std::move(does), input, instance});
     c.flush();
   }
-  AskStatus minted{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "",
-                   L.version, ""};
+  AskStatus minted{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "", L.version,
+                   ""};
   minted.instance = instance;
   L.asks.push_back(std::move(minted));
   try {
@@ -599,8 +599,7 @@ GROUNDPLANE_INLINE void Session::acknowledge_stale(std::string_view action) {
   detail::SessionLock lock(*core_);
   auto& c = *core_;
   if (!c.actions.contains(action))
-    throw ConfigurationError("gp::Session::acknowledge_stale: no action " + detail::quote(action) +
-                             " is declared now");
+    throw ConfigurationError("gp::Session::acknowledge_stale: no action " + detail::quote(action) + " is declared now");
   if (c.store) {
     c.emit(detail::rows::StaleSeen{std::string(action)});
     c.flush();

@@ -4,7 +4,8 @@
 // A report's delta (RFC 7386) changes the deepest members it sets or removes: an object
 // merged into an object is recursed into; anything else (a scalar, an array, null, an
 // object replacing a non-object) is the member itself. A member set to the value it had,
-// or a removal of a member that was not there, changes nothing. Keys are JSON Pointers, compared by whole reference tokens: "/cart" covers
+// or a removal of a member that was not there, changes nothing. Keys are JSON Pointers, compared by whole reference
+// tokens: "/cart" covers
 // "/cart/items" and is covered by "" (the whole state), never "/cartridge".
 //
 // Per key only the latest change, and the latest change by someone other than the agent's
@@ -96,7 +97,9 @@ class ChangedKeys {
     if (keys_.empty()) return out;
     const auto it = cleared_.find(action);
     const std::uint64_t after = it == cleared_.end() ? 0 : it->second;
-    const auto flags = [&](const Change& c) { return c.by_other && c.other_version >= since && c.other_report > after; };
+    const auto flags = [&](const Change& c) {
+      return c.by_other && c.other_version >= since && c.other_report > after;
+    };
     for (const std::string& key : declared) {
       if (touched(state_key_pointer(key), flags)) out.push_back(key);
     }

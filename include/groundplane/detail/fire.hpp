@@ -46,7 +46,7 @@ struct FireAttempt {
 };
 
 // Each returns the reason the fire is refused for, or nothing to let the next one judge.
-std::optional<Refusal> refused_as_undeclared(SessionCore& c, FireAttempt& f);                  // UNKNOWN_AFFORDANCE
+std::optional<Refusal> refused_as_undeclared(SessionCore& c, FireAttempt& f);  // UNKNOWN_AFFORDANCE
 // INSTANCE_REQUIRED, INSTANCE_UNKNOWN: for an action with instances, the fire names one
 // its selector lists now; an action without them is named none. Finds what the fire's
 // repeats are tracked under (its action's or its item's).

@@ -110,7 +110,7 @@ struct Refused {
   static constexpr std::string_view kind = "g", name = "refusal";
   static constexpr Member reason_m{"r", "reason"}, prior_m{"pr", "prior_transition_id"},
       failed_checks_m{"fc", "failed_checks"};
-  static constexpr Member members[] = {Attempt::action_m, does_member,     Attempt::principal_m,
+  static constexpr Member members[] = {Attempt::action_m,  does_member,    Attempt::principal_m,
                                        Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
                                        reason_m,           prior_m,        failed_checks_m};
   Attempt fire = {};
@@ -126,9 +126,15 @@ struct Recorded {
   static constexpr std::string_view kind = "t", name = "transition";
   static constexpr Member standing_m{"sg", "standing_grant"}, repeat_m{"rp", "repeat"}, outcome_m{"o", "outcome"},
       awaits_m{"w", "awaits_report"};
-  static constexpr Member members[] = {Attempt::action_m,  does_member,    Attempt::principal_m,
-                                       Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
-                                       standing_m,         repeat_m,       outcome_m,
+  static constexpr Member members[] = {Attempt::action_m,
+                                       does_member,
+                                       Attempt::principal_m,
+                                       Attempt::payload_m,
+                                       Attempt::ask_m,
+                                       Attempt::instance_m,
+                                       standing_m,
+                                       repeat_m,
+                                       outcome_m,
                                        awaits_m};
   Attempt fire = {};
   bool standing_grant = false;

@@ -47,8 +47,9 @@ GROUNDPLANE_INLINE std::optional<StoredFire> stored_fire(const LedgerStore& stor
         auto t = rows::Recorded::decode(b);
         const bool was_declared = note(t.fire.action, t.fire.does);
         if (transitions++ == index)
-          found = StoredFire{t.fire.principal, std::move(t.fire.action), was_declared, t.repeat, t.outcome,
-                             nullptr,          0,                        std::move(t.fire.instance)};
+          found = StoredFire{
+              t.fire.principal,          std::move(t.fire.action), was_declared, t.repeat, t.outcome, nullptr, 0,
+              std::move(t.fire.instance)};
       } else if (!found) {
         if (row.kind == rows::Refused::kind) {
           const auto g = rows::Refused::decode(b);
@@ -139,8 +140,7 @@ GROUNDPLANE_INLINE nlohmann::json outcome_of(const SessionCore& c, std::string_v
   if (L.transitions.holds(*k)) {
     const TransitionRecord& t = L.transitions[*k];
     const RowExtras& extras = t.extras.get();
-    return with_instance(settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted),
-                         extras.instance);
+    return with_instance(settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted), extras.instance);
   }
   if (c.store) {
     if (auto f = stored_fire(*c.store, *k))

@@ -182,7 +182,7 @@ struct SessionCore : SessionMutex {
   // so asking again and firing never scan the asks.
   std::unordered_map<std::string, std::size_t> ask_by_key;
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
-  ChangedKeys changes;  // which state keys reports changed, and when: carried staleness
+  ChangedKeys changes;                 // which state keys reports changed, and when: carried staleness
   std::uint64_t state_generation = 1;  // bumped by every report: what a selector's answer is kept for
 };
 

@@ -143,8 +143,14 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
   const std::size_t idx = L.asks.size();
   auto does = r.does_of(q.action, std::move(q.does));
   std::string key = ask_key(q.action, q.instance, q.input);
-  AskStatus a{"ask-" + std::to_string(idx + 1), std::move(q.action), std::move(does), std::move(q.input),
-              AskState::awaiting, "", r.row->version, ""};
+  AskStatus a{"ask-" + std::to_string(idx + 1),
+              std::move(q.action),
+              std::move(does),
+              std::move(q.input),
+              AskState::awaiting,
+              "",
+              r.row->version,
+              ""};
   a.instance = std::move(q.instance);
   L.asks.push_back(std::move(a));
   c.ask_by_key.insert_or_assign(std::move(key), idx);

@@ -325,12 +325,15 @@ GROUNDPLANE_INLINE Schema whats_here_output() {
                     Schema::of(nlohmann::json::object()).describe("the input it takes: a JSON Schema, or \"none\""))
           .property("human_decides",
                     Schema("boolean").describe("its choice is the person's: present the options, do not choose"))
-          .property("stale_reads", Schema("array").items(Schema("string")).describe(
-                                       "state keys it reads that someone else changed since since_version"))
-          .property("stale_writes", Schema("array").items(Schema("string")).describe(
-                                        "state keys it writes that someone else changed since since_version"))
-          .property("instances", Schema("array").items(Schema("string")).describe(
-                                     "the items it acts on (the first 50): name one in do_action's instance"))
+          .property("stale_reads", Schema("array")
+                                       .items(Schema("string"))
+                                       .describe("state keys it reads that someone else changed since since_version"))
+          .property("stale_writes", Schema("array")
+                                        .items(Schema("string"))
+                                        .describe("state keys it writes that someone else changed since since_version"))
+          .property("instances", Schema("array")
+                                     .items(Schema("string"))
+                                     .describe("the items it acts on (the first 50): name one in do_action's instance"))
           .property("instances_total", Schema("integer"))
           .property("instances_unavailable", Schema("boolean").describe("the app could not list its items"))
           .required({"id", "does"});
