@@ -5,7 +5,8 @@ The harness decodes bytes into Session operations (see Harness::step in session.
 this spells a few meaningful journeys in that encoding so the fuzzer starts from real
 flows: approvals granted, spent, declined and mismatched; settlement by report; handler
 failures; unmount and re-declare; cursors and caps on the block; approvals withdrawn
-and standing grants; typed input, argument checks, rejections and did_it_work. Run it
+and standing grants; typed input, argument checks, rejections and did_it_work; items,
+choices that are the person's and reads that moved. Run it
 after changing
 the encoding:  python3 fuzz/session_seeds.py
 """
@@ -14,7 +15,10 @@ import os
 # Indices into the harness's pools.
 IDS = ["cart.add", "cart.clear", "checkout.place-order", "profile.set-name", "forge", "tour.next"]
 NO_HANDLER, NO_WRITES, ENABLED_WHEN, GUARD, VERIFY, HIGH_EFFECT = 1, 2, 4, 8, 16, 32
-INPUT, CHECKED = 1, 2  # the second flags byte: an input schema, an argument check
+# The second flags byte: an input schema, an argument check, a choice that is the
+# person's, reads (the template's writes), items to act on.
+INPUT, CHECKED, DECIDES, READS, ITEMS = 1, 2, 4, 8, 16
+ITEM_NAMES = {"": 0, "a": 1, "b": 2, "c": 3, "marked": 4}
 MODES = {"ok": 0, "fail": 1, "boom": 2, "reports": 3}
 AGENT, USER, SYSTEM = 0, 1, 2
 PAYLOADS = {"null": 0, "sku": 1, "sku_qty": 2, "marked": 3, "forged_line": 4, "array": 5, "sku_qty_float": 6}
@@ -54,8 +58,13 @@ def ask(which):
     return [1, which]  # index into the asks minted so far
 
 
-def fire(id_, source=AGENT, payload="null", ask_id=None):
-    return op(4) + any_id(id_) + [source, PAYLOADS[payload]] + ask(ask_id)
+def item(name):
+    """An item byte: read only for an action declared with ITEMS."""
+    return [] if name is None else [ITEM_NAMES[name]]
+
+
+def fire(id_, source=AGENT, payload="null", ask_id=None, instance=None):
+    return op(4) + any_id(id_) + [source, PAYLOADS[payload]] + ask(ask_id) + item(instance)
 
 
 def report(delta, tid=None):
@@ -66,8 +75,8 @@ def report(delta, tid=None):
     return op(7) + [DELTAS[delta], 1, tid]  # index into transitions
 
 
-def confirm(id_, payload="null"):
-    return op(8) + any_id(id_) + [PAYLOADS[payload]]
+def confirm(id_, payload="null", instance=None):
+    return op(8) + any_id(id_) + [PAYLOADS[payload]] + item(instance)
 
 
 def approve(which):
@@ -98,8 +107,12 @@ def whats_here():
     return op(15) + [0]
 
 
-def do_action(id_, payload="null", ask_id=None):
-    return op(15) + [1] + any_id(id_) + [PAYLOADS[payload]] + ask(ask_id)
+def do_action(id_, payload="null", ask_id=None, instance=None):
+    return op(15) + [1] + any_id(id_) + [PAYLOADS[payload]] + ask(ask_id) + item(instance)
+
+
+def acknowledge_and_look(id_, since=0):
+    return op(22) + any_id(id_) + [since]
 
 
 def render(since_mode=0, max_attempts=7):
@@ -185,6 +198,18 @@ SEEDS = {
     + reject(0) + did_it_work(0) + reject(0) + fire("checkout.place-order", payload="sku")
     + do_action("checkout.place-order", payload="sku_qty_float") + confirm("checkout.place-order", "sku_qty")
     + did_it_work(0, ask_index=0) + did_it_work("unissued") + render(),
+    # Items: one approved and refused for another, an item never listed, the list moving
+    # (closed adds c, blocked makes the selector throw); a choice that is the person's;
+    # reads changed by another and acknowledged; the approval going stale.
+    "items_and_moves": [1] + declare("checkout.place-order", HIGH_EFFECT, "ok", ITEMS | READS | DECIDES)
+    + declare("cart.add", 0, "ok", READS) + fire("checkout.place-order", instance="")
+    + fire("checkout.place-order", instance="a") + confirm("checkout.place-order", "null", "a")
+    + approve(0) + fire("checkout.place-order", ask_id=0, instance="b")
+    + do_action("checkout.place-order", ask_id=0, instance="marked") + report("close")
+    + fire("checkout.place-order", USER, instance="c") + acknowledge_and_look("cart.add")
+    + report("cart") + acknowledge_and_look("checkout.place-order", 1) + report("order_id")
+    + fire("checkout.place-order", ask_id=0, instance="a") + report("block")
+    + do_action("checkout.place-order", instance="a") + report("unblock") + render() + whats_here(),
 }
 
 
