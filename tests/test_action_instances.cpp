@@ -249,3 +249,14 @@ TEST_CASE("a handler learns which item its fire names from current_instance, and
   CHECK(cancelled == std::vector<std::string>{"58", "57", "note:"});
   CHECK(s.current_instance().empty());
 }
+
+TEST_CASE("a selector calling back into the session is the app's bug: a ConfigurationError, not an unknown item") {
+  gp::Session s;
+  s.declare("order.cancel", {.does = "Cancel an order.", .handler = item_ok, .instances = [&](const json&) {
+                               return std::vector<std::string>{std::to_string(s.version())};
+                             }});
+  CHECK_THROWS_AS(s.fire("order.cancel", {.instance = "0"}), gp::ConfigurationError);
+  gp::AgentPort port(s);
+  CHECK_THROWS_AS(port.whats_here(), gp::ConfigurationError);
+  CHECK(s.version() == 0);  // and the session is still usable
+}

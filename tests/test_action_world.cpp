@@ -251,3 +251,15 @@ TEST_CASE("decisions lists each human choice declared now with done_when's answe
   CHECK(s.decisions()[0].made == std::nullopt);
   CHECK(block_has(s, "A decision is with the human: send.to"));
 }
+
+TEST_CASE("a done_when calling back into the session throws a configuration error instead of deadlocking") {
+  gp::Session s;
+  s.declare("plan.choose",
+            {.does = "Choose.", .human_decides = gp::HumanDecides{.done_when = [&](const json&) -> std::optional<bool> {
+                                  return s.version() > 0;
+                                }}});
+  CHECK_THROWS_AS(s.ground_truth(), gp::ConfigurationError);
+  CHECK_THROWS_AS(s.decisions(), gp::ConfigurationError);
+  s.undeclare("plan.choose");
+  CHECK(s.decisions().empty());
+}
