@@ -326,13 +326,17 @@ std::string_view why(gp::Refusal r) {
     case gp::Refusal::approval_revoked:
       return "the approval had been withdrawn";
     case gp::Refusal::approval_mismatch:
-      return "the approval was given for another action or input";
+      return "the approval was given for another action, item or input";
     case gp::Refusal::approval_stale:
       return "the approval had expired, or what it was given on had changed";
     case gp::Refusal::payload_invalid:
       return "its input did not match what the action takes";
     case gp::Refusal::unsupported_argument:
       return "the recorded facts did not support its arguments";
+    case gp::Refusal::instance_required:
+      return "the action acts on one item, and none was named";
+    case gp::Refusal::instance_unknown:
+      return "the item named was not one the action could act on";
   }
   return "";
 }
@@ -392,6 +396,7 @@ class Audit {
   // What the fire asked for beyond the action: its payload and the ask it cited.
   static std::string attempt_details(const rows::Attempt& f) {
     std::string out;
+    if (!f.instance.empty()) out += " for item " + in_quotes(f.instance);
     if (!f.payload.is_null()) out += " with " + shown(f.payload);
     if (!f.ask_id.empty()) out += ", citing " + named(f.ask_id);
     return out;
@@ -411,8 +416,13 @@ class Audit {
       return rows::StaleFlag::decode(body_).on ? "the app marked the actions on offer as possibly stale"
                                                : "the app marked the actions on offer fresh";
     }
-    if (kind == rows::Report::kind)
-      return "the app reported a change of state: " + shown(rows::Report::decode(body_).delta);
+    if (kind == rows::Report::kind) {
+      const auto s = rows::Report::decode(body_);
+      return "the app reported a change of state" + std::string(s.agents_own ? " on the agent's own fire" : "") + ": " +
+             shown(s.delta);
+    }
+    if (kind == rows::StaleSeen::kind)
+      return "the app showed the agent what changed under " + action(rows::StaleSeen::decode(body_).action);
     if (kind == rows::Refused::kind) {
       auto g = rows::Refused::decode(body_);
       std::string out = "REFUSED: " + who(g.fire.principal) + " fired " + action(g.fire.action, g.fire.does) +
@@ -461,7 +471,9 @@ class Audit {
       const std::string id = "ask-" + std::to_string(asks_.size() + 1);
       const std::string what = action(q.action, q.does);
       asks_.push_back({q.action, q.input});
-      return id + ": a person was asked to approve " + what + (q.input.is_null() ? "" : " with " + shown(q.input));
+      return id + ": a person was asked to approve " + what +
+             (q.instance.empty() ? "" : " for item " + in_quotes(q.instance)) +
+             (q.input.is_null() ? "" : " with " + shown(q.input));
     }
     if (kind == rows::Decision::kind) {
       const auto d = rows::Decision::decode(body_);
