@@ -263,3 +263,24 @@ TEST_CASE("a done_when calling back into the session throws a configuration erro
   s.undeclare("plan.choose");
   CHECK(s.decisions().empty());
 }
+
+TEST_CASE("staleness is judged the same whether a few keys moved or many (past the short list it looks them up)") {
+  for (const int moved : {3, 200}) {
+    INFO(moved << " keys moved");
+    gp::Session s;
+    s.declare("one", {.does = "Reads one key.", .reads = {"/k/1", "/elsewhere"}});
+    s.declare("all", {.does = "Reads them all.", .reads = {"k"}});
+    s.declare("deep", {.does = "Reads below one.", .reads = {"/k/2/deeper"}});
+    gp::AgentPort port(s);
+    json k = json::object();
+    for (int i = 0; i < moved; ++i) k[std::to_string(i)] = i;
+    s.report_state({{"k", k}});
+    CHECK(s.keys_changed_since(0).size() == static_cast<std::size_t>(moved));
+    CHECK(offered(port, "one", 0)["stale_reads"] == json::array({"/k/1"}));
+    CHECK(offered(port, "all", 0)["stale_reads"] == json::array({"k"}));
+    CHECK(offered(port, "deep", 0)["stale_reads"] == json::array({"/k/2/deeper"}));
+    s.acknowledge_stale("one");
+    CHECK_FALSE(offered(port, "one", 0).contains("stale_reads"));
+    CHECK(offered(port, "all", 0).contains("stale_reads"));
+  }
+}

@@ -156,12 +156,14 @@ GROUNDPLANE_INLINE std::map<std::string, OfferDetails, std::less<>> offer_detail
   SessionLock lock(*session.core_);
   const SessionCore& c = *session.core_;
   std::map<std::string, OfferDetails, std::less<>> out;
+  const std::optional<ChangedKeys::Moved> moved =
+      since ? std::optional(c.changes.moved_since(*since)) : std::nullopt;  // one pass, for every action
   for (const auto& [id, m] : c.actions) {
     if (!only.empty() && id != only) continue;
     OfferDetails d;
-    if (since) {
-      d.stale_reads = c.changes.stale(id, m.spec.reads, *since);
-      d.stale_writes = c.changes.stale(id, m.spec.writes, *since);
+    if (moved) {
+      d.stale_reads = moved->stale(id, m.spec.reads);
+      d.stale_writes = moved->stale(id, m.spec.writes);
     }
     if (m.spec.instances) list_instances(c, m, max_instances, d);
     out.emplace(id, std::move(d));

@@ -14,11 +14,13 @@
 // the latest such change satisfies it. Memory is one entry per key ever changed.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -89,21 +91,61 @@ class ChangedKeys {
     else cleared_.emplace(std::string(action), reports_);
   }
 
-  // The keys of `declared` (as declared) that another changed at or after `since` and
-  // after `action` was last cleared.
-  std::vector<std::string> stale(std::string_view action, const std::vector<std::string>& declared,
-                                 std::uint64_t since) const {
-    std::vector<std::string> out;
-    if (keys_.empty()) return out;
-    const auto it = cleared_.find(action);
-    const std::uint64_t after = it == cleared_.end() ? 0 : it->second;
-    const auto flags = [&](const Change& c) {
-      return c.by_other && c.other_version >= since && c.other_report > after;
-    };
-    for (const std::string& key : declared) {
-      if (touched(state_key_pointer(key), flags)) out.push_back(key);
+  // What a look with a cursor judges every action's keys from: the keys another changed
+  // at or after `since`, each with the report that last did. One pass over the keys; each
+  // action is then judged against this list (a few keys, for a recent cursor) rather than
+  // the whole map.
+  class Moved {
+   public:
+    // The keys of `declared` (as declared) one of these changes touches, made after
+    // `action` was last cleared.
+    std::vector<std::string> stale(std::string_view action, const std::vector<std::string>& declared) const {
+      std::vector<std::string> out;
+      if (moved_.empty()) return out;
+      const auto it = keys_->cleared_.find(action);
+      const std::uint64_t after = it == keys_->cleared_.end() ? 0 : it->second;
+      if (newest_ <= after) return out;
+      for (const std::string& key : declared) {
+        const std::string built = key.empty() || key.front() != '/' ? state_key_pointer(key) : std::string();
+        const std::string_view p = built.empty() ? std::string_view(key) : std::string_view(built);
+        if (touched(p, after)) out.push_back(key);
+      }
+      return out;
     }
-    return out;
+
+   private:
+    friend class ChangedKeys;
+    static constexpr std::size_t scan_at_most = 64;  // more moved keys: look them up in the map instead
+    bool touched(std::string_view p, std::uint64_t after) const {
+      if (moved_.size() <= scan_at_most) {
+        for (const auto& [key, report] : moved_)
+          if (report > after && overlap(p, key)) return true;
+        return false;
+      }
+      return keys_->touched(
+          p, [&](const Change& c) { return c.by_other && c.other_version >= since_ && c.other_report > after; });
+    }
+    static bool overlap(std::string_view a, std::string_view b) {  // one is the other or an ancestor of it
+      const std::string_view shorter = a.size() <= b.size() ? a : b;
+      const std::string_view longer = a.size() <= b.size() ? b : a;
+      return longer.starts_with(shorter) && (longer.size() == shorter.size() || longer[shorter.size()] == '/');
+    }
+    const ChangedKeys* keys_ = nullptr;
+    std::uint64_t since_ = 0;
+    std::uint64_t newest_ = 0;  // the latest report among them
+    std::vector<std::pair<std::string_view, std::uint64_t>> moved_;
+  };
+
+  Moved moved_since(std::uint64_t since) const {
+    Moved m;
+    m.keys_ = this;
+    m.since_ = since;
+    for (const auto& [key, c] : keys_) {
+      if (!c.by_other || c.other_version < since) continue;
+      m.moved_.emplace_back(key, c.other_report);
+      m.newest_ = std::max(m.newest_, c.other_report);
+    }
+    return m;
   }
 
   // Every key changed at or after `version`, sorted.
@@ -124,15 +166,15 @@ class ChangedKeys {
 
   // Whether a changed key overlapping `p` (itself, an ancestor, a descendant) satisfies `flags`.
   template <class Flags>
-  bool touched(const std::string& p, const Flags& flags) const {
+  bool touched(std::string_view p, const Flags& flags) const {
     // Ancestors and p itself: "" and every prefix ending before a '/'.
     for (std::size_t end = 0; end <= p.size(); ++end) {
       if (end < p.size() && p[end] != '/') continue;
-      const auto it = keys_.find(std::string_view(p).substr(0, end));
+      const auto it = keys_.find(p.substr(0, end));
       if (it != keys_.end() && flags(it->second)) return true;
     }
     // Descendants: the keys that begin with p + "/", contiguous in the sorted map.
-    const std::string below = p + "/";
+    const std::string below = std::string(p) + "/";
     for (auto it = keys_.lower_bound(below); it != keys_.end() && it->first.starts_with(below); ++it)
       if (flags(it->second)) return true;
     return false;
