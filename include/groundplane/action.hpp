@@ -55,7 +55,7 @@ constexpr std::string_view to_string(Concurrency c) noexcept { return detail::na
 // never known made. Like enabled_when it runs with the session's mutex held and must not
 // call back into the session.
 struct HumanDecides {
-  std::string about;
+  std::string about = "";
   std::function<std::optional<bool>(const nlohmann::json& state)> done_when = nullptr;
 };
 

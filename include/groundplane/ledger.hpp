@@ -248,10 +248,9 @@ struct RowExtras {
   nlohmann::json data = nullptr;                // a transition's: what its handler handed back (HandlerResult::data)
   std::uint64_t data_omitted = 0;               // a transition's: the size of data over max_data_bytes, not kept
   std::vector<std::string> failed_checks = {};  // a gap row's: UNSUPPORTED_ARGUMENT's failing checks
-  std::string instance = {};                    // the item a fire named (ActionSpec::instances)
   bool empty() const noexcept {
     return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
-           data_omitted == 0 && failed_checks.empty() && instance.empty();
+           data_omitted == 0 && failed_checks.empty();
   }
 };
 
@@ -308,6 +307,7 @@ struct TransitionRecord {
   Outcome outcome = Outcome::pending;
   bool standing_grant = false;
   bool repeat = false;
+  SharedText instance = {};  // the item it named (ActionSpec::instances), shared by its rows; absent: none
 };
 
 // A GapRow as the session holds it.
@@ -319,6 +319,7 @@ struct GapRecord {
   Extras extras;
   Principal principal = Principal::agent;
   Refusal reason = Refusal::unknown_affordance;
+  SharedText instance = {};  // the item it named, as the caller passed it; absent: none
 };
 
 // "t-" + (index + 1), formatted in place (one per fire: no temporaries).
@@ -358,13 +359,13 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
       r.node.str(),
       r.outcome,
       x.error,
-      x.instance};
+      r.instance.str()};
 }
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,  x.payload,
-                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, x.instance};
+  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,        x.payload,
+                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str()};
 }
 
 template <class Row>

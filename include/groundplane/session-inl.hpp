@@ -584,7 +584,7 @@ GROUNDPLANE_INLINE std::vector<ActionInfo> Session::actions() const {
 GROUNDPLANE_INLINE std::string Session::current_instance() const {
   detail::SessionLock lock(*core_);
   const auto k = detail::running_fire_of(core_.get());
-  return k ? core_->ledger.transitions[*k].extras.get().instance : std::string();
+  return k ? core_->ledger.transitions[*k].instance.str() : std::string();
 }
 
 GROUNDPLANE_INLINE std::vector<Decision> Session::decisions() const {

@@ -256,7 +256,7 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
   row.extras =
       Extras({c.holds_payloads() ? f.options.payload : nlohmann::json(), f.options.ask_id, /*error=*/"", f.prior});
   if (!f.failed_checks.empty()) row.extras.edit().failed_checks = f.failed_checks;
-  if (!f.options.instance.empty()) row.extras.edit().instance = f.options.instance;
+  if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
     c.emit(rows::Refused{attempt_row(c, f), reason, f.prior, f.failed_checks});
     c.flush();
@@ -309,7 +309,7 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
                        f.repeat};
   row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
                        std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
-  if (!f.options.instance.empty()) row.extras.edit().instance = f.options.instance;
+  if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   L.transitions.push_back(std::move(row));
   const std::string& action = mounted.id.str();
   try {

@@ -111,7 +111,7 @@ GROUNDPLANE_INLINE nlohmann::json unknown_answer(const SessionCore& c) {
   nlohmann::json pending = nlohmann::json::array();
   for (const std::size_t k : L.awaiting_report)
     pending.push_back(with_instance({{"transition_id", transition_id_of(k)}, {"action", L.transitions[k].action.str()}},
-                                    L.transitions[k].extras.get().instance));
+                                    L.transitions[k].instance.str()));
   nlohmann::json awaiting = nlohmann::json::array();
   for (const AskStatus& a : L.asks)
     if (a.state == AskState::awaiting)
@@ -140,7 +140,8 @@ GROUNDPLANE_INLINE nlohmann::json outcome_of(const SessionCore& c, std::string_v
   if (L.transitions.holds(*k)) {
     const TransitionRecord& t = L.transitions[*k];
     const RowExtras& extras = t.extras.get();
-    return with_instance(settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted), extras.instance);
+    return with_instance(settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted),
+                         t.instance.str());
   }
   if (c.store) {
     if (auto f = stored_fire(*c.store, *k))

@@ -177,7 +177,8 @@ struct SessionCore : SessionMutex {
 
   std::map<std::size_t, Unsettled> unsettled;  // by transition index
   InFlight in_flight;
-  SharedText last_refused;  // the id of the latest refusal of an undeclared action: repeats share it
+  SharedText last_refused;   // the id of the latest refusal of an undeclared action: repeats share it
+  SharedText last_instance;  // the item the latest fire named: fires of the same item share it
   // The open ask for an action and an input: (action, canonical input) -> index in asks,
   // so asking again and firing never scan the asks.
   std::unordered_map<std::string, std::size_t> ask_by_key;
@@ -205,7 +206,7 @@ inline std::string flight_key(std::string_view action, std::string_view instance
   }
   return key;
 }
-inline std::string flight_key(const TransitionRecord& t) { return flight_key(t.action.str(), t.extras.get().instance); }
+inline std::string flight_key(const TransitionRecord& t) { return flight_key(t.action.str(), t.instance.str()); }
 
 // A state key's value as an approval snapshot holds it: [value] when present, [] when not.
 nlohmann::json read_value(const nlohmann::json& state, const std::string& key);

@@ -66,7 +66,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Refused&& g) {
   row.extras = Extras({c.holds_payloads() ? std::move(g.fire.payload) : nlohmann::json(), std::move(g.fire.ask_id), "",
                        std::move(g.prior_transition_id)});
   if (!g.failed_checks.empty()) row.extras.edit().failed_checks = std::move(g.failed_checks);
-  if (!g.fire.instance.empty()) row.extras.edit().instance = std::move(g.fire.instance);
+  if (!g.fire.instance.empty()) row.instance = r.text(std::move(g.fire.instance));
   c.ledger.gaps.push_back(std::move(row));
   c.trim();
 }
@@ -92,7 +92,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
   row.extras =
       Extras({c.holds_payloads() || t.outcome == Outcome::pending ? std::move(t.fire.payload) : nlohmann::json(),
               std::move(t.fire.ask_id), /*error=*/"", /*prior_transition_id=*/""});
-  if (!t.fire.instance.empty()) row.extras.edit().instance = std::move(t.fire.instance);
+  if (!t.fire.instance.empty()) row.instance = r.text(std::move(t.fire.instance));
   L.transitions.push_back(std::move(row));
   L.version = r.row->version + 1;
   if (t.fire.principal == Principal::agent) c.changes.clear(a);
