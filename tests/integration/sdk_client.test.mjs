@@ -117,8 +117,22 @@ test('with --session the demo app is served and a gated order is refused as a no
     assert.equal(Object.keys(here.structuredContent)[0], 'facts');
     assert.deepEqual(
       here.structuredContent.actions.map((a) => a.id),
-      ['cart.add', 'checkout.place-order'],
+      ['cart.add', 'checkout.place-order', 'delivery.choose-slot'],
     );
+    // A choice that is the shopper's, over the slots on offer: marked, and said in the facts.
+    const slot = here.structuredContent.actions[2];
+    assert.equal(slot.human_decides, true);
+    assert.deepEqual(slot.instances, ['tue-09', 'wed-14']);
+    assert.equal(slot.instances_total, 2);
+    assert.match(here.structuredContent.facts, /A decision is with the human: delivery\.choose-slot/);
+    const noSuchSlot = await client.callTool({ name: 'do_action', arguments: { action: 'delivery.choose-slot', instance: 'thu-10' } });
+    assert.ok(!noSuchSlot.isError);
+    assert.equal(noSuchSlot.structuredContent.reason, 'INSTANCE_UNKNOWN');
+    assert.equal(noSuchSlot.structuredContent.verdict, 'never-existed');
+    const since = await client.callTool({ name: 'whats_here', arguments: { since_version: here.structuredContent.version } });
+    assert.ok(!since.isError);
+    const badCursor = await client.callTool({ name: 'whats_here', arguments: { since_version: -1 } });
+    assert.equal(badCursor.isError, true);
 
     assert.equal(here.structuredContent.actions[0].expects.required[0], 'sku');
     assert.ok(tools.some((t) => t.name === 'did_it_work'));

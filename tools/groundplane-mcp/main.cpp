@@ -98,7 +98,8 @@ constexpr std::string_view usage =
     "or as a Streamable HTTP server at http://127.0.0.1:PORT/mcp.\n";
 
 // The demo app behind --session: a checkout whose order placement is gated on a human,
-// and a cart that takes typed input and hands back how many lines it holds.
+// a cart that takes typed input and hands back how many lines it holds, and a delivery
+// slot that is the shopper's to choose, one of the slots on offer.
 void declare_demo_app(gp::Session& app) {
   app.declare(
       "cart.add",
@@ -121,6 +122,21 @@ void declare_demo_app(gp::Session& app) {
                                              return gp::HandlerResult{};
                                            },
                                        .high_effect = true});
+  app.declare("delivery.choose-slot",
+              {.does = "Book the delivery slot the shopper chose.",
+               .handler =
+                   [&app](const nlohmann::json&) {
+                     app.report_state({{"slot", app.current_instance()}});
+                     return gp::HandlerResult{};
+                   },
+               .instances =
+                   [](const nlohmann::json&) {
+                     return std::vector<std::string>{"tue-09", "wed-14"};
+                   },
+               .human_decides = gp::HumanDecides{.about = "which delivery slot",
+                                                 .done_when = [](const nlohmann::json& state) -> std::optional<bool> {
+                                                   return state.contains("slot");
+                                                 }}});
 }
 
 gp::SessionOptions demo_app_options() { return {.node = "checkout", .require_human_approval = true}; }
