@@ -72,7 +72,7 @@ TEST_CASE("a selector that throws cannot say the item exists: INSTANCE_UNKNOWN, 
   const auto r = s.fire("order.cancel", {.instance = "57"});
   CHECK(r.reason == "INSTANCE_UNKNOWN");
   CHECK(r.verdict == "unsupported");
-  CHECK(s.fire("order.cancel", {.instance = "57"}).verdict == "unsupported");  // asked again: a failure is not kept
+  CHECK(s.fire("order.cancel", {.instance = "57"}).verdict == "unsupported");
   gp::AgentPort port(s);
   const json item = port.whats_here()["actions"][0];
   CHECK(item["instances"] == json::array());
@@ -82,6 +82,18 @@ TEST_CASE("a selector that throws cannot say the item exists: INSTANCE_UNKNOWN, 
   CHECK(answer["reason"] == "INSTANCE_UNKNOWN");
   CHECK(answer["verdict"] == "unsupported");
   CHECK(answer["instances_unavailable"] == true);
+}
+
+TEST_CASE("a selector's failure is not kept: the next fire asks it again") {
+  int asked = 0;
+  gp::Session s;
+  s.declare("order.cancel", {.does = "Cancel an order.", .handler = item_ok, .instances = [&](const json&) {
+                               if (++asked == 1) throw std::runtime_error("orders service down");
+                               return std::vector<std::string>{"57"};
+                             }});
+  CHECK(s.fire("order.cancel", {.instance = "57"}).verdict == "unsupported");
+  CHECK(s.fire("order.cancel", {.instance = "57"}).ok);  // no report in between: only a failure is asked again
+  CHECK(asked == 2);
 }
 
 TEST_CASE("an approval to cancel order 57 cannot be spent cancelling order 58") {
@@ -122,8 +134,10 @@ TEST_CASE("once and single_flight apply per item: another order is not a repeat"
   REQUIRE(f.fire("order.refund", {.instance = "57"}).ok);  // awaits its report
   CHECK(f.fire("order.refund", {.instance = "57"}).reason == "PRIOR_FIRE_PENDING");
   CHECK(f.fire("order.refund", {.instance = "58"}).ok);
-  gp::AgentPort port(f);
-  CHECK_FALSE(port.whats_here()["actions"][0].contains("already_performed"));  // per item, never as a whole
+  // An action over items is never performed as a whole, even `once` with an item done.
+  gp::AgentPort port(s);
+  CHECK_FALSE(port.whats_here()["actions"][0].contains("already_performed"));
+  CHECK_FALSE(port.whats_here()["actions"][0].contains("enabled"));  // and still offered
 }
 
 TEST_CASE("100,000 items are served as the first 50 and the total, and a fire may name any of them") {
@@ -177,7 +191,7 @@ TEST_CASE("the item is kept on rows and asks and answered by did_it_work, never 
   CHECK(done["facts"].get<std::string>().find("refund-all") == std::string::npos);
 }
 
-TEST_CASE("over the port, a missing item lists what is on offer, and a non-string item is no item and fires nothing") {
+TEST_CASE("over the port, a missing item lists what is on offer, and a non-string item names none") {
   gp::Session s(shop_options());
   declare_cancel(s);
   gp::AgentPort port(s);
@@ -186,11 +200,13 @@ TEST_CASE("over the port, a missing item lists what is on offer, and a non-strin
   CHECK(missing["instances"] == json::array({"57", "58", "59"}));
   CHECK(missing["instances_total"] == 3);
   CHECK_FALSE(missing.contains("verdict"));
-  // Plausible but wrong: read 57 as the item "57" and cancel that order.
+  // Plausible but wrong: read 57 as the item "57" and cancel that order. It names no item;
+  // the attempt still lands (a row), refused for naming none.
   const json wrong = port.call("do_action", {{"action", "order.cancel"}, {"instance", 57}}).json();
-  CHECK(wrong["reason"] == "INVALID_ARGUMENTS");
-  CHECK(wrong["message"].get<std::string>().find("\"instance\" must be a string") != std::string::npos);
+  CHECK(wrong["reason"] == "INSTANCE_REQUIRED");
+  CHECK(wrong["message"].get<std::string>().find("\"instance\" was not a string") != std::string::npos);
   CHECK(s.transitions().empty());
+  CHECK(s.gap_rows().back().reason == gp::Refusal::instance_required);
   const json unknown = port.call("do_action", {{"action", "order.cancel"}, {"instance", "60"}}).json();
   CHECK(unknown["reason"] == "INSTANCE_UNKNOWN");
   CHECK(unknown["verdict"] == "never-existed");

@@ -4,6 +4,7 @@
 // whose choice is the human's (ActionSpec::human_decides, Session::decisions, the block's
 // line).
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -96,7 +97,10 @@ TEST_CASE("a look, a user's fire and a refused fire leave an action stale; the a
   CHECK(offered(port, "order.cancel", 0).contains("stale_reads"));
   CHECK(offered(port, "order.cancel", 0).contains("stale_reads"));  // looking twice clears nothing
 
-  s.fire("order.cancel", {.source = gp::Principal::user});  // a user's fire
+  REQUIRE(s.fire("note", {.source = gp::Principal::user}).ok);  // a user's recorded fire of an action reading /notes
+  s.declare("note", {.does = "Keep a note.", .handler = world_ok, .reads = {"cart"}});
+  REQUIRE(s.fire("note", {.source = gp::Principal::user}).ok);  // recorded, and reads the cart
+  CHECK(offered(port, "note", 0).contains("stale_reads"));
   CHECK(offered(port, "order.cancel", 0).contains("stale_reads"));
   REQUIRE(s.fire("order.cancel").reason == "GUARD_FAILED");  // refused: the agent acted on nothing
   CHECK(offered(port, "order.cancel", 0).contains("stale_reads"));
@@ -283,4 +287,27 @@ TEST_CASE("staleness is judged the same whether a few keys moved or many (past t
     CHECK_FALSE(offered(port, "one", 0).contains("stale_reads"));
     CHECK(offered(port, "all", 0).contains("stale_reads"));
   }
+}
+
+TEST_CASE("a report settling the agent's fire is its own only within that action's writes") {
+  gp::Session s({.state = {{"cart", {{"items", json::array()}}}}});
+  declare_cart(s);  // cart.add writes /cart/items; checkout reads cart and /address
+  gp::AgentPort port(s);
+  REQUIRE(s.fire("cart.add").ok);  // pending until the app reports
+  // The app reports without naming the fire: it settles the agent's pending add, and
+  // carries the person's new address too. The address is not the agent's doing.
+  s.report_state({{"cart", {{"items", {"A1"}}}}, {"address", "9 Elm St"}});
+  CHECK(s.transitions()[0].outcome == gp::Outcome::observed);
+  CHECK(offered(port, "checkout.place-order", 0)["stale_reads"] == json::array({"/address"}));
+  CHECK_FALSE(offered(port, "cart.add", 0).contains("stale_writes"));
+}
+
+TEST_CASE("a done_when that throws cannot tell: the choice is listed as not known made, and the block renders") {
+  gp::Session s;
+  s.declare("plan.choose",
+            {.does = "Choose.", .human_decides = gp::HumanDecides{.done_when = [](const json&) -> std::optional<bool> {
+                                  throw std::runtime_error("billing service down");
+                                }}});
+  CHECK(s.decisions()[0].made == std::nullopt);
+  CHECK(block_has(s, "A decision is with the human: plan.choose"));
 }

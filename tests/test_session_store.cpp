@@ -447,6 +447,37 @@ TEST_CASE("A once action whose handler was running when the app stopped counts a
   remove_copy(mid);
 }
 
+TEST_CASE("An item of a once action whose handler was running when the app stopped counts as performed, per item",
+          "[session][store]") {
+  TempLedger f;
+  const auto items = [](const json&) { return std::vector<std::string>{"57", "58"}; };
+  {
+    gp::Session s({.store = store_on(f)});
+    s.declare("order.cancel", {.does = "Cancel an order.",
+                               .handler =
+                                   [&](const json&) {
+                                     copy_as_killed(f, ".mid");
+                                     return gp::HandlerResult{};
+                                   },
+                               .concurrency = gp::Concurrency::once,
+                               .instances = items});
+    s.fire("order.cancel", {.instance = "57"});
+  }
+  const std::filesystem::path mid = f.str() + ".mid";
+  {
+    gp::Session r({.store = gp::open_sqlite_store(mid)});
+    r.declare(
+        "order.cancel",
+        {.does = "Cancel an order.", .handler = ok_handler, .concurrency = gp::Concurrency::once, .instances = items});
+    CHECK(r.view().transition("t-1")->outcome == gp::Outcome::stopped);
+    const auto again = r.fire("order.cancel", {.instance = "57"});
+    CHECK(again.reason == "DUPLICATE_EXECUTION");
+    CHECK(again.prior_transition_id == "t-1");
+    CHECK(r.fire("order.cancel", {.instance = "58"}).ok);  // another item is not a repeat
+  }
+  remove_copy(mid);
+}
+
 TEST_CASE(
     "Values restored from the store are the values written: nested arrays, escapes, 64-bit and fractional numbers",
     "[session][store]") {

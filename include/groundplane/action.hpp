@@ -83,7 +83,8 @@ struct ActionSpec {
   // One action over many items ("cancel order #57"): the items it can act on now, in the
   // order to serve them. A fire must name one (FireOptions::instance): none is refused
   // INSTANCE_REQUIRED, one not in the set INSTANCE_UNKNOWN (also when the selector throws:
-  // it could not list them). An approval is for one item, and single_flight / once apply
+  // it could not list them; a ConfigurationError, its calling back into the session, is
+  // the app's bug and propagates, as from every predicate). An approval is for one item, and single_flight / once apply
   // per item. Duplicates are dropped (the first kept), and so is "" (no fire can name
   // it). Its answer is kept until the state changes (a report), so it must read only the
   // state it is given; an answer it throws instead of is not kept. Runs with the session's

@@ -90,15 +90,12 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
       notes += " \"ask_id\" was not a string, so it named no approval.";
     }
   }
-  // An item is a string: anything else could only be read as one by spelling it, and 57
-  // spelled is the item "57". So it names nothing, and nothing is fired.
+  // An item is a string. Anything else names no item (57 spelled would be the item "57",
+  // an order the model did not name as one): the attempt still lands, naming none.
   std::string instance;
   if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
-    if (!item->is_string())
-      return answer("INVALID_ARGUMENTS", std::string(shape) +
-                                             "; \"instance\" must be a string: an item whats_here "
-                                             "lists for the action. Nothing was fired.");
-    instance = item->get<std::string>();
+    if (item->is_string()) instance = item->get<std::string>();
+    else notes += " \"instance\" was not a string, so it named no item.";
   }
   const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
 

@@ -62,7 +62,17 @@ GROUNDPLANE_INLINE std::vector<Decision> list_decisions(const SessionCore& c) {
   for (const auto* kv : declared_in_order(c)) {
     const std::optional<HumanDecides>& h = kv->second.spec.human_decides;
     if (!h) continue;
-    out.push_back(Decision{kv->first, h->about, h->done_when ? h->done_when(c.state) : std::nullopt});
+    std::optional<bool> made;
+    if (h->done_when) {
+      try {
+        made = h->done_when(c.state);
+      } catch (const ConfigurationError&) {  // it called back into the session: the app's bug
+        throw;
+      } catch (...) {  // it cannot tell; the block must still render
+        made = std::nullopt;
+      }
+    }
+    out.push_back(Decision{kv->first, h->about, made});
   }
   return out;
 }
@@ -110,6 +120,36 @@ GROUNDPLANE_INLINE AttemptCounter stored_counter(const SessionCore& c) {
     });
     return n;
   };
+}
+
+// Which of a report's changes were the agent's own recorded fire's doing (they never make
+// its view stale): all of them from inside that fire's handler; else, for a report naming
+// or settling an agent's fire, the changes within that action's declared writes. A
+// change outside them is someone else's, even reported with it.
+GROUNDPLANE_INLINE std::vector<std::string> agents_own_changes(const SessionCore& c,
+                                                               const std::vector<std::string>& changed,
+                                                               std::optional<std::size_t> named,
+                                                               std::map<std::size_t, Unsettled>::const_iterator target,
+                                                               bool from_handler) {
+  const std::optional<std::size_t> about = named                         ? named
+                                           : target != c.unsettled.end() ? std::optional(target->first)
+                                                                         : std::nullopt;
+  const auto& L = c.ledger;
+  if (!about || !L.transitions.holds(*about) || L.transitions[*about].principal != Principal::agent) return {};
+  if (from_handler) return changed;
+  const std::vector<std::string>* writes = nullptr;
+  if (target != c.unsettled.end() && target->first == *about) {
+    writes = &target->second.writes;
+  } else if (const auto m = c.actions.find(L.transitions[*about].action.str()); m != c.actions.end()) {
+    writes = &m->second.spec.writes;
+  }
+  std::vector<std::string> own;
+  if (writes == nullptr) return own;
+  for (const std::string& p : changed)
+    if (std::any_of(writes->begin(), writes->end(),
+                    [&](const std::string& w) { return pointers_overlap(state_key_pointer(w), p); }))
+      own.push_back(p);
+  return own;
 }
 
 // The renderer asks it about approved asks only.
@@ -286,6 +326,7 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   } else {
     named = detail::running_fire_of(core_.get());  // a handler reporting on its own fire
   }
+  const bool from_handler = transition_id.empty() && named.has_value();
   // What this report settles is decided before anything changes.
   auto target = c.unsettled.end();
   if (named) {
@@ -295,13 +336,8 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
     target = c.unsettled.find(*c.ledger.awaiting_report.begin());
   }
   const bool inferring = !named && c.ledger.awaiting_report.empty();
-  // A report on the agent's own recorded fire never makes the agent's view stale.
-  const std::optional<std::size_t> about = named                         ? named
-                                           : target != c.unsettled.end() ? std::optional(target->first)
-                                                                         : std::nullopt;
-  const bool agents_own =
-      about && c.ledger.transitions.holds(*about) && c.ledger.transitions[*about].principal == Principal::agent;
   const std::vector<std::string> changed = detail::changed_pointers(c.state, delta);
+  const std::vector<std::string> agents_own = detail::agents_own_changes(c, changed, named, target, from_handler);
   // Stored first, like every other row: the values the delta replaces are kept so that
   // a store that refuses the rows leaves the state as it was.
   nlohmann::json replaced = nlohmann::json::object();
@@ -319,7 +355,7 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   if (target != c.unsettled.end()) how = detail::judge(c, target->second, delta);
   const auto match = inferring ? detail::inferred_match(c, delta) : detail::InferredMatch{};
   if (c.store) {
-    c.emit(detail::rows::Report{delta, agents_own});
+    c.emit(detail::rows::Report{delta, agents_own});  // copied: note() reads it below
     if (target != c.unsettled.end() && target->second.handler_returned)
       c.emit(detail::rows::Grade{target->first, how.outcome(), std::nullopt, false});
     if (match.id) detail::emit_inferred(c, match);
@@ -582,9 +618,8 @@ GROUNDPLANE_INLINE std::vector<ActionInfo> Session::actions() const {
 }
 
 GROUNDPLANE_INLINE std::string Session::current_instance() const {
-  detail::SessionLock lock(*core_);
-  const auto k = detail::running_fire_of(core_.get());
-  return k ? core_->ledger.transitions[*k].instance.str() : std::string();
+  // The running fire's own record of its item: its row may be trimmed from memory meanwhile.
+  return detail::running_instance_of(core_.get());
 }
 
 GROUNDPLANE_INLINE std::vector<Decision> Session::decisions() const {

@@ -418,8 +418,8 @@ class Audit {
     }
     if (kind == rows::Report::kind) {
       const auto s = rows::Report::decode(body_);
-      return "the app reported a change of state" + std::string(s.agents_own ? " on the agent's own fire" : "") + ": " +
-             shown(s.delta);
+      return "the app reported a change of state" +
+             std::string(s.agents_own.empty() ? "" : " (partly the agent's own fire's doing)") + ": " + shown(s.delta);
     }
     if (kind == rows::StaleSeen::kind)
       return "the app showed the agent what changed under " + action(rows::StaleSeen::decode(body_).action);

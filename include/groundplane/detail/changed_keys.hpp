@@ -35,6 +35,13 @@ inline std::string state_key_pointer(std::string_view key) {
   return "/" + pointer_token(key);
 }
 
+// Whether one pointer is the other or an ancestor of it (by whole reference tokens).
+inline bool pointers_overlap(std::string_view a, std::string_view b) {
+  const std::string_view shorter = a.size() <= b.size() ? a : b;
+  const std::string_view longer = a.size() <= b.size() ? b : a;
+  return longer.starts_with(shorter) && (longer.size() == shorter.size() || longer[shorter.size()] == '/');
+}
+
 // The pointers `delta` changes when merged into `before` (before the merge), in the
 // delta's key order.
 inline void changed_pointers(const nlohmann::json* before, const nlohmann::json& delta, const std::string& at,
@@ -70,13 +77,14 @@ inline std::vector<std::string> changed_pointers(const nlohmann::json& before, c
 
 class ChangedKeys {
  public:
-  // A report at `version` changed `pointers`; `own`: it is about the agent's own recorded fire.
-  void note(const std::vector<std::string>& pointers, std::uint64_t version, bool own) {
+  // A report at `version` changed `pointers`; those also in `own` were the agent's own
+  // recorded fire's doing.
+  void note(const std::vector<std::string>& pointers, std::uint64_t version, const std::vector<std::string>& own) {
     ++reports_;
     for (const std::string& p : pointers) {
       Change& c = keys_[p];
       c.version = version;
-      if (!own) {
+      if (std::find(own.begin(), own.end(), p) == own.end()) {
         c.by_other = true;
         c.other_version = version;
         c.other_report = reports_;
@@ -119,16 +127,11 @@ class ChangedKeys {
     bool touched(std::string_view p, std::uint64_t after) const {
       if (moved_.size() <= scan_at_most) {
         for (const auto& [key, report] : moved_)
-          if (report > after && overlap(p, key)) return true;
+          if (report > after && pointers_overlap(p, key)) return true;
         return false;
       }
       return keys_->touched(
           p, [&](const Change& c) { return c.by_other && c.other_version >= since_ && c.other_report > after; });
-    }
-    static bool overlap(std::string_view a, std::string_view b) {  // one is the other or an ancestor of it
-      const std::string_view shorter = a.size() <= b.size() ? a : b;
-      const std::string_view longer = a.size() <= b.size() ? b : a;
-      return longer.starts_with(shorter) && (longer.size() == shorter.size() || longer[shorter.size()] == '/');
     }
     const ChangedKeys* keys_ = nullptr;
     std::uint64_t since_ = 0;

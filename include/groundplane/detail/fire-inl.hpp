@@ -310,6 +310,7 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
   row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
                        std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
+  r.instance = row.instance;
   L.transitions.push_back(std::move(row));
   const std::string& action = mounted.id.str();
   try {
@@ -343,7 +344,7 @@ GROUNDPLANE_INLINE HandlerReturn run_handler(const SessionCore& c, const Recorde
   HandlerReturn out;
   lock.release();  // the handler may call report_state, begin_work, fire ...
   try {
-    const RunningScope running(&c, r.index);
+    const RunningScope running(&c, r.index, &r.instance);
     out.result = r.handler(r.payload);
   } catch (...) {
     out.thrown = std::current_exception();

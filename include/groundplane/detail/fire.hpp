@@ -115,6 +115,7 @@ struct RecordedFire {
   std::function<bool(const nlohmann::json&)> verify;            // unmounted while it runs
   bool has_writes = false;
   nlohmann::json payload;  // the handler's copy
+  SharedText instance;     // the item it names, for Session::current_instance while it runs
   OnceReceipt receipt;
   OnceReceipt* receipt_slot = nullptr;  // the action's receipt, when it has one already
   std::vector<std::size_t>* flying = nullptr;

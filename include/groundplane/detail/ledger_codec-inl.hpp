@@ -74,12 +74,19 @@ GROUNDPLANE_INLINE StaleFlag StaleFlag::decode(RowBody& b) { return {b.flag(on_m
 GROUNDPLANE_INLINE nlohmann::json Report::encode() && {
   nlohmann::json b = empty_body();
   b[key_of(delta_m)] = std::move(delta);
-  if (agents_own) b[key_of(own_m)] = true;
+  if (!agents_own.empty()) b[key_of(own_m)] = std::move(agents_own);
   return b;
 }
 GROUNDPLANE_INLINE Report Report::decode(RowBody& b) {
-  nlohmann::json delta = b.require(delta_m.key).take(delta_m.key);
-  return {std::move(delta), b.flag(own_m.key, false)};
+  Report r;
+  r.delta = b.require(delta_m.key).take(delta_m.key);
+  nlohmann::json own = b.take_tree(own_m.key, nlohmann::json::array());
+  if (!own.is_array()) throw MalformedRow("member \"ow\" is not an array");
+  for (auto& p : own) {
+    if (!p.is_string()) throw MalformedRow("member \"ow\" holds something other than a JSON Pointer");
+    r.agents_own.push_back(std::move(p.get_ref<std::string&>()));
+  }
+  return r;
 }
 
 GROUNDPLANE_INLINE nlohmann::json StaleSeen::encode() && {

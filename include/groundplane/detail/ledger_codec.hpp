@@ -75,7 +75,9 @@ struct Report {
   static constexpr Member delta_m{"dl", "delta"}, own_m{"ow", "agents_own"};
   static constexpr Member members[] = {delta_m, own_m};
   nlohmann::json delta = {};
-  bool agents_own = false;  // it reports on the agent's own recorded fire: never flags staleness
+  // The keys (JSON Pointers) it changed that were the agent's own recorded fire's doing:
+  // they never make the agent's view stale.
+  std::vector<std::string> agents_own = {};
   nlohmann::json encode() &&;
   static Report decode(RowBody& b);
 };

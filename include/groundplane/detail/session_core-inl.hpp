@@ -108,13 +108,14 @@ GROUNDPLANE_INLINE std::string exception_text(const std::exception_ptr& e) {
 struct RunningFire {
   const SessionCore* core;
   std::size_t index;
+  const SharedText* instance;  // the item its fire names: RecordedFire keeps it alive while it runs
 };
 GROUNDPLANE_INLINE std::vector<RunningFire>& running_fires() {
   static thread_local std::vector<RunningFire> stack;
   return stack;
 }
-GROUNDPLANE_INLINE RunningScope::RunningScope(const SessionCore* core, std::size_t index) {
-  running_fires().push_back({core, index});
+GROUNDPLANE_INLINE RunningScope::RunningScope(const SessionCore* core, std::size_t index, const SharedText* instance) {
+  running_fires().push_back({core, index, instance});
 }
 GROUNDPLANE_INLINE RunningScope::~RunningScope() { running_fires().pop_back(); }
 GROUNDPLANE_INLINE void RunningScope::reserve_one() { running_fires().reserve(running_fires().size() + 1); }
@@ -123,6 +124,12 @@ GROUNDPLANE_INLINE std::optional<std::size_t> running_fire_of(const SessionCore*
   for (auto it = stack.rbegin(); it != stack.rend(); ++it)
     if (it->core == core) return it->index;
   return std::nullopt;
+}
+GROUNDPLANE_INLINE std::string running_instance_of(const SessionCore* core) {
+  const auto& stack = running_fires();
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+    if (it->core == core) return it->instance ? it->instance->str() : std::string();
+  return {};
 }
 
 GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)

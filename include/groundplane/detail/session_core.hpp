@@ -222,7 +222,7 @@ std::string exception_text(const std::exception_ptr& e);
 // transition id made from inside a handler settles that handler's own fire.
 class RunningScope {
  public:
-  RunningScope(const SessionCore* core, std::size_t index);
+  RunningScope(const SessionCore* core, std::size_t index, const SharedText* instance);
   ~RunningScope();
   RunningScope(const RunningScope&) = delete;
   RunningScope& operator=(const RunningScope&) = delete;
@@ -230,6 +230,8 @@ class RunningScope {
   static void reserve_one();
 };
 std::optional<std::size_t> running_fire_of(const SessionCore* core);
+// The item the fire whose handler this thread runs names ("" for none, or outside one).
+std::string running_instance_of(const SessionCore* core);
 
 // A node for `map`'s type holding (key, value), made apart from it: inserting or assigning
 // it later allocates nothing.

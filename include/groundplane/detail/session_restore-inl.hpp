@@ -103,7 +103,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
       L.awaiting_by_action.insert(a, idx);
     }
   } else if (t.outcome == Outcome::inferred) {
-    L.receipts.insert_or_assign(a, OnceReceipt{idx, true});
+    L.receipts.insert_or_assign(flight_key(L.transitions[idx]), OnceReceipt{idx, true});
   }
   c.trim();
 }

@@ -130,9 +130,10 @@ GROUNDPLANE_INLINE void stop_all(SessionCore& c, const std::vector<std::uint64_t
     graded(c, k);
     // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
     if (!returned.contains(k)) {
-      const auto held = L.receipts.find(t.action.str());
+      const std::string key = flight_key(t);  // per item, for an action with instances
+      const auto held = L.receipts.find(key);
       if (held == L.receipts.end() || held->second.transition < k)
-        L.receipts.insert_or_assign(t.action.str(), OnceReceipt{k, t.principal == Principal::user});
+        L.receipts.insert_or_assign(key, OnceReceipt{k, t.principal == Principal::user});
     }
   }
   for (const std::uint64_t w : work) {
