@@ -77,15 +77,24 @@ GROUNDPLANE_INLINE nlohmann::json Report::encode() && {
   if (!agents_own.empty()) b[key_of(own_m)] = std::move(agents_own);
   return b;
 }
+// An array-of-strings member (default empty); `each` names what one string is, for the
+// message when one is not a string.
+GROUNDPLANE_INLINE std::vector<std::string> take_strings(RowBody& b, const Member& m, std::string_view each) {
+  nlohmann::json items = b.take_tree(m.key, nlohmann::json::array());
+  if (!items.is_array()) throw MalformedRow("member \"" + std::string(m.key) + "\" is not an array");
+  std::vector<std::string> out;
+  for (auto& item : items) {
+    if (!item.is_string())
+      throw MalformedRow("member \"" + std::string(m.key) + "\" holds something other than " + std::string(each));
+    out.push_back(std::move(item.get_ref<std::string&>()));
+  }
+  return out;
+}
+
 GROUNDPLANE_INLINE Report Report::decode(RowBody& b) {
   Report r;
   r.delta = b.require(delta_m.key).take(delta_m.key);
-  nlohmann::json own = b.take_tree(own_m.key, nlohmann::json::array());
-  if (!own.is_array()) throw MalformedRow("member \"ow\" is not an array");
-  for (auto& p : own) {
-    if (!p.is_string()) throw MalformedRow("member \"ow\" holds something other than a JSON Pointer");
-    r.agents_own.push_back(std::move(p.get_ref<std::string&>()));
-  }
+  r.agents_own = take_strings(b, own_m, "a JSON Pointer");
   return r;
 }
 
@@ -128,12 +137,7 @@ GROUNDPLANE_INLINE Refused Refused::decode(RowBody& b) {
   r.reason = require_enum<Refusal>(b, reason_m);
   r.fire = Attempt::decode(b);
   r.prior_transition_id = b.take_text(prior_m.key);
-  nlohmann::json names = b.take_tree(failed_checks_m.key, nlohmann::json::array());
-  if (!names.is_array()) throw MalformedRow("member \"fc\" is not an array");
-  for (auto& name : names) {
-    if (!name.is_string()) throw MalformedRow("member \"fc\" holds something other than a check's name");
-    r.failed_checks.push_back(std::move(name.get_ref<std::string&>()));
-  }
+  r.failed_checks = take_strings(b, failed_checks_m, "a check's name");
   return r;
 }
 
