@@ -1,4 +1,4 @@
-// groundplane::compiled: the seven checks' bodies, compiled once (see detail/linkage.hpp).
+// groundplane::compiled: the eight checks' bodies, compiled once (see detail/linkage.hpp).
 #include "groundplane/detail/linkage.hpp"
 #ifndef GROUNDPLANE_COMPILED_LIB
 #error "src/ is built by the groundplane::compiled target, which defines GROUNDPLANE_COMPILED_LIB"

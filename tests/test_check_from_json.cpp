@@ -291,3 +291,61 @@ TEST_CASE("an optional direction set to null reads as unset and a wrong enum nam
   CHECK(error_of({{"check", "entities_recorded"}, {"facts", {"d"}}, {"fields", {"w"}}, {"allow_empty", 1}}) ==
         "check_from_json: entities_recorded.allow_empty must be true or false, got a number");
 }
+
+TEST_CASE("the spec schema accepts every spec check_to_json writes, with members set or left at their defaults") {
+  const gp::JsonSchema schema(gp::detail::check_spec_schema());
+  for (const json& spec : full_specs()) {
+    INFO(spec.dump());
+    CHECK(schema.validate(spec).empty());
+    const json defaults = gp::check_to_json(gp::check_from_json(spec));
+    CHECK(schema.validate(defaults).empty());
+  }
+  // An unset direction is written as null, and null is one of the values the schema allows.
+  const json unset = gp::check_to_json(gp::check_from_json({{"check", "superlative"}, {"fact", "t"}}));
+  REQUIRE(unset["direction"].is_null());
+  CHECK(schema.validate(unset).empty());
+}
+
+TEST_CASE("the spec schema refuses what check_from_json refuses for a member's shape") {
+  const gp::JsonSchema schema(gp::detail::check_spec_schema());
+  const std::vector<json> wrong = {
+      {{"check", "ranking_prefix"}, {"fact", "r"}, {"k", "3"}},
+      {{"check", "ranking_prefix"}, {"fact", "r"}, {"k", -1}},
+      {{"check", "ranking_prefix"}, {"fact", "r"}, {"ordered", "false"}},
+      {{"check", "superlative"}, {"fact", "r"}, {"ties", "any"}},
+      {{"check", "superlative"}, {"fact", "r"}, {"tolerance", {{"abs", 1}}}},
+      {{"check", "aggregate_reconciles"}, {"fact", "t"}, {"field", "f"}, {"op", "total"}},
+      {{"check", "entities_recorded"}, {"facts", "d"}, {"fields", {"w"}}},
+      {{"check", "median"}, {"fact", "t"}},
+  };
+  for (const json& spec : wrong) {
+    INFO(spec.dump());
+    CHECK_FALSE(schema.validate(spec).empty());
+    CHECK_THROWS_AS(gp::check_from_json(spec), gp::ConfigurationError);
+  }
+}
+
+TEST_CASE("the spec schema lists every member of every check with the checks that read it") {
+  const nlohmann::ordered_json schema = gp::detail::check_spec_schema();
+  const auto& properties = schema["properties"];
+  CHECK(properties["check"]["enum"] ==
+        nlohmann::ordered_json::array({"superlative", "ranking_prefix", "aggregate_reconciles", "entities_recorded",
+                                       "row_integrity", "comparison", "actions_performed", "field_matches_fact"}));
+  for (const json& spec : full_specs())
+    for (const auto& [member, value] : spec.items()) {
+      if (member == "check") continue;
+      INFO(spec["check"] << "." << member);
+      REQUIRE(properties.contains(member));
+      CHECK(properties[member]["description"].get<std::string>().find(spec["check"].get<std::string>()) !=
+            std::string::npos);
+    }
+  CHECK(properties["weight_column"]["description"] == "Read by aggregate_reconciles.");
+  CHECK(properties["ordered"]["type"] == "boolean");
+  CHECK(properties["ties"]["enum"] == nlohmann::ordered_json::array({"reject", "accept_any"}));
+  CHECK(properties["op"]["description"] == "Read by aggregate_reconciles (required).");
+  // Two checks read `fields` in two shapes: it declares no type and says both.
+  CHECK_FALSE(properties["fields"].contains("type"));
+  CHECK(properties["fields"]["description"] ==
+        "Its shape depends on the check: entities_recorded (required): an array of strings; row_integrity "
+        "(required): an object {output_field: column}.");
+}

@@ -3,6 +3,7 @@
 // written byte for byte as its verdict makes it.
 #include "catch2_compat.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,6 +33,21 @@ TEST_CASE("tools/list gives every checker tool with an input schema and an outpu
   }
   CHECK(names == std::vector<std::string>{"record_fact", "record_ranking", "record_table", "record_domain",
                                           "list_facts", "check"});
+}
+
+TEST_CASE("the check tool's inputSchema types every member of every check spec and names the checks that read it") {
+  Harness h;
+  const auto t = h.run(request(1, "tools/list"));
+  const auto& tools = t.reply_to(1)["result"]["tools"];
+  const auto check = std::find_if(tools.begin(), tools.end(), [](const auto& tool) { return tool["name"] == "check"; });
+  REQUIRE(check != tools.end());
+  const auto& spec = (*check)["inputSchema"]["properties"]["checks"]["items"];
+  CHECK(spec == gp::detail::check_spec_schema());
+  CHECK(spec["properties"]["check"]["enum"].size() == 8);
+  CHECK(spec["properties"]["on_missing"]["enum"] == ojson::array({"refuse", "skip"}));
+  CHECK(spec["properties"]["column"]["description"] ==
+        "Read by superlative, ranking_prefix, aggregate_reconciles, comparison.");
+  CHECK(spec["required"] == ojson::array({"check"}));
 }
 
 TEST_CASE("the seed's wrong winner comes back as a normal result with the four-line message and a correction") {

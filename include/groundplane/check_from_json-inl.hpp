@@ -2,6 +2,7 @@
 // in the header-only build, compiled once into groundplane::compiled otherwise.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -155,6 +156,75 @@ std::string did_you_mean(std::string_view said, const Names& candidates) {
   return best.empty() ? std::string() : " (did you mean " + quote(best) + "?)";
 }
 
+// ---- the shape of each member type ---------------------------------------------------
+// What a member's JSON must look like, once: the words a refusal says and the JSON Schema
+// the MCP check tool's inputSchema declares.
+
+template <class T>
+struct shape;
+template <>
+struct shape<std::string> {
+  static std::string words() { return "a string"; }
+  static nlohmann::ordered_json schema() { return {{"type", "string"}}; }
+};
+template <>
+struct shape<std::vector<std::string>> {
+  static std::string words() { return "an array of strings"; }
+  static nlohmann::ordered_json schema() { return {{"type", "array"}, {"items", shape<std::string>::schema()}}; }
+};
+template <>
+struct shape<std::size_t> {
+  static std::string words() { return "a non-negative integer"; }
+  static nlohmann::ordered_json schema() { return {{"type", "integer"}, {"minimum", 0}}; }
+};
+template <>
+struct shape<nlohmann::json> {
+  static std::string words() { return "an object {column: value}"; }
+  static nlohmann::ordered_json schema() { return {{"type", "object"}}; }
+};
+template <>
+struct shape<std::vector<std::pair<std::string, std::string>>> {
+  static std::string words() { return "an object {output_field: column}"; }
+  static nlohmann::ordered_json schema() {
+    return {{"type", "object"}, {"additionalProperties", shape<std::string>::schema()}};
+  }
+};
+template <>
+struct shape<Tolerance> {
+  static std::string words() { return "an object {\"absolute\": n, \"relative\": n}"; }
+  static nlohmann::ordered_json schema() {
+    const nlohmann::ordered_json number = {{"type", "number"}};
+    return {{"type", "object"},
+            {"properties", {{"absolute", number}, {"relative", number}}},
+            {"additionalProperties", false}};
+  }
+};
+template <>
+struct shape<bool> {
+  static std::string words() { return "true or false"; }
+  static nlohmann::ordered_json schema() { return {{"type", "boolean"}}; }
+};
+template <named_enum E>
+struct shape<E> {
+  static std::string words() { return "one of " + name_list_of<E>(); }
+  static nlohmann::ordered_json schema() {
+    nlohmann::ordered_json names = nlohmann::ordered_json::array();
+    for (const auto& e : enum_table<E>) names.push_back(std::string(e.name));
+    return {{"type", "string"}, {"enum", std::move(names)}};
+  }
+};
+// Unset is null, as check_to_json writes it, or the member left out.
+template <named_enum E>
+struct shape<std::optional<E>> {
+  static std::string words() { return shape<E>::words() + " or null"; }
+  static nlohmann::ordered_json schema() {
+    nlohmann::ordered_json s = shape<E>::schema();
+    s["type"] = {"string", "null"};
+    s["enum"].push_back(nullptr);
+    return s;
+  }
+};
+
 // ---- reading one member ----------------------------------------------------------------
 
 struct Where {
@@ -168,23 +238,23 @@ struct Where {
 }
 
 inline void read(const nlohmann::json& v, std::string& out, const Where& at) {
-  if (!v.is_string()) wrong_type(at, "a string", v);
+  if (!v.is_string()) wrong_type(at, shape<std::string>::words(), v);
   out = v.get<std::string>();
 }
 
 inline void read(const nlohmann::json& v, std::vector<std::string>& out, const Where& at) {
-  if (!v.is_array()) wrong_type(at, "an array of strings", v);
+  if (!v.is_array()) wrong_type(at, shape<std::vector<std::string>>::words(), v);
   out.clear();
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string())
-      refuse(at.name() + " must be an array of strings, but element " + std::to_string(i) + " is " +
+      refuse(at.name() + " must be " + shape<std::vector<std::string>>::words() + ", but element " + std::to_string(i) + " is " +
              std::string(type_name(v[i])));
     out.push_back(v[i].get<std::string>());
   }
 }
 
 inline void read(const nlohmann::json& v, std::size_t& out, const Where& at) {
-  constexpr const char* expected = "a non-negative integer";
+  const std::string expected = shape<std::size_t>::words();
   if (v.is_number_unsigned()) {
     out = static_cast<std::size_t>(v.get<std::uint64_t>());
     return;
@@ -207,12 +277,12 @@ inline void read(const nlohmann::json& v, std::size_t& out, const Where& at) {
 }
 
 inline void read(const nlohmann::json& v, nlohmann::json& out, const Where& at) {
-  if (!v.is_object()) wrong_type(at, "an object {column: value}", v);
+  if (!v.is_object()) wrong_type(at, shape<nlohmann::json>::words(), v);
   out = v;
 }
 
 inline void read(const nlohmann::json& v, std::vector<std::pair<std::string, std::string>>& out, const Where& at) {
-  if (!v.is_object()) wrong_type(at, "an object {output_field: column}", v);
+  if (!v.is_object()) wrong_type(at, shape<std::vector<std::pair<std::string, std::string>>>::words(), v);
   out.clear();
   for (auto it = v.begin(); it != v.end(); ++it) {
     if (!it.value().is_string())
@@ -223,7 +293,7 @@ inline void read(const nlohmann::json& v, std::vector<std::pair<std::string, std
 }
 
 inline void read(const nlohmann::json& v, Tolerance& out, const Where& at) {
-  if (!v.is_object()) wrong_type(at, "an object {\"absolute\": n, \"relative\": n}", v);
+  if (!v.is_object()) wrong_type(at, shape<Tolerance>::words(), v);
   out = Tolerance{};
   for (auto it = v.begin(); it != v.end(); ++it) {
     Decimal* into = it.key() == "absolute" ? &out.absolute : it.key() == "relative" ? &out.relative : nullptr;
@@ -238,7 +308,7 @@ inline void read(const nlohmann::json& v, Tolerance& out, const Where& at) {
 }
 
 inline void read(const nlohmann::json& v, bool& out, const Where& at) {
-  if (!v.is_boolean()) wrong_type(at, "true or false", v);
+  if (!v.is_boolean()) wrong_type(at, shape<bool>::words(), v);
   out = v.get<bool>();
 }
 
@@ -360,7 +430,65 @@ std::vector<std::string_view> all_check_names(check_types<Cs...>) {
   return {std::string_view(Cs::check_name)...};
 }
 
+// ---- the JSON Schema of a spec ------------------------------------------------------------
+// One object schema for every check: a client-side validator (LangChain's, through
+// @langchain/mcp-adapters) turns each tool's inputSchema into code, and a oneOf per check
+// is what such converters handle worst. So each member any check reads is one property,
+// described with the checks that read it; a member whose shape differs between checks
+// declares no type and says each shape. check_from_json still refuses what a check does
+// not read.
+
+struct SpecReader {
+  std::string_view check;
+  bool required;
+  std::string words;
+  nlohmann::ordered_json schema;
+};
+struct SpecProperty {
+  std::string_view name;
+  std::vector<SpecReader> readers;
+};
+
+template <class... Cs>
+std::vector<SpecProperty> spec_properties(check_types<Cs...>) {
+  std::vector<SpecProperty> out;
+  const auto add = [&]<class C, class T>(std::type_identity<C>, const Member<C, T>& m) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const SpecProperty& p) { return p.name == m.name; });
+    if (it == out.end()) it = out.insert(out.end(), SpecProperty{m.name, {}});
+    it->readers.push_back({C::check_name, m.required, shape<T>::words(), shape<T>::schema()});
+  };
+  const auto one = [&]<class C>(std::type_identity<C> c) {
+    std::apply([&](const auto&... m) { (add(c, m), ...); }, members_of<C>::list);
+  };
+  (one(std::type_identity<Cs>{}), ...);
+  return out;
+}
+
+inline nlohmann::ordered_json spec_property_schema(const SpecProperty& p) {
+  const bool one_shape = std::all_of(p.readers.begin(), p.readers.end(),
+                                     [&](const SpecReader& r) { return r.schema == p.readers.front().schema; });
+  std::string readers;
+  for (const SpecReader& r : p.readers) {
+    readers += readers.empty() ? "" : one_shape ? ", " : "; ";
+    readers += r.check;
+    if (r.required) readers += " (required)";
+    if (!one_shape) readers += ": " + r.words;
+  }
+  nlohmann::ordered_json out = one_shape ? p.readers.front().schema : nlohmann::ordered_json::object();
+  out["description"] = one_shape ? "Read by " + readers + "." : "Its shape depends on the check: " + readers + ".";
+  return out;
+}
+
 }  // namespace detail::spec
+
+GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE nlohmann::ordered_json detail::check_spec_schema() {
+  using namespace detail::spec;
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const std::string_view n : all_check_names(known_checks{})) names.push_back(std::string(n));
+  nlohmann::ordered_json properties = {{"check", {{"type", "string"}, {"enum", std::move(names)}}}};
+  for (const SpecProperty& p : spec_properties(known_checks{})) properties[std::string(p.name)] = spec_property_schema(p);
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", {"check"}}};
+}
 
 GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohmann::json& spec) {
   using namespace detail::spec;

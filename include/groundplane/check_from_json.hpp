@@ -1,4 +1,4 @@
-// gp::check_from_json — build any of the seven checks from a JSON spec, for checks chosen
+// gp::check_from_json — build any of the eight checks from a JSON spec, for checks chosen
 // by configuration or by a remote caller (the MCP `check` tool):
 //
 //   gp::check_from_json({{"check", "aggregate_reconciles"}, {"fact", "orders"},
@@ -25,14 +25,21 @@
 
 namespace groundplane {
 
-// One of the seven checks from {"check": "<name>", <members>…}; ConfigurationError
-// naming the problem for a spec that does not describe one. (Header-only, the seven
+// One of the eight checks from {"check": "<name>", <members>…}; ConfigurationError
+// naming the problem for a spec that does not describe one. (Header-only, the eight
 // readers are compiled only in a file that calls it: see detail/linkage.hpp.)
 GROUNDPLANE_ON_CALL AnyCheck check_from_json(const nlohmann::json& spec);
 
 // The spec check_from_json reads back into the same check, every member written out.
-// A check that is not one of the seven has no spec: ConfigurationError.
+// A check that is not one of the eight has no spec: ConfigurationError.
 GROUNDPLANE_ON_CALL nlohmann::json check_to_json(const AnyCheck& check);
+
+namespace detail {
+// The JSON Schema of a spec (the MCP check tool's inputSchema for each check): "check"
+// naming one of the checks, and every member a check reads, typed and described with the
+// checks that read it. Made from the same member tables check_from_json reads.
+GROUNDPLANE_ON_CALL nlohmann::ordered_json check_spec_schema();
+}  // namespace detail
 
 }  // namespace groundplane
 

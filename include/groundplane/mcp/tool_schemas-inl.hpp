@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/agent_port.hpp"
+#include "groundplane/check_from_json.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/mcp/tool_result.hpp"
 #include "groundplane/mcp/tool_schemas.hpp"
@@ -252,12 +253,7 @@ GROUNDPLANE_INLINE nlohmann::ordered_json list_facts_tool() {
 // an inputSchema into a validator (LangChain's, through @langchain/mcp-adapters)
 // reject every call when it is written as anyOf.
 GROUNDPLANE_INLINE Schema check_input() {
-  const Schema spec =
-      Schema("object")
-          .property("check",
-                    Schema("string").one_of({"superlative", "ranking_prefix", "aggregate_reconciles",
-                                             "entities_recorded", "row_integrity", "comparison", "actions_performed"}))
-          .required({"check"});
+  const Schema spec = Schema::of(groundplane::detail::check_spec_schema());
   return Schema("object")
       .property("facts", Schema().describe(
                              "Either an array of the names of recorded facts the answer may lean on, or an object of "
@@ -296,9 +292,8 @@ GROUNDPLANE_INLINE nlohmann::ordered_json check_tool() {
            "Check a model's structured answer against recorded facts. facts: the fact names the answer may lean on, "
            "or an object of inline definitions {name: {kind: fact|ranking|table|domain, ...the matching record_* "
            "arguments}} recorded for this call only (one call carries everything). checks: check specs, e.g. "
-           "{\"check\": \"superlative\", \"fact\": \"campaign_ctr\"} (superlative, ranking_prefix, "
-           "aggregate_reconciles, entities_recorded, row_integrity, comparison, actions_performed). output: the "
-           "answer, a JSON object of named fields. A rejected claim is ok: false with findings and a correction to "
+           "{\"check\": \"superlative\", \"fact\": \"campaign_ctr\"}; the inputSchema lists each check and "
+           "the members it reads. output: the answer, a JSON object of named fields. A rejected claim is ok: false with findings and a correction to "
            "send back to the model; a misconfigured check is a tool error, to be fixed rather than re-asked.",
        .input = check_input(),
        .output = check_output(),
