@@ -1,7 +1,7 @@
 // The fixed registry the check harnesses run against: one fact of every kind, with
 // hostile recorded strings in the places a message may quote (entity names, table keys
-// and cells, domain members, provenance arguments), and a ledger fact for
-// actions_performed. Everything a message renders from here must come out escaped and
+// and cells, domain members, provenance arguments), a table keyed by integers with holes
+// in its columns, a fact holding an object, and a ledger fact for actions_performed. Everything a message renders from here must come out escaped and
 // capped.
 #pragma once
 
@@ -69,6 +69,19 @@ inline void record_fixture(groundplane::FactRegistry& reg) {
   std::vector<gp::Entity> members = {"north", "harbour", "delta", "Harbor"};
   members.insert(members.end(), h.begin(), h.end());
   reg.record_domain("regions", members, {.tool = "crm.list", .args = {{"kind", h[0]}}});
+  // Integer keys, a hole (missing and null), a tie and a weight column: what table-column
+  // rankings, typed ids, weighted aggregates and null filters read.
+  reg.record_table("stores",
+                   nlohmann::json::array({
+                       {{"store", 101}, {"sales", 250}, {"units", 2}, {"region", "north"}},
+                       {{"store", 102}, {"sales", 300}, {"units", 1}, {"region", nullptr}},
+                       {{"store", 103}, {"sales", nullptr}, {"units", 4}, {"region", h[0]}},
+                       {{"store", 104}, {"sales", 250}, {"units", 3}, {"region", "north"}},
+                       {{"store", 105}, {"units", 0.5}, {"region", h[2]}},
+                   }),
+                   {.key_column = "store", .tool = "warehouse.query", .args = {{"by", "store"}}});
+  reg.record_fact("config", {{"mode", h[0]}, {"limits", {1, 2.5, h[3]}}, {"owner", nullptr}},
+                  {.tool = "config.get", .args = {{"env", "prod"}}});
   reg.record_fact("budget", 1250.5, {.tool = "finance.get", .args = {{"quarter", "Q3"}}});
   reg.record_fact("owner", h[0], {.tool = "crm.owner", .args = {{"id", h[4]}}});
 

@@ -113,13 +113,16 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
                                std::string(detail::type_name(table.cell(r, *c))) + "), not a number; the " +
                                std::string(to_string(op)) + " cannot be recomputed until the recorded data is fixed");
     if (weight_column.empty()) continue;
-    if (!w || table.kind(r, *w) != CellKind::number)
-      throw ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds " +
-                               (w ? detail::render(table.cell(r, *w)) : std::string("no value")) +
-                               ", not a number to weight by");
-    if (op == Aggregate::mean && table.number(r, *w)->signum() < 0)
+    const auto not_a_weight = [&](const std::string& held) {
+      return ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds " + held +
+                                ", not a number to weight by");
+    };
+    if (!w) throw not_a_weight("no value");
+    const std::size_t wc = *w;  // read once: g++ -O1 takes a later *w for an unset optional
+    if (table.kind(r, wc) != CellKind::number) throw not_a_weight(detail::render(table.cell(r, wc)));
+    if (op == Aggregate::mean && table.number(r, wc)->signum() < 0)
       throw ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds the negative weight " +
-                               detail::render(*table.number(r, *w)) + "; a weighted mean needs weights of 0 or more");
+                               detail::render(*table.number(r, wc)) + "; a weighted mean needs weights of 0 or more");
   }
 }
 
