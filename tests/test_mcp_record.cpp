@@ -301,6 +301,37 @@ TEST_CASE("call_and_record refuses an error result and one with no text, recordi
   CHECK(reg.size() == 0);
 }
 
+// reference: test_adapters.py::test_mcp_nonfinite_json_cannot_become_recorded_evidence
+TEST_CASE("text that is JSON holding a number no double can hold is refused, not kept as a string") {
+  gp::FactRegistry reg;
+  const auto answering = [](const char* t) {
+    return [t](std::string_view, const nlohmann::json&) -> nlohmann::json {
+      return {{"content", nlohmann::json::array({{{"type", "text"}, {"text", t}}})}};
+    };
+  };
+  CHECK(refusal([&] { gp::mcp::call_and_record(answering(R"({"n": 1e400})"), reg, "huge", "metrics.get"); }) ==
+        "cannot record fact 'huge' from metrics.get(): the text is JSON holding a number outside the range of a "
+        "double, which no fact can hold exactly ('{\"n\": 1e400}')");
+  CHECK(contains(refusal([&] { gp::mcp::call_and_record(answering("-1e400"), reg, "tiny", "metrics.get"); }),
+                 "outside the range of a double"));
+  CHECK(contains(refusal([&] { gp::mcp::record_fact(reg, "huge", seed_call, text_only(R"([1e400])")); }),
+                 "the only text block is JSON holding a number outside the range of a double"));
+  // NaN and Infinity are not JSON at all: text, recorded as the string it is, never a number.
+  CHECK(gp::mcp::call_and_record(answering(R"({"n": NaN})"), reg, "nan_text", "t").value() == R"({"n": NaN})");
+  CHECK(contains(refusal([&] { gp::mcp::record_fact(reg, "inf", seed_call, text_only(R"({"n": Infinity})")); }),
+                 "the only text block is not JSON"));
+  CHECK(reg.names() == std::vector<std::string>{"nan_text"});
+}
+
+// reference: test_adapters.py::test_mcp_malformed_text_block_is_a_data_error
+TEST_CASE("a text block whose text is not a string gives no payload and records nothing") {
+  gp::FactRegistry reg;
+  const ojson result = {{"content", ojson::array({{{"type", "text"}, {"text", nullptr}}})}};
+  CHECK(contains(refusal([&] { gp::mcp::record_fact(reg, "f", seed_call, result); }),
+                 "no usable payload: the only text block has no text string"));
+  CHECK(reg.size() == 0);
+}
+
 TEST_CASE("data that tries to inject a new line into a refusal is escaped") {
   gp::FactRegistry reg;
   const auto msg =

@@ -143,6 +143,25 @@ inline bool is_text_block(const nlohmann::ordered_json& block) {
   return type != block.end() && type->is_string() && type->get_ref<const std::string&>() == "text";
 }
 
+// Text read as JSON: its value, or discarded when the text is not JSON. A number the JSON
+// grammar allows but no double holds (1e400) makes neither: out_of_range says so, and the
+// text is refused rather than kept as a string that merely looks like the data.
+struct JsonText {
+  nlohmann::ordered_json value;
+  bool out_of_range = false;
+};
+inline JsonText read_json_text(const std::string& text) {
+  try {
+    return {nlohmann::ordered_json::parse(text), false};
+  } catch (const nlohmann::ordered_json::out_of_range&) {
+    return {nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded), true};
+  } catch (const nlohmann::ordered_json::parse_error&) {
+    return {nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded), false};
+  }
+}
+inline constexpr std::string_view out_of_range_words =
+    "is JSON holding a number outside the range of a double, which no fact can hold exactly (";
+
 inline Payload payload_of(const nlohmann::ordered_json& result) {
   if (!result.is_object())
     return Payload::refused("the result is " + std::string(type_name(result)) + ", not a CallToolResult object");
@@ -178,7 +197,10 @@ inline Payload payload_of(const nlohmann::ordered_json& result) {
   const auto text = texts.front()->find("text");
   if (text == texts.front()->end() || !text->is_string())
     return Payload::refused("no usable payload: the only text block has no text string");
-  auto parsed = nlohmann::ordered_json::parse(text->get_ref<const std::string&>(), nullptr, false);
+  auto [parsed, out_of_range] = read_json_text(text->get_ref<const std::string&>());
+  if (out_of_range)
+    return Payload::refused("no structuredContent, and the only text block " + std::string(out_of_range_words) +
+                            quote(text->get_ref<const std::string&>()) + ")");
   if (parsed.is_discarded())
     return Payload::refused("no structuredContent, and the only text block is not JSON (" +
                             quote(text->get_ref<const std::string&>()) +
@@ -387,8 +409,9 @@ inline nlohmann::json called_value(std::string_view fact, const ToolCall& call, 
       if (is_text_block(block) && block.contains("text") && block["text"].is_string())
         joined += (texts++ == 0 ? "" : "\n") + block["text"].get<std::string>();
     if (texts > 0) {
-      auto parsed = nlohmann::json::parse(joined, nullptr, false);
-      return parsed.is_discarded() ? nlohmann::json(std::move(joined)) : std::move(parsed);
+      auto [parsed, out_of_range] = read_json_text(joined);
+      if (out_of_range) refuse(fact, call, "the text " + std::string(out_of_range_words) + quote(joined) + ")");
+      return parsed.is_discarded() ? nlohmann::json(std::move(joined)) : nlohmann::json(std::move(parsed));
     }
   }
   refuse(fact, call, p.problem);
@@ -407,8 +430,9 @@ inline nlohmann::json called_value(std::string_view fact, const ToolCall& call, 
 // `call` is any callable taking (tool, arguments) and returning the CallToolResult as
 // JSON. The value is structuredContent when the result has it; else its text blocks,
 // joined by "\n", recorded as the JSON they spell or, when they are not JSON, as a string.
-// An error result (isError: true), a null value, or a result with neither is InvalidFact,
-// and nothing is recorded; what `call` throws propagates.
+// An error result (isError: true), a null value, text that is JSON holding a number no
+// double holds (1e400), or a result with neither is InvalidFact, and nothing is recorded;
+// what `call` throws propagates.
 template <class Call>
 requires std::is_invocable_r_v<nlohmann::json, Call&, std::string_view, const nlohmann::json&>
 const Fact& call_and_record(Call&& call, FactRegistry& registry, std::string name, std::string tool,
