@@ -367,6 +367,12 @@ GROUNDPLANE_INLINE detail::DerivedRanking Table::derive_ranking(std::string_view
       throw ConfigurationError(who + "column " + detail::quote(column) + " row " + entity->render() + " holds " +
                                detail::render(col.json(r)) + " (" + std::string(detail::type_name(col.json(r))) +
                                "), not a number; the rows cannot be ranked by it");
+    // A table may key a row by "", a ranking names what it ranks: say so of the table's
+    // row rather than let the Ranking refuse an entity the caller never numbered.
+    if (entity->is_string() && entity->text().empty())
+      throw ConfigurationError(who + "row " + std::to_string(r) + " has the empty string as its key in key column " +
+                               detail::quote(*key_column_) + " and a value in " + detail::quote(column) +
+                               "; a ranking names every entity it ranks, so this table's rows cannot be ranked");
     scores.emplace_back(std::move(*entity), Score(col.number(r)));
   }
   if (missing_count > 0 && on_missing == OnMissing::refuse) {
