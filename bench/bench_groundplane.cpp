@@ -850,8 +850,8 @@ void report() {
     }
   rows.push_back(timed("superlative on 1M entities", "superlative/1000000", "superlative/1000", "(1k entities)", 1.5,
                        "≤ 1.5× the 1k time"));
-  rows.push_back(timed("superlative over a 1M-row table's column", "superlative/table_column",
-                       "superlative/1000000", "(a recorded Ranking of 1M)", 2.0, "≤ 2× the recorded Ranking"));
+  rows.push_back(timed("superlative over a 1M-row table's column", "superlative/table_column", "superlative/1000000",
+                       "(a recorded Ranking of 1M)", 2.0, "≤ 2× the recorded Ranking"));
   rows.push_back(timed("ranking_prefix k=10 on 1M entities", "ranking_prefix/1000000", "ranking_prefix/1000",
                        "(1k entities)", 1.5, "≤ 1.5× the 1k time"));
   rows.push_back(timed("row_integrity 1M-row table, 1,000 output rows", "row_integrity/groundplane",
@@ -964,10 +964,7 @@ GP_AGGREGATE(mean, mean);
 GP_AGGREGATE(median, median);
 
 BENCHMARK(superlative_at)->Name("superlative")->Arg(1000)->Arg(1'000'000)->Unit(benchmark::kNanosecond)->Repetitions(5);
-BENCHMARK(superlative_table_column)
-    ->Name("superlative/table_column")
-    ->Unit(benchmark::kNanosecond)
-    ->Repetitions(5);
+BENCHMARK(superlative_table_column)->Name("superlative/table_column")->Unit(benchmark::kNanosecond)->Repetitions(5);
 BENCHMARK(ranking_prefix_at)
     ->Name("ranking_prefix")
     ->Arg(1000)

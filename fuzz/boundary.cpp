@@ -2,9 +2,9 @@
 // with every check kind, configured three ways: exact; loose (stated precision, tolerance,
 // ties accepted, JSON Pointer fields); and over a table's columns (rankings read from a
 // column with holes skipped, integer ids, a weighted mean, a null filter, names compared
-// without case, field_matches_fact), that last once more stopping at the first failure. The input is JSON text; input that is not JSON is
-// used as a raw string in every field the checks read, so hostile bytes reach them all.
-// Beyond "no crash":
+// without case, field_matches_fact), that last once more stopping at the first failure.
+// The input is JSON text; input that is not JSON is used as a raw string in every field
+// the checks read, so hostile bytes reach them all. Beyond "no crash":
 //   * try_submit never throws for anything a model wrote;
 //   * every finding's message and the correction are safe to show a model (no raw control
 //     bytes, every line after the first is a continuation, no value over the cap);
@@ -114,55 +114,55 @@ auto loose_boundary(const gp::FactRegistry& reg) {
 }
 
 auto table_boundary(const gp::FactRegistry& reg, gp::BoundaryOptions options) {
-  return gp::Boundary(
-      reg, fuzz::fixture_fact_names(), options,
-      gp::superlative{.fact = "stores",
-                      .field = "best_store",
-                      .score_field = "best_sales",
-                      .column = "sales",
-                      .on_missing = gp::OnMissing::skip,
-                      .rank_field = "best_rank"},
-      gp::ranking_prefix{.fact = "stores",
-                         .field = "/answer/podium",
-                         .k = 2,
-                         .column = "sales",
-                         .direction = gp::Direction::lower_is_better,
-                         .on_missing = gp::OnMissing::skip,
-                         .ties = gp::Ties::accept_any,
-                         .ordered = false},
-      gp::comparison{.fact = "stores",
-                     .column = "sales",
-                     .a_field = "sa",
-                     .b_field = "sb",
-                     .value_field = "sby",
-                     .convention = gp::Convention::difference,
-                     .order = gp::ComparisonOrder::b_minus_a,
-                     .on_missing = gp::OnMissing::skip},
-      gp::aggregate_reconciles{.fact = "stores",
-                               .field = "weighted_mean",
-                               .op = gp::Aggregate::mean,
-                               .column = "sales",
-                               .weight_column = "units",
-                               .on_missing = gp::OnMissing::skip},
-      gp::aggregate_reconciles{.fact = "stores",
-                               .field = "unplaced_units",
-                               .op = gp::Aggregate::sum,
-                               .column = "units",
-                               .where = {{"region", nullptr}}},
-      gp::entities_recorded{
-          .facts = {"stores", "regions"}, .fields = {"stores_named", "/answer/podium"}, .allow_empty = true,
-          .case_sensitive = false},
-      gp::field_matches_fact{.fact = "config", .field = "/answer/mode", .path = "/mode"},
-      gp::field_matches_fact{.fact = "config", .field = "config"});
+  return gp::Boundary(reg, fuzz::fixture_fact_names(), options,
+                      gp::superlative{.fact = "stores",
+                                      .field = "best_store",
+                                      .score_field = "best_sales",
+                                      .column = "sales",
+                                      .on_missing = gp::OnMissing::skip,
+                                      .rank_field = "best_rank"},
+                      gp::ranking_prefix{.fact = "stores",
+                                         .field = "/answer/podium",
+                                         .k = 2,
+                                         .column = "sales",
+                                         .direction = gp::Direction::lower_is_better,
+                                         .on_missing = gp::OnMissing::skip,
+                                         .ties = gp::Ties::accept_any,
+                                         .ordered = false},
+                      gp::comparison{.fact = "stores",
+                                     .column = "sales",
+                                     .a_field = "sa",
+                                     .b_field = "sb",
+                                     .value_field = "sby",
+                                     .convention = gp::Convention::difference,
+                                     .order = gp::ComparisonOrder::b_minus_a,
+                                     .on_missing = gp::OnMissing::skip},
+                      gp::aggregate_reconciles{.fact = "stores",
+                                               .field = "weighted_mean",
+                                               .op = gp::Aggregate::mean,
+                                               .column = "sales",
+                                               .weight_column = "units",
+                                               .on_missing = gp::OnMissing::skip},
+                      gp::aggregate_reconciles{.fact = "stores",
+                                               .field = "unplaced_units",
+                                               .op = gp::Aggregate::sum,
+                                               .column = "units",
+                                               .where = {{"region", nullptr}}},
+                      gp::entities_recorded{.facts = {"stores", "regions"},
+                                            .fields = {"stores_named", "/answer/podium"},
+                                            .allow_empty = true,
+                                            .case_sensitive = false},
+                      gp::field_matches_fact{.fact = "config", .field = "/answer/mode", .path = "/mode"},
+                      gp::field_matches_fact{.fact = "config", .field = "config"});
 }
 
 // Every field any boundary reads, holding the raw input string.
 json spray(const std::string& s) {
   const json arr = json::array({s, s});
   const json rows = json::array({{{"region", s}, {"amount", s}, {"units", s}}});
-  json answer = {{"winner", s}, {"score", s},       {"top", arr}, {"max", s},   {"min", s},    {"regions", arr},
-                 {"rows", rows}, {"a", s},          {"b", s},     {"by", s},    {"performed", arr},
-                 {"podium", arr}, {"mode", s}};
+  json answer = {{"winner", s},      {"score", s},    {"top", arr}, {"max", s}, {"min", s},
+                 {"regions", arr},   {"rows", rows},  {"a", s},     {"b", s},   {"by", s},
+                 {"performed", arr}, {"podium", arr}, {"mode", s}};
   return {{"winner", s},
           {"fastest", s},
           {"fastest_ms", s},

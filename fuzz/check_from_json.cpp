@@ -61,13 +61,8 @@ const std::vector<json>& canned_outputs() {
       hostile[k] = h[static_cast<std::size_t>(k[0]) % h.size()];
     v.push_back(hostile);
     // Integer ids (the fixture's stores), a text id that impersonates one, a signed lead.
-    v.push_back({{"winner", 102},
-                 {"rank", 1},
-                 {"top", {104, "101"}},
-                 {"total", 1550},
-                 {"a", 102},
-                 {"b", 101.0},
-                 {"by", -50}});
+    v.push_back(
+        {{"winner", 102}, {"rank", 1}, {"top", {104, "101"}}, {"total", 1550}, {"a", 102}, {"b", 101.0}, {"by", -50}});
     v.push_back({{"winner", 7},
                  {"top", "north"},
                  {"total", "lots"},

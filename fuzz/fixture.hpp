@@ -1,8 +1,8 @@
 // The fixed registry the check harnesses run against: one fact of every kind, with
 // hostile recorded strings in the places a message may quote (entity names, table keys
 // and cells, domain members, provenance arguments), a table keyed by integers with holes
-// in its columns, a fact holding an object, and a ledger fact for actions_performed. Everything a message renders from here must come out escaped and
-// capped.
+// in its columns, a fact holding an object, and a ledger fact for actions_performed. Everything a message renders from
+// here must come out escaped and capped.
 #pragma once
 
 #include <string>

@@ -85,7 +85,7 @@ TEST_CASE("a report on the agent's own recorded fire never makes its keys stale,
   CHECK(offered(port, "cart.add", 0)["stale_writes"] == json::array({"/cart/items"}));
 }
 
-TEST_CASE("a look, a user's fire and a refused fire leave an action stale; the agent's recorded fire clears it") {
+TEST_CASE("a look, a user's fire and a refused fire leave an action stale, and the agent's recorded fire clears it") {
   gp::Session s({.require_human_approval = true});
   declare_cart(s);
   s.declare("order.cancel", {.does = "Cancel the order.",

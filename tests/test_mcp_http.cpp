@@ -393,7 +393,7 @@ TEST_CASE("a message without a session id is read in time and memory linear in i
   CHECK(s.session_count() == 1);  // none opened for it
 }
 
-TEST_CASE("Content-Type is application/json in any case, with parameters; other media types are 415") {
+TEST_CASE("Content-Type is application/json in any case, with parameters, and other media types are 415") {
   gp::mcp::HttpServer s({}, quiet());
   for (const std::string type : {"Application/JSON", "application/json; charset=utf-8", " application/json "}) {
     INFO(type);

@@ -115,7 +115,7 @@ TEST_CASE("a request without an id is a notification: never answered and never r
   CHECK_FALSE(h.server.registry().contains("f"));
 }
 
-TEST_CASE("a request method sent without an id is logged as not run even without verbose; a notification is not") {
+TEST_CASE("a request method sent without an id is logged as not run even without verbose, and a notification is not") {
   std::vector<std::string> logs;
   gp::mcp::Server quiet({.log = [&logs](std::string_view l) { logs.emplace_back(l); }});
   CHECK_FALSE(quiet.handle_line(

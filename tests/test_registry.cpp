@@ -360,8 +360,9 @@ TEST_CASE("a ranking read from a table with a row keyed by the empty string name
       {.key_column = "id", .tool = "db"});
   const auto rank = [&] { (void)t.to_ranking("v", gp::Direction::higher_is_better, gp::OnMissing::skip); };
   CHECK_THROWS_AS(rank(), gp::ConfigurationError);
-  CHECK_THROWS_WITH(rank(), "fact 't': row 1 has the empty string as its key in key column 'id' and a value in 'v'; a "
-                            "ranking names every entity it ranks, so this table's rows cannot be ranked");
+  CHECK_THROWS_WITH(rank(),
+                    "fact 't': row 1 has the empty string as its key in key column 'id' and a value in 'v'; a "
+                    "ranking names every entity it ranks, so this table's rows cannot be ranked");
   // The row is the table's to keep: it is only a ranking of it that cannot name the row.
   CHECK(t.row_count() == 3);
   reg.record_table("u", nlohmann::json::parse(R"([{"id": "a", "v": 2}, {"id": "", "v": null}])"),

@@ -247,8 +247,8 @@ inline void read(const nlohmann::json& v, std::vector<std::string>& out, const W
   out.clear();
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_string())
-      refuse(at.name() + " must be " + shape<std::vector<std::string>>::words() + ", but element " + std::to_string(i) + " is " +
-             std::string(type_name(v[i])));
+      refuse(at.name() + " must be " + shape<std::vector<std::string>>::words() + ", but element " + std::to_string(i) +
+             " is " + std::string(type_name(v[i])));
     out.push_back(v[i].get<std::string>());
   }
 }
@@ -486,7 +486,8 @@ GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE nlohmann::ordered_json detail::check_
   nlohmann::ordered_json names = nlohmann::ordered_json::array();
   for (const std::string_view n : all_check_names(known_checks{})) names.push_back(std::string(n));
   nlohmann::ordered_json properties = {{"check", {{"type", "string"}, {"enum", std::move(names)}}}};
-  for (const SpecProperty& p : spec_properties(known_checks{})) properties[std::string(p.name)] = spec_property_schema(p);
+  for (const SpecProperty& p : spec_properties(known_checks{}))
+    properties[std::string(p.name)] = spec_property_schema(p);
   return {{"type", "object"}, {"properties", std::move(properties)}, {"required", {"check"}}};
 }
 

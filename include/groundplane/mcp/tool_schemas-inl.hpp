@@ -293,7 +293,8 @@ GROUNDPLANE_INLINE nlohmann::ordered_json check_tool() {
            "or an object of inline definitions {name: {kind: fact|ranking|table|domain, ...the matching record_* "
            "arguments}} recorded for this call only (one call carries everything). checks: check specs, e.g. "
            "{\"check\": \"superlative\", \"fact\": \"campaign_ctr\"}; the inputSchema lists each check and "
-           "the members it reads. output: the answer, a JSON object of named fields. A rejected claim is ok: false with findings and a correction to "
+           "the members it reads. output: the answer, a JSON object of named fields. A rejected claim is ok: false "
+           "with findings and a correction to "
            "send back to the model; a misconfigured check is a tool error, to be fixed rather than re-asked.",
        .input = check_input(),
        .output = check_output(),
