@@ -81,7 +81,8 @@ TEST_CASE("a key naming no row is a finding and no value beside it is read") {
   CHECK(v.findings()[0].field == "campaign");
   CHECK(v.findings()[0].said == "'nrth'");
   CHECK(v.findings()[0].detail ==
-        "'nrth' names no row of 'campaign_daily': no row has it in column 'campaign' (3 rows recorded)");
+        "'nrth' names no row of 'campaign_daily': no row has it in column 'campaign' (3 rows recorded: 'north', "
+        "'harbour', 'delta')");
 }
 
 TEST_CASE("a key naming no row of a truncated table says only part was recorded") {
@@ -90,8 +91,22 @@ TEST_CASE("a key naming no row of a truncated table says only part was recorded"
   const auto v = verdict(reg, {.fact = "t", .key_field = "id", .fields = {{"v", "v"}}}, {{"id", "b"}, {"v", 1}});
   REQUIRE(v.findings().size() == 1);
   CHECK(v.findings()[0].detail ==
-        "'b' names no row of 't': no row has it in column 'id' (only 1 of 2,000 rows recorded; the row may be among "
-        "those not recorded)");
+        "'b' names no row of 't': no row has it in column 'id' (only 1 of 2,000 rows recorded: 'a'; the row may be "
+        "among those not recorded)");
+}
+
+// reference: test_rows.py::test_blended_key_not_in_table_raises
+TEST_CASE("a key naming no row lists the keys of the first twenty rows and counts the rest") {
+  gp::FactRegistry reg;
+  json rows = json::array();
+  for (int i = 0; i < 25; ++i) rows.push_back({{"id", "r" + std::to_string(i)}, {"v", i}});
+  reg.record_table("t", rows, {.key_column = "id", .tool = "db"});
+  const auto v = verdict(reg, {.fact = "t", .key_field = "id", .fields = {{"v", "v"}}}, {{"id", "r25"}, {"v", 3}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].detail ==
+        "'r25' names no row of 't': no row has it in column 'id' (25 rows recorded: 'r0', 'r1', 'r2', 'r3', 'r4', "
+        "'r5', 'r6', 'r7', 'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15', 'r16', 'r17', 'r18', 'r19' and 5 "
+        "more)");
 }
 
 TEST_CASE("a missing or malformed key is a finding") {
@@ -114,7 +129,8 @@ TEST_CASE("an integer key is named by the integer alone so 7.0 and text name no 
   const auto as_float = verdict(reg, check, {{"store", 7.0}, {"revenue", 120.5}});
   REQUIRE(as_float.findings().size() == 1);
   CHECK(as_float.findings()[0].detail ==
-        "7.0 names no row of 'stores': no row has it in column 'id' (2 rows recorded); an id is an integer: the row "
+        "7.0 names no row of 'stores': no row has it in column 'id' (2 rows recorded: 7, 8); an id is an integer: the "
+        "row "
         "keyed 7 is named as written, not with a fraction part or an exponent");
   CHECK(verdict(reg, check, {{"store", 7}, {"revenue", 120.50}}).ok());
   const auto wrong = verdict(reg, check, {{"store", 7}, {"revenue", 99}});
@@ -122,9 +138,10 @@ TEST_CASE("an integer key is named by the integer alone so 7.0 and text name no 
   CHECK(wrong.findings()[0].detail == "row 7's 'revenue' is 120.5; 99 is row 8's 'revenue', not row 7's");
   const auto text = verdict(reg, check, {{"store", "7"}, {"revenue", 120.5}});
   REQUIRE(text.findings().size() == 1);
-  CHECK(text.findings()[0].detail ==
-        "'7' names no row of 'stores': no row has it in column 'id' (2 rows recorded); the key was given as text, "
-        "and the number 7 names a row");
+  CHECK(
+      text.findings()[0].detail ==
+      "'7' names no row of 'stores': no row has it in column 'id' (2 rows recorded: 7, 8); the key was given as text, "
+      "and the number 7 names a row");
 }
 
 TEST_CASE("at pointing at an array of rows checks each row and points at the exact place") {

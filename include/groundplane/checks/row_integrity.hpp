@@ -153,6 +153,8 @@ struct row_integrity {
 
   // When a key of the wrong JSON type would have named a row: 7 for '7', or '7' for 7.
   static std::string key_type_hint(const Resolver& rows, const nlohmann::json& key);
+  // The keys the first rows have, for a finding about a key no row has.
+  static std::string keys_listed(const Resolver& rows);
 
   void verify_value(const Resolver& rows, std::size_t row, const std::string& field, const std::string& column,
                     const nlohmann::json& said, const std::string& base, std::vector<Finding>& findings) const;
