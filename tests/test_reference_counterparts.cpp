@@ -508,15 +508,14 @@ TEST_CASE("a weight cell that is null, missing or not a number is a configuratio
     return rc::build_error(reg, "campaign", weighted_mean);
   };
   CHECK(error_for("null") ==
-        "aggregate_reconciles: fact 'campaign' column 'conversions' row 'north' holds null, not a number to weight by");
+        "aggregate_reconciles: fact 'campaign' column 'conversions' row 'north' holds no value "
+        "(missing or null), not a number to weight by");
   CHECK(error_for(R"("10")") ==
         "aggregate_reconciles: fact 'campaign' column 'conversions' row 'north' holds '10', not a number to weight by");
   CHECK(error_for("true") ==
         "aggregate_reconciles: fact 'campaign' column 'conversions' row 'north' holds true, not a number to weight by");
   // A row without the weight column at all: refused the same way, naming the row.
-  const std::string missing = error_for(nullptr);
-  CHECK_THAT(missing, Catch::StartsWith("aggregate_reconciles: fact 'campaign' column 'conversions' row 'north' "));
-  CHECK_THAT(missing, Catch::Contains("not a number to weight by"));
+  CHECK(error_for(nullptr) == error_for("null"));
 }
 
 // reference: test_aggregates.py::test_non_numeric_weight_cell_names_the_row

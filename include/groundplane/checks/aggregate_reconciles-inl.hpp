@@ -119,6 +119,8 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
     };
     if (!w) throw not_a_weight("no value");
     const std::size_t wc = *w;  // read once: g++ -O1 takes a later *w for an unset optional
+    // The table keeps an absent cell as null: the two cannot be told apart here.
+    if (table.kind(r, wc) == CellKind::null) throw not_a_weight("no value (missing or null)");
     if (table.kind(r, wc) != CellKind::number) throw not_a_weight(detail::render(table.cell(r, wc)));
     if (op == Aggregate::mean && table.number(r, wc)->signum() < 0)
       throw ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds the negative weight " +
