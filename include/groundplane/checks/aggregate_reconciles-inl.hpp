@@ -114,8 +114,9 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
                                std::string(to_string(op)) + " cannot be recomputed until the recorded data is fixed");
     if (weight_column.empty()) continue;
     const auto not_a_weight = [&](const std::string& held) {
-      return ConfigurationError(who + detail::quote(weight_column) + " " + row_name(r) + " holds " + held +
-                                ", not a number to weight by");
+      std::string message = who;
+      message.append(detail::quote(weight_column)).append(" ").append(row_name(r)).append(" holds ").append(held);
+      return ConfigurationError(message.append(", not a number to weight by"));
     };
     if (!w) throw not_a_weight("no value");
     const std::size_t wc = *w;  // read once: g++ -O1 takes a later *w for an unset optional

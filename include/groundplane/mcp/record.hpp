@@ -411,7 +411,7 @@ inline nlohmann::json called_value(std::string_view fact, const ToolCall& call, 
     if (texts > 0) {
       auto [parsed, out_of_range] = read_json_text(joined);
       if (out_of_range) refuse(fact, call, "the text " + std::string(out_of_range_words) + quote(joined) + ")");
-      return parsed.is_discarded() ? nlohmann::json(std::move(joined)) : nlohmann::json(std::move(parsed));
+      return parsed.is_discarded() ? nlohmann::json(std::move(joined)) : nlohmann::json(parsed);
     }
   }
   refuse(fact, call, p.problem);
