@@ -146,11 +146,11 @@ inline bool is_text_block(const nlohmann::ordered_json& block) {
 // Text read as JSON: its value, or discarded when the text is not JSON. A number the JSON
 // grammar allows but no double holds (1e400) makes neither: out_of_range says so, and the
 // text is refused rather than kept as a string that merely looks like the data.
-struct JsonText {
+struct TextAsJson {
   nlohmann::ordered_json value;
   bool out_of_range = false;
 };
-inline JsonText read_json_text(const std::string& text) {
+inline TextAsJson read_json_text(const std::string& text) {
   try {
     return {nlohmann::ordered_json::parse(text), false};
   } catch (const nlohmann::ordered_json::out_of_range&) {
