@@ -156,7 +156,9 @@ GROUNDPLANE_INLINE void CheckRun::record(std::string name, std::size_t before,
 }
 
 GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
-  return Verdict(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
+  Verdict v(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
+  VerdictParts::add_read_by_failed(v, read_by_failed);
+  return v;
 }
 
 GROUNDPLANE_INLINE Verdict checked_output(const nlohmann::json& output, ChecksRun checks) {
@@ -195,7 +197,9 @@ GROUNDPLANE_INLINE Verdict checked_text(const JsonText& doc, std::string_view te
   Verdict checked = checked_node(doc, doc.value(), checks);
   std::vector<Finding> all = std::move(about_text);
   for (const auto& f : checked.findings()) all.push_back(f);
-  return Verdict(std::move(all), checked.passed(), checked.failed(), checked.warnings());
+  Verdict v(std::move(all), checked.passed(), checked.failed(), checked.warnings());
+  VerdictParts::carry(v, checked);
+  return v;
 }
 
 GROUNDPLANE_INLINE std::string nothing_submitted_message(const std::vector<std::string>& facts, std::size_t checks) {

@@ -65,6 +65,7 @@ struct CheckRun {
   std::vector<std::string> passed;
   std::vector<std::string> failed;
   std::vector<std::string> warnings;
+  std::vector<std::string> read_by_failed;  // the top-level fields the failed checks read
 
   // Records one check that ran, whose findings start at `before`.
   void record(std::string name, std::size_t before, std::vector<std::string> check_warnings);
@@ -159,7 +160,7 @@ class Boundary {
   // The same checks; an unsupported claim is reported, never thrown.
   Verdict try_submit(const nlohmann::json& output) {
     submitted_ = true;
-    return detail::checked_output(output, checks_run());
+    return pinned(detail::checked_output(output, checks_run()), output);
   }
 
   // The model's JSON text, read exactly as written (gp::JsonText): numbers keep their
@@ -181,7 +182,8 @@ class Boundary {
   template <class Json>
   Verdict try_submit_json(const BasicJsonText<Json>& doc, std::string_view json_text) {
     submitted_ = true;
-    return detail::checked_text(doc, json_text, checks_run());
+    Verdict verdict = detail::checked_text(doc, json_text, checks_run());
+    return doc.ok() ? pinned(std::move(verdict), doc.value()) : pinned(std::move(verdict), nlohmann::json());
   }
 
   // A value inside JSON text already read with gp::JsonText — the `output` member of a
@@ -191,7 +193,7 @@ class Boundary {
   template <class Json>
   Verdict try_submit(const BasicJsonText<Json>& text, const nlohmann::json& output) {
     submitted_ = true;
-    return detail::checked_node(text, output, checks_run());
+    return pinned(detail::checked_node(text, output, checks_run()), output);
   }
 
   // Output held in another nlohmann::basic_json flavour (ordered_json, say).
@@ -259,8 +261,30 @@ class Boundary {
       check.verify(registry_, output, run.findings);
       std::vector<std::string> warnings;
       if constexpr (StatesWarnings<C>) warnings = check.warnings(registry_);
+      if (run.findings.size() > before) note_reads(check, run.read_by_failed);
       run.record(detail::check_name_of(check), before, std::move(warnings));
     }
+  }
+
+  // The top-level fields a check reads, as it describes them in the schema: a failed
+  // check's fields are re-asked together (a wrong winner takes its score with it).
+  template <class C>
+  void note_reads(const C& check, std::vector<std::string>& fields) const {
+    if constexpr (DescribesSchema<C>) {
+      SchemaBuilder builder;
+      check.describe(registry_, builder);
+      const nlohmann::json described = builder.schema();
+      if (const auto p = described.find("properties"); p != described.end() && p->is_object())
+        for (auto it = p->begin(); it != p->end(); ++it)
+          if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) fields.push_back(it.key());
+    }
+  }
+
+  // accepted() and reask_schema() of a verdict on `output` (the schema is built only
+  // for a verdict that is not ok).
+  Verdict pinned(Verdict verdict, const nlohmann::json& output) const {
+    detail::VerdictParts::pin(verdict, output, [&] { return schema(); });
+    return verdict;
   }
 
   template <class C>

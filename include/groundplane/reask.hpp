@@ -12,6 +12,14 @@
 // Verdict::correction() — compact, bounded, written for the model. Out of attempts it
 // throws gp::ReaskExhausted, which keeps every attempt for the developer.
 //
+// Pinned, with gp::ReaskOptions{.pinned = true} as the last argument: after a rejected
+// answer the model is asked for the rejected fields only (Verdict::reask_schema()), its
+// reply is merged into what was accepted (Verdict::accepted()) and the whole object is
+// checked again, so checks across fields still hold. A reply that changes an accepted
+// field is a rejected attempt, with a finding naming the field; the field keeps its
+// accepted value. `generate(facts, request)` gets std::nullopt first, then a
+// gp::ReaskRequest: the correction and the schema of the fields to send back.
+//
 // What is never turned into a re-ask: a ConfigurationError (the configuration is checked
 // by building the Boundary before the model is called at all, and max_attempts == 0 is
 // one), and any exception thrown by `generate` or by a check — each propagates as itself.
@@ -23,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -66,6 +75,19 @@ class ReaskExhausted : public UnsupportedClaim {
  private:
   // Shared, so copying the exception (as throwing may) never copies every output.
   std::shared_ptr<const std::vector<Attempt>> attempts_;
+};
+
+// The options of a re-ask, passed after the checks.
+struct ReaskOptions {
+  // Re-ask for the rejected fields only, keeping the accepted ones (see above).
+  bool pinned = false;
+};
+
+// What generate() is handed after a rejected answer when ReaskOptions are passed.
+struct ReaskRequest {
+  std::string correction;  // Verdict::correction()
+  // The fields to answer: Verdict::reask_schema() when pinned, else the whole schema().
+  nlohmann::json schema;
 };
 
 namespace detail {
@@ -127,6 +149,97 @@ requires std::invocable < Generate&, const nlohmann::json&, const std::optional<
     correction = std::move(next);
   }
   throw ReaskExhausted(std::move(attempts));
+}
+
+namespace detail {
+
+// A finding for each accepted field the reply changed: the field stays as accepted.
+inline std::vector<Finding> pinned_changes(const nlohmann::json& accepted, const nlohmann::json& reply,
+                                           nlohmann::json& merged) {
+  std::vector<Finding> changed;
+  merged = accepted;
+  if (!reply.is_object()) return changed;
+  for (auto it = reply.begin(); it != reply.end(); ++it) {
+    const auto kept = accepted.find(it.key());
+    if (kept == accepted.end()) {
+      merged[it.key()] = it.value();
+      continue;
+    }
+    if (*kept == it.value()) continue;
+    Finding f;
+    f.check = "pinned";
+    f.field = it.key();
+    f.said = render(it.value());
+    f.supported = render(*kept);
+    f.detail = quote(it.key()) + " was accepted and is pinned: answer only the fields asked for";
+    changed.push_back(std::move(f));
+  }
+  return changed;
+}
+
+template <class Generate, Check... Cs>
+nlohmann::json reask_with_options(const FactRegistry& registry, std::vector<std::string> facts, Generate& generate,
+                                  std::size_t max_attempts, const ReaskOptions& options, Cs... checks) {
+  if (max_attempts == 0)
+    throw ConfigurationError("gp::reask: max_attempts is 0, so the model would never be asked; pass at least 1");
+  Boundary<Cs...> boundary(registry, std::move(facts), std::move(checks)...);  // ConfigurationError here
+  const nlohmann::json view = boundary.facts();
+  std::vector<Attempt> attempts;
+  attempts.reserve(max_attempts);
+  std::optional<ReaskRequest> request;
+  nlohmann::json accepted;  // null until an answer was checked: nothing is pinned yet
+  for (std::size_t i = 0; i < max_attempts; ++i) {
+    std::optional<std::string> handed = request ? std::optional<std::string>(request->correction) : std::nullopt;
+    nlohmann::json reply(generate(std::as_const(view), std::as_const(request)));
+    nlohmann::json output = reply;
+    std::vector<Finding> changed;
+    if (options.pinned && accepted.is_object()) changed = pinned_changes(accepted, reply, output);
+    Verdict verdict = boundary.try_submit(output);
+    if (verdict.ok() && changed.empty()) return output;
+    std::vector<Finding> findings = std::move(changed);
+    for (const auto& f : verdict.findings()) findings.push_back(f);
+    const Verdict rejected(findings);
+    const std::string correction = options.pinned ? VerdictParts::pinned_correction(rejected) : rejected.correction();
+    if (!options.pinned) {
+      request = ReaskRequest{correction, boundary.schema()};
+    } else if (verdict.ok()) {
+      // Only pinned fields were changed: ask for the same fields again, keep what was kept.
+      request->correction = correction;
+    } else {
+      accepted = verdict.accepted();
+      request = ReaskRequest{correction, verdict.reask_schema()};
+    }
+    attempts.push_back({std::move(handed), std::move(reply), std::move(findings), std::nullopt});
+  }
+  throw ReaskExhausted(std::move(attempts));
+}
+
+template <class Generate, class Tuple, std::size_t... I>
+nlohmann::json reask_split(const FactRegistry& registry, std::vector<std::string> facts, Generate& generate,
+                           std::size_t max_attempts, Tuple&& args, std::index_sequence<I...>) {
+  return reask_with_options(registry, std::move(facts), generate, max_attempts, std::get<sizeof...(I)>(args),
+                            std::get<I>(std::forward<Tuple>(args))...);
+}
+
+template <class... Args>
+struct last_is_reask_options : std::false_type {};
+template <class... Args>
+requires(sizeof...(Args) > 0) struct last_is_reask_options<Args...>
+    : std::is_same<std::remove_cvref_t<std::tuple_element_t<sizeof...(Args) - 1, std::tuple<Args...>>>, ReaskOptions> {
+};
+
+}  // namespace detail
+
+// The checks followed by ReaskOptions: `generate(facts, request)` returns the model's JSON
+// output, given std::nullopt first and then the ReaskRequest for the rejected answer.
+template <class Generate, class... Args>
+requires(sizeof...(Args) >= 2 && detail::last_is_reask_options<Args...>::value) &&
+    std::invocable<Generate&, const nlohmann::json&, const std::optional<ReaskRequest>&> nlohmann::json
+    reask(const FactRegistry& registry, std::vector<std::string> facts, Generate&& generate, std::size_t max_attempts,
+          Args&&... args) {
+  return detail::reask_split(registry, std::move(facts), generate, max_attempts,
+                             std::forward_as_tuple(std::forward<Args>(args)...),
+                             std::make_index_sequence<sizeof...(Args) - 1>{});
 }
 
 }  // namespace groundplane

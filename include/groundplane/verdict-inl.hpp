@@ -2,10 +2,14 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/field.hpp"
 #include "groundplane/verdict.hpp"
 
 namespace groundplane {
@@ -51,10 +55,19 @@ GROUNDPLANE_INLINE nlohmann::json Verdict::to_json() const {
 }
 
 GROUNDPLANE_INLINE std::string Verdict::correction() const {
-  if (ok()) return "";
-  std::string out =
+  return correction_after(
       "Your previous answer was rejected by a check against the recorded facts. "
-      "Correct these claims and answer again with the same JSON fields, using only the facts provided:";
+      "Correct these claims and answer again with the same JSON fields, using only the facts provided:");
+}
+
+GROUNDPLANE_INLINE std::string detail::VerdictParts::pinned_correction(const Verdict& v) {
+  return v.correction_after(
+      "Part of your previous answer was rejected by a check against the recorded facts; the rest is kept. "
+      "Answer only the fields the schema lists, using only the facts provided:");
+}
+
+GROUNDPLANE_INLINE std::string Verdict::correction_after(std::string out) const {
+  if (ok()) return "";
   std::size_t listed = 0;
   for (const auto& f : findings_) {
     if (listed == max_listed) break;
@@ -103,6 +116,54 @@ GROUNDPLANE_INLINE std::string Verdict::cut(const std::string& s, std::size_t by
   std::size_t n = bytes;
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
   return s.substr(0, n) + std::string(detail::ellipsis);
+}
+
+GROUNDPLANE_INLINE void detail::VerdictParts::add_read_by_failed(Verdict& v, const std::vector<std::string>& fields) {
+  for (const auto& f : fields)
+    if (std::find(v.read_by_failed_.begin(), v.read_by_failed_.end(), f) == v.read_by_failed_.end())
+      v.read_by_failed_.push_back(f);
+}
+
+GROUNDPLANE_INLINE std::string detail::VerdictParts::top_level(const std::string& field) {
+  if (field.empty() || field[0] != '/') return field;
+  const auto tokens = pointer_tokens(field);
+  return tokens && !tokens->empty() ? tokens->front() : field;
+}
+
+GROUNDPLANE_INLINE void detail::VerdictParts::pin_rejected(Verdict& v, const nlohmann::json& output,
+                                                           const nlohmann::json& schema) {
+  std::vector<std::string> rejected = v.read_by_failed_;
+  bool whole = !output.is_object();
+  for (const auto& f : v.findings_) {
+    if (f.field.empty()) whole = true;
+    std::string top = top_level(f.field);
+    if (!top.empty() && std::find(rejected.begin(), rejected.end(), top) == rejected.end())
+      rejected.push_back(std::move(top));
+  }
+  const auto is_rejected = [&](const std::string& name) {
+    return whole || std::find(rejected.begin(), rejected.end(), name) != rejected.end();
+  };
+  v.accepted_ = nlohmann::json::object();
+  if (output.is_object())
+    for (auto it = output.begin(); it != output.end(); ++it)
+      if (!is_rejected(it.key())) v.accepted_[it.key()] = it.value();
+
+  // The schema's own keywords stay; its properties and required are cut to the rejected.
+  v.reask_schema_ = schema;
+  nlohmann::json properties = nlohmann::json::object();
+  const auto all = schema.find("properties");
+  if (all != schema.end() && all->is_object())
+    for (auto it = all->begin(); it != all->end(); ++it)
+      if (is_rejected(it.key())) properties[it.key()] = it.value();
+  for (const auto& name : rejected)  // a field a check names but does not describe
+    if (!properties.contains(name)) properties[name] = nlohmann::json::object();
+  v.reask_schema_["properties"] = std::move(properties);
+  if (const auto req = schema.find("required"); req != schema.end() && req->is_array()) {
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& r : *req)
+      if (r.is_string() && is_rejected(r.get<std::string>())) kept.push_back(r);
+    v.reask_schema_["required"] = std::move(kept);
+  }
 }
 
 }  // namespace groundplane

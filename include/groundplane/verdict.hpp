@@ -7,13 +7,17 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/finding.hpp"
 
 namespace groundplane {
+
+namespace detail {
+struct VerdictParts;
+}
 
 class Verdict {
  public:
@@ -51,6 +55,16 @@ class Verdict {
   // data or a model is already escaped), so it serializes anywhere.
   nlohmann::json to_json() const;
 
+  // For a re-ask that keeps what was right (gp::reask with ReaskOptions{.pinned = true}).
+  // The rejected fields are the top-level fields a failed check reads (those it puts in
+  // the boundary's schema) and those a finding names (a finding on /rows/1 rejects
+  // `rows`): a wrong winner rejects its score too. reask_schema() is the boundary's
+  // schema() restricted to them, null when ok; a finding about the whole output (not an
+  // object, not JSON) rejects every field. accepted() is the output without them: the
+  // whole output when ok, an empty object when the output was not an object.
+  const nlohmann::json& reask_schema() const noexcept { return reask_schema_; }
+  const nlohmann::json& accepted() const noexcept { return accepted_; }
+
   // Longest correction() returns, in bytes, however many claims failed: ten retries
   // must not balloon a model's context.
   static constexpr std::size_t max_correction = 2000;
@@ -71,6 +85,9 @@ class Verdict {
   // Rounding::as_stated to accept stated precision" or " (pass Ties::accept_any to …)".
   static std::string for_the_model(std::string detail);
 
+  // correction() under another first line.
+  std::string correction_after(std::string preamble) const;
+
   // Cut on a UTF-8 character boundary and mark the cut.
   static std::string cut(const std::string& s, std::size_t bytes);
 
@@ -78,7 +95,35 @@ class Verdict {
   std::vector<std::string> passed_;
   std::vector<std::string> failed_;
   std::vector<std::string> warnings_;
+  friend struct detail::VerdictParts;
+  std::vector<std::string> read_by_failed_;  // top-level fields the failed checks read
+  nlohmann::json reask_schema_;
+  nlohmann::json accepted_;
 };
+
+namespace detail {
+// What a Boundary adds to the verdicts its checks make: the fields the failed checks read,
+// and, once the output is known, accepted() and reask_schema().
+struct VerdictParts {
+  static void add_read_by_failed(Verdict& v, const std::vector<std::string>& fields);
+  static void carry(Verdict& to, const Verdict& from) { to.read_by_failed_ = from.read_by_failed_; }
+  // `schema` is the boundary's schema(); it is read only when the verdict is not ok.
+  template <class Schema>
+  static void pin(Verdict& v, const nlohmann::json& output, Schema&& schema) {
+    if (v.ok()) {
+      v.accepted_ = output.is_object() ? output : nlohmann::json::object();
+      return;
+    }
+    pin_rejected(v, output, schema());
+  }
+  static void pin_rejected(Verdict& v, const nlohmann::json& output, const nlohmann::json& schema);
+  // The correction for a pinned re-ask: the rejected claims, and that only the fields the
+  // re-ask schema lists are to be answered.
+  static std::string pinned_correction(const Verdict& v);
+  // The top-level member a field names: "winner", or "rows" for "/rows/1/ctr".
+  static std::string top_level(const std::string& field);
+};
+}  // namespace detail
 
 }  // namespace groundplane
 
