@@ -204,25 +204,26 @@ struct shape<bool> {
   static std::string words() { return "true or false"; }
   static nlohmann::ordered_json schema() { return {{"type", "boolean"}}; }
 };
+// Each enum's names, and null too for an optional one (built whole, never edited in place:
+// replacing a member of an ordered_json in place leaks its old string in nlohmann 3.11.2).
+template <named_enum E>
+nlohmann::ordered_json enum_schema(bool nullable) {
+  nlohmann::ordered_json names = nlohmann::ordered_json::array();
+  for (const auto& e : enum_table<E>) names.push_back(std::string(e.name));
+  if (!nullable) return {{"type", "string"}, {"enum", std::move(names)}};
+  names.push_back(nullptr);
+  return {{"type", nlohmann::ordered_json::array({"string", "null"})}, {"enum", std::move(names)}};
+}
 template <named_enum E>
 struct shape<E> {
   static std::string words() { return "one of " + name_list_of<E>(); }
-  static nlohmann::ordered_json schema() {
-    nlohmann::ordered_json names = nlohmann::ordered_json::array();
-    for (const auto& e : enum_table<E>) names.push_back(std::string(e.name));
-    return {{"type", "string"}, {"enum", std::move(names)}};
-  }
+  static nlohmann::ordered_json schema() { return enum_schema<E>(false); }
 };
 // Unset is null, as check_to_json writes it, or the member left out.
 template <named_enum E>
 struct shape<std::optional<E>> {
   static std::string words() { return shape<E>::words() + " or null"; }
-  static nlohmann::ordered_json schema() {
-    nlohmann::ordered_json s = shape<E>::schema();
-    s["type"] = {"string", "null"};
-    s["enum"].push_back(nullptr);
-    return s;
-  }
+  static nlohmann::ordered_json schema() { return enum_schema<E>(true); }
 };
 
 // ---- reading one member ----------------------------------------------------------------
