@@ -6,6 +6,7 @@
 #endif
 
 #include "groundplane/boundary-inl.hpp"
+#include "groundplane/detail/prose-inl.hpp"
 #include "groundplane/errors-inl.hpp"
 #include "groundplane/finding-inl.hpp"
 #include "groundplane/verdict-inl.hpp"

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -50,6 +51,9 @@ class AnyCheck {
   // Forwards to the held check's describe(); nothing when it has none.
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const { self_->describe(registry, schema); }
 
+  // The held check's reads(); nullopt when it states none.
+  std::optional<std::vector<std::string>> reads() const { return self_->reads(); }
+
   // The held check's name() (superlative(fact='campaign_ctr', field='winner')), or its
   // `check_name` when it has none, or "custom check".
   std::string name() const { return self_->name(); }
@@ -72,6 +76,7 @@ class AnyCheck {
     virtual void validate(const FactRegistry&) const = 0;
     virtual void verify(const FactRegistry&, const nlohmann::json&, std::vector<Finding>&) const = 0;
     virtual void describe(const FactRegistry&, SchemaBuilder&) const = 0;
+    virtual std::optional<std::vector<std::string>> reads() const = 0;
     virtual std::string name() const = 0;
     virtual std::string_view kind() const noexcept = 0;
     virtual std::vector<std::string> warnings(const FactRegistry&) const = 0;
@@ -97,6 +102,7 @@ class AnyCheck {
     void describe(const FactRegistry& registry, SchemaBuilder& schema) const override {
       if constexpr (DescribesSchema<C>) check.describe(registry, schema);
     }
+    std::optional<std::vector<std::string>> reads() const override { return detail::reads_of(check); }
     std::string name() const override { return detail::check_name_of(check); }
     std::string_view kind() const noexcept override {
       if constexpr (detail::has_check_name<C>) return C::check_name;
@@ -156,6 +162,18 @@ class CheckList {
 
   void describe(const FactRegistry& registry, SchemaBuilder& schema) const {
     for (const auto& c : checks_) c.describe(registry, schema);
+  }
+
+  // Every field any check reads; nullopt when one of them states none.
+  std::optional<std::vector<std::string>> reads() const {
+    std::vector<std::string> out;
+    for (const auto& c : checks_) {
+      auto fields = c.reads();
+      if (!fields) return std::nullopt;
+      for (auto& f : *fields)
+        if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
+    }
+    return out;
   }
 
   // Every check's warnings, in order. (A Boundary runs a CheckList's checks one by one,

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/boundary.hpp"
+#include "groundplane/detail/field.hpp"
 #include "groundplane/detail/wording.hpp"
 
 namespace groundplane::detail {
@@ -158,7 +159,21 @@ GROUNDPLANE_INLINE void CheckRun::record(std::string name, std::size_t before,
 GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
   Verdict v(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
   VerdictParts::add_read_by_failed(v, read_by_failed);
+  if (prose && v.ok()) VerdictParts::set_prose(v, std::move(*prose));
   return v;
+}
+
+GROUNDPLANE_INLINE void validate_prose_options(const BoundaryOptions& options) {
+  constexpr std::string_view who = "BoundaryOptions";
+  if (options.prose_field.empty()) {
+    if (!options.free_fields.empty())
+      throw ConfigurationError(
+          "BoundaryOptions: free_fields names fields a prose slot may insert unchecked, but no prose_field is set; "
+          "set prose_field to the output field the model writes its prose in");
+    return;
+  }
+  validate_field(options.prose_field, who, "prose_field");
+  for (const auto& f : options.free_fields) validate_field(f, who, "free_fields");
 }
 
 GROUNDPLANE_INLINE Verdict checked_output(const nlohmann::json& output, ChecksRun checks) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -22,6 +23,7 @@
 #include "groundplane/check.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/prose.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
@@ -47,7 +49,7 @@ struct dependent_type {
 // Text that is not a JSON value: what submit() refuses by name. A JSON value (any
 // nlohmann::basic_json) is never prose, even though it converts to a string_view.
 template <class T>
-concept prose = !nlohmann::detail::is_basic_json<T>::value &&
+concept raw_text = !nlohmann::detail::is_basic_json<T>::value &&
                 (std::is_convertible_v<const T&, std::string_view> || std::is_convertible_v<const T&, const char*>);
 
 // False, but only once T is known: a static_assert on it fires when the function holding
@@ -66,6 +68,7 @@ struct CheckRun {
   std::vector<std::string> failed;
   std::vector<std::string> warnings;
   std::vector<std::string> read_by_failed;  // the top-level fields the failed checks read
+  std::optional<std::string> prose;         // the rendered prose, when its check ran and found nothing
 
   // Records one check that ran, whose findings start at `before`.
   void record(std::string name, std::size_t before, std::vector<std::string> check_warnings);
@@ -109,7 +112,20 @@ struct BoundaryOptions {
   // true: checks run in order and stop at the first that fails; the verdict holds that
   // check's findings only, and the checks after it are neither passed nor failed.
   bool stop_at_first = false;
+  // The output's string field (a name or JSON Pointer) the model writes its answer in as
+  // prose: a template whose every number and recorded name is a slot, {field}, bound to a
+  // field a check reads (docs/prose.md). Checked after the checks; Verdict::prose()
+  // renders it. "" = no prose.
+  std::string prose_field = "";
+  // Fields a prose slot may insert though no check reads them (names or JSON Pointers):
+  // what the model may say unchecked, such as a label it was given.
+  std::vector<std::string> free_fields = {};
 };
+
+namespace detail {
+// ConfigurationError unless the prose options are well formed.
+void validate_prose_options(const BoundaryOptions& options);
+}  // namespace detail
 
 template <Check... Cs>
 class Boundary {
@@ -127,11 +143,16 @@ class Boundary {
   Boundary(const FactRegistry& registry, std::vector<std::string> facts, BoundaryOptions options, Cs... checks)
       : registry_(registry),
         facts_(std::move(facts)),
-        options_(options),
+        options_(std::move(options)),
         checks_(std::move(checks)...),
         uncaught_at_start_(std::uncaught_exceptions()) {
     detail::require_recorded(registry_, facts_);
     std::apply([&](const auto&... c) { (validate_one(c), ...); }, checks_);
+    detail::validate_prose_options(options_);
+    if (!options_.prose_field.empty()) {
+      std::apply([&](const auto&... c) { (add_reads(c, prose_read_), ...); }, checks_);
+      prose_names_ = detail::ProseNames(registry_, facts_);
+    }
   }
 
   Boundary(const Boundary&) = delete;  // one scope, one obligation to submit
@@ -146,6 +167,11 @@ class Boundary {
   nlohmann::json schema(SchemaOptions options = {}) const {
     SchemaBuilder builder;
     std::apply([&](const auto&... c) { (describe_one(c, builder), ...); }, checks_);
+    if (!options_.prose_field.empty()) {
+      std::vector<std::string> slots = prose_read_;
+      slots.insert(slots.end(), options_.free_fields.begin(), options_.free_fields.end());
+      builder.add(options_.prose_field, detail::prose_schema(slots), true);
+    }
     if (options.strict) return detail::strict_schema(builder.schema());
     return builder.schema();
   }
@@ -208,12 +234,12 @@ class Boundary {
   // parameter is an exact match, chosen over the conversion to nlohmann::json as the
   // deleted overloads were, and picking it fails on the message. A braced value
   // ({{"winner", "north"}}) deduces nothing and stays JSON.
-  template <detail::prose Text>
+  template <detail::raw_text Text>
   void submit(const Text&) {
     static_assert(detail::prose_is_not_a_claim<Text>,
                   "submit takes a JSON object; for the model's raw text use submit_json(text)");
   }
-  template <detail::prose Text>
+  template <detail::raw_text Text>
   Verdict try_submit(const Text&) {
     static_assert(detail::prose_is_not_a_claim<Text>,
                   "try_submit takes a JSON object; for the model's raw text use try_submit_json(text)");
@@ -245,6 +271,7 @@ class Boundary {
             [](const void* self, const nlohmann::json& output, detail::CheckRun& run) {
               const Boundary& b = *static_cast<const Boundary*>(self);
               std::apply([&](const auto&... c) { (b.run_one(c, output, run), ...); }, b.checks_);
+              if (!b.options_.prose_field.empty() && !run.stopped) b.run_prose(output, run);
             },
             options_.stop_at_first};
   }
@@ -266,10 +293,38 @@ class Boundary {
     }
   }
 
-  // The top-level fields a check reads, as it describes them in the schema: a failed
-  // check's fields are re-asked together (a wrong winner takes its score with it).
+  // After the checks: the prose field's template, its slots over the fields they read.
+  void run_prose(const nlohmann::json& output, detail::CheckRun& run) const {
+    const std::size_t before = run.findings.size();
+    const detail::ProseRules rules{options_.prose_field, &options_.free_fields, &prose_read_, &*prose_names_};
+    run.prose = detail::check_prose(output, rules, run.findings);
+    run.record("prose(field=" + detail::quote(options_.prose_field) + ")", before, {});
+  }
+
+  // The fields a check states it reads (a CheckList's, check by check), for prose slots.
+  template <class C>
+  static void add_reads(const C& check, std::vector<std::string>& fields) {
+    if constexpr (std::is_same_v<C, CheckList>) {
+      for (const auto& c : check) add_reads(c, fields);
+    } else if (auto read = detail::reads_of(check)) {
+      for (auto& f : *read)
+        if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(std::move(f));
+    }
+  }
+
+  // The top-level fields a check reads (as it states them, else as it describes them in
+  // the schema): a failed check's fields are re-asked together (a wrong winner takes its
+  // score with it).
   template <class C>
   void note_reads(const C& check, std::vector<std::string>& fields) const {
+    if (auto read = detail::reads_of(check)) {
+      for (const auto& f : *read) {
+        std::string top = detail::VerdictParts::top_level(f);
+        if (!top.empty() && std::find(fields.begin(), fields.end(), top) == fields.end())
+          fields.push_back(std::move(top));
+      }
+      return;
+    }
     if constexpr (DescribesSchema<C>) {
       SchemaBuilder builder;
       check.describe(registry_, builder);
@@ -296,6 +351,8 @@ class Boundary {
   std::vector<std::string> facts_;
   BoundaryOptions options_;
   std::tuple<Cs...> checks_;
+  std::vector<std::string> prose_read_;           // what the checks read, when there is prose
+  std::optional<detail::ProseNames> prose_names_;  // the names prose must slot, when there is prose
   int uncaught_at_start_ = 0;
   bool submitted_ = false;
 };

@@ -16,6 +16,10 @@
 //       a non-finite number is a finding.
 //   void describe(const gp::FactRegistry&, gp::SchemaBuilder&) const;   // optional
 //       The output fields it reads, for Boundary::schema().
+//   std::vector<std::string> reads() const;                              // optional
+//       The output fields it reads (names or JSON Pointers), so a prose slot over one
+//       counts as checked and a stream can run it as soon as they have closed. A check
+//       that states none leaves every slot unchecked and runs only at a stream's end.
 //
 // Checks compose at compile time (gp::Boundary<Cs...> holds them by value, no virtual
 // dispatch) or at run time (gp::AnyCheck, gp::CheckList). A check of your own finds
@@ -24,6 +28,7 @@
 #pragma once
 
 #include <concepts>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,7 +71,22 @@ concept StatesWarnings = requires(const C& c, const FactRegistry& registry) {
   { c.warnings(registry) } -> std::convertible_to<std::vector<std::string>>;
 };
 
+// Optional: `std::vector<std::string> reads() const` — see above. (It may also return
+// std::optional<std::vector<std::string>>, nullopt for "states none", as gp::AnyCheck
+// does for the check it holds.)
+template <class C>
+concept StatesReads = requires(const C& c) {
+  { c.reads() } -> std::convertible_to<std::optional<std::vector<std::string>>>;
+};
+
 namespace detail {
+
+// The fields a check states it reads; nullopt when it states none.
+template <class C>
+std::optional<std::vector<std::string>> reads_of(const C& check) {
+  if constexpr (StatesReads<C>) return check.reads();
+  else return std::nullopt;
+}
 
 template <class C>
 concept has_check_name = requires {

@@ -47,11 +47,13 @@ GROUNDPLANE_INLINE nlohmann::json Verdict::to_json() const {
     for (const auto& s : v) a.push_back(rendered(s));
     return a;
   };
-  return {{"ok", ok()},
-          {"findings", std::move(findings)},
-          {"passed", list(passed_)},
-          {"failed", list(failed_)},
-          {"warnings", list(warnings_)}};
+  nlohmann::json out = {{"ok", ok()},
+                        {"findings", std::move(findings)},
+                        {"passed", list(passed_)},
+                        {"failed", list(failed_)},
+                        {"warnings", list(warnings_)}};
+  if (!prose_.empty()) out["prose"] = prose_;  // escaped when rendered
+  return out;
 }
 
 GROUNDPLANE_INLINE std::string Verdict::correction() const {

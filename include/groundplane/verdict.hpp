@@ -51,8 +51,9 @@ class Verdict {
   // the facts support and why.
   std::string to_text() const;
   // {"ok", "findings": [{check, field, said, supported, fact, provenance, detail,
-  // message}], "passed", "failed", "warnings"}: every string valid UTF-8 (what came from
-  // data or a model is already escaped), so it serializes anywhere.
+  // message}], "passed", "failed", "warnings", and "prose" when there is some}: every
+  // string valid UTF-8 (what came from data or a model is already escaped), so it
+  // serializes anywhere.
   nlohmann::json to_json() const;
 
   // For a re-ask that keeps what was right (gp::reask with ReaskOptions{.pinned = true}).
@@ -64,6 +65,13 @@ class Verdict {
   // whole output when ok, an empty object when the output was not an object.
   const nlohmann::json& reask_schema() const noexcept { return reask_schema_; }
   const nlohmann::json& accepted() const noexcept { return accepted_; }
+
+  // The accepted prose (BoundaryOptions::prose_field) for a person to read: the model's
+  // template with each slot replaced by its field's value as the model wrote it (a
+  // number keeps its digits, "0.50" stays 0.50; a string unquoted) and {{ }} as single
+  // braces, escaped like every rendered string (a control character shows as \x07, a
+  // newline stays a newline). Empty when the verdict is not ok or there is no prose.
+  const std::string& prose() const noexcept { return prose_; }
 
   // Longest correction() returns, in bytes, however many claims failed: ten retries
   // must not balloon a model's context.
@@ -99,6 +107,7 @@ class Verdict {
   std::vector<std::string> read_by_failed_;  // top-level fields the failed checks read
   nlohmann::json reask_schema_;
   nlohmann::json accepted_;
+  std::string prose_;
 };
 
 namespace detail {
@@ -106,7 +115,11 @@ namespace detail {
 // and, once the output is known, accepted() and reask_schema().
 struct VerdictParts {
   static void add_read_by_failed(Verdict& v, const std::vector<std::string>& fields);
-  static void carry(Verdict& to, const Verdict& from) { to.read_by_failed_ = from.read_by_failed_; }
+  static void carry(Verdict& to, const Verdict& from) {
+    to.read_by_failed_ = from.read_by_failed_;
+    if (to.ok()) to.prose_ = from.prose_;
+  }
+  static void set_prose(Verdict& v, std::string prose) { v.prose_ = std::move(prose); }
   // `schema` is the boundary's schema(); it is read only when the verdict is not ok.
   template <class Schema>
   static void pin(Verdict& v, const nlohmann::json& output, Schema&& schema) {

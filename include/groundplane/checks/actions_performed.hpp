@@ -56,6 +56,10 @@ struct actions_performed {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const { return {field}; }
+
   // actions_performed(fact='ledger', field='performed')
   std::string name() const;
 

@@ -95,6 +95,10 @@ struct aggregate_reconciles {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const { return {field}; }
+
   // aggregate_reconciles(fact='orders', field='total')
   std::string name() const;
 

@@ -97,6 +97,13 @@ struct comparison {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const {
+    if (value_field.empty()) return {a_field, b_field};
+    return {a_field, b_field, value_field};
+  }
+
   // comparison(fact='campaign_ctr', a_field='a', b_field='b', value_field='by')
   std::string name() const;
 

@@ -283,6 +283,10 @@ struct entities_recorded {
 
   std::vector<std::string> leans_on() const { return facts; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const { return fields; }
+
   // entities_recorded(facts=['regions'], fields=['winner'])
   std::string name() const;
 

@@ -44,6 +44,10 @@ struct field_matches_fact {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const { return {field}; }
+
   // field_matches_fact(fact='row_count', field='rows')
   std::string name() const;
 

@@ -79,6 +79,10 @@ struct ranking_prefix {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const { return {field}; }
+
   // ranking_prefix(fact='campaign_ctr', field='top')
   std::string name() const;
 

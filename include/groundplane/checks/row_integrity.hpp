@@ -77,6 +77,16 @@ struct row_integrity {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  // Under `at`, the whole of it.
+  std::vector<std::string> reads() const {
+    if (!at.empty()) return {at};
+    std::vector<std::string> out{key_field};
+    for (const auto& [field, column] : fields) out.push_back(field);
+    return out;
+  }
+
   // row_integrity(fact='campaigns', key_field='campaign')
   std::string name() const;
 

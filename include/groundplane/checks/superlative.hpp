@@ -77,6 +77,15 @@ struct superlative {
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
+  // The output fields it reads (Boundary::stream runs it once they have closed; prose
+  // slots over them count as checked).
+  std::vector<std::string> reads() const {
+    std::vector<std::string> out{field};
+    if (!score_field.empty()) out.push_back(score_field);
+    if (!rank_field.empty()) out.push_back(rank_field);
+    return out;
+  }
+
   // superlative(fact='campaign_ctr', field='winner')
   std::string name() const;
 

@@ -166,6 +166,18 @@ GROUNDPLANE_INLINE char32_t simple_fold(char32_t cp) noexcept {
   return it != std::end(table) && it->cp == cp ? it->folded : cp;
 }
 
+GROUNDPLANE_INLINE WordClass word_class(char32_t cp) noexcept {
+  if (cp < 0x80) {
+    if (cp >= '0' && cp <= '9') return WordClass::digit;
+    return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z' ? WordClass::letter : WordClass::none;
+  }
+  const auto& runs = unicode_data::word_classes;
+  const auto* it = std::upper_bound(std::begin(runs), std::end(runs), cp,
+                                    [](char32_t c, const unicode_data::ClassRun& r) { return c < r.first; });
+  if (it == std::begin(runs) || cp > (it - 1)->last) return WordClass::none;
+  return static_cast<WordClass>((it - 1)->cls);
+}
+
 GROUNDPLANE_INLINE std::string folded_nfc(std::string_view text) {
   if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     std::string out(text);
