@@ -97,6 +97,33 @@ TEST_CASE("prose handed to check is an unsupported claim and not an error") {
   CHECK(r["structuredContent"]["findings"][0]["check"] == "structured_output");
 }
 
+TEST_CASE("check reads the answer's prose through prose_field and returns it rendered") {
+  Harness h;
+  ojson args = check_args({{"winner", "harbour"}, {"score", 0.0455}, {"summary", "{winner} led at {score}"}});
+  args["prose_field"] = "summary";
+  ojson bare = check_args({{"winner", "harbour"}, {"score", 0.0455}, {"summary", "{winner} led at 4.55%"}});
+  bare["prose_field"] = "summary";
+  ojson free = check_args({{"winner", "harbour"}, {"label", "EMEA"}, {"summary", "{winner} in {label}"}});
+  free["prose_field"] = "summary";
+  free["free_fields"] = {"label"};
+  ojson wrong = args;
+  wrong["free_fields"] = "label";
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + call(2, "check", args) + call(3, "check", bare) +
+                       call(4, "check", free) + call(5, "check", wrong));
+  const auto& ok = t.reply_to(2)["result"]["structuredContent"];
+  CHECK(ok["ok"] == true);
+  CHECK(ok["prose"] == "harbour led at 0.0455");
+  const auto& refused = t.reply_to(3)["result"]["structuredContent"];
+  CHECK(refused["ok"] == false);
+  CHECK(refused["prose"] == "");
+  REQUIRE(refused["findings"].size() == 2);  // '4' and '55'
+  CHECK(refused["findings"][0]["check"] == "prose");
+  CHECK(refused["findings"][0]["said"] == "'4'");
+  CHECK(t.reply_to(4)["result"]["structuredContent"]["prose"] == "harbour in EMEA");
+  CHECK(t.reply_to(5)["result"]["isError"] == true);
+  CHECK(text_of(t.reply_to(5)).find("free_fields") != std::string::npos);
+}
+
 TEST_CASE("a misconfigured check is a tool error carrying the configuration error's message") {
   Harness h;
   const auto t =
@@ -553,7 +580,8 @@ ojson expected_check_reply(int id, const ojson& definitions, const ojson& specs,
   result["content"] = ojson::array({{{"type", "text"}, {"text", verdict.ok() ? "accepted" : verdict.correction()}}});
   result["structuredContent"] = {
       {"ok", verdict.ok()},         {"findings", findings},       {"correction", verdict.correction()},
-      {"passed", verdict.passed()}, {"failed", verdict.failed()}, {"warnings", verdict.warnings()}};
+      {"passed", verdict.passed()}, {"failed", verdict.failed()}, {"warnings", verdict.warnings()},
+      {"prose", verdict.prose()}};
   result["isError"] = false;
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", result}};
 }

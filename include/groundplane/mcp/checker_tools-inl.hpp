@@ -259,7 +259,7 @@ GROUNDPLANE_INLINE const nlohmann::ordered_json& check_specs(const Arguments& ar
 
 GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegistry& registry,
                                  std::string_view output_text, std::size_t max_depth, Form form) {
-  const Arguments args("check", a, {"facts", "checks", "output"});
+  const Arguments args("check", a, {"facts", "checks", "output", "prose_field", "free_fields"});
   std::optional<FactRegistry> inline_registry;
   std::vector<std::string> facts = check_facts(args, inline_registry);
   const auto& specs = check_specs(args);
@@ -267,9 +267,19 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
   if (!output_in && !a.contains("output"))
     Arguments::fail("check needs \"output\" (the model's answer: a JSON object of named fields)");
 
+  BoundaryOptions options;
+  options.prose_field = args.optional_string("prose_field").value_or("");
+  if (const auto* free = args.find("free_fields")) {
+    if (!free->is_array()) args.wrong("free_fields", "an array of field names", *free);
+    for (const auto& f : *free) {
+      if (!f.is_string()) args.wrong("free_fields", "an array of field names", *free);
+      options.free_fields.push_back(f.get<std::string>());
+    }
+  }
   CheckList checks;
   for (const auto& spec : specs) checks.push_back(check_from_json(nlohmann::json(spec)));
-  Boundary boundary(inline_registry ? *inline_registry : registry, std::move(facts), std::move(checks));
+  Boundary boundary(inline_registry ? *inline_registry : registry, std::move(facts), std::move(options),
+                    std::move(checks));
   // The output as the request wrote it (read exactly: "0.50" judged at two decimals,
   // 1e400 exact, 1e999999 a finding), when this call came as a line of text; else the
   // value handed in.
@@ -298,13 +308,14 @@ GROUNDPLANE_INLINE nlohmann::ordered_json check_result_json(const Verdict& verdi
   }
   std::string correction = verdict.correction();
   std::string text = verdict.ok() ? std::string("accepted") : correction;
-  nlohmann::ordered_json out = object_of(6);
+  nlohmann::ordered_json out = object_of(7);
   out["ok"] = verdict.ok();
   out["findings"] = std::move(findings);
   out["correction"] = std::move(correction);
   out["passed"] = verdict.passed();
   out["failed"] = verdict.failed();
   out["warnings"] = verdict.warnings();
+  out["prose"] = verdict.prose();
   return tool_result(std::move(out), std::move(text));
 }
 
@@ -355,6 +366,8 @@ GROUNDPLANE_INLINE std::string check_result_text(const Verdict& verdict) {
   names(R"(,"passed":[)", verdict.passed());
   names(R"(,"failed":[)", verdict.failed());
   names(R"(,"warnings":[)", verdict.warnings());
+  out += R"(,"prose":)";
+  append_json(out, verdict.prose());
   out += R"(},"isError":false})";
   return out;
 }

@@ -261,7 +261,15 @@ GROUNDPLANE_INLINE Schema check_input() {
                              "arguments}} recorded for this call only."))
       .property("checks",
                 Schema("array").min_items(1).items(spec).describe("The checks to run, each {check, ...its members}."))
-      .property("output", Schema("object").describe("The model's answer: structured fields, never prose."))
+      .property("output", Schema("object").describe(
+                              "The model's answer: structured fields (prose only in the prose_field, as a template)."))
+      .property("prose_field",
+                Schema("string").describe(
+                    "Optional: the output's string field holding the answer as prose, a template whose every number "
+                    "and recorded name is a slot {field} bound to a checked field; the result's prose renders it."))
+      .property("free_fields",
+                Schema("array").items(Schema("string")).describe(
+                    "Optional, with prose_field: fields a prose slot may insert though no check reads them."))
       .required({"facts", "checks", "output"})
       .closed();
 }
@@ -281,7 +289,9 @@ GROUNDPLANE_INLINE Schema check_output() {
       .property("failed", Schema("array").items(Schema("string")).describe("The checks that failed, by name."))
       .property("warnings",
                 Schema("array").items(Schema("string")).describe("What was checked less than fully, and why."))
-      .required({"ok", "findings", "correction", "passed", "failed", "warnings"});
+      .property("prose", Schema("string").describe(
+                             "With prose_field: the accepted prose, each slot filled; empty otherwise."))
+      .required({"ok", "findings", "correction", "passed", "failed", "warnings", "prose"});
 }
 
 GROUNDPLANE_INLINE nlohmann::ordered_json check_tool() {
