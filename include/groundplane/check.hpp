@@ -1,6 +1,6 @@
 // The `Check` concept: what a check is, and the helpers every check shares.
 //
-// A check is a copyable value type with three members (and one optional):
+// A check is a copyable value type with three members (and two optional):
 //
 //   std::vector<std::string> leans_on() const;
 //       The fact names it reads. A Boundary refuses (ConfigurationError) a check that
