@@ -6,6 +6,9 @@
 #endif
 
 #include "groundplane/boundary-inl.hpp"
+#include "groundplane/claim_stream-inl.hpp"
+#include "groundplane/detail/check_run-inl.hpp"
+#include "groundplane/detail/json_push_reader-inl.hpp"
 #include "groundplane/detail/prose-inl.hpp"
 #include "groundplane/errors-inl.hpp"
 #include "groundplane/finding-inl.hpp"

@@ -21,6 +21,8 @@
 
 #include "groundplane/any_check.hpp"
 #include "groundplane/check.hpp"
+#include "groundplane/claim_stream.hpp"
+#include "groundplane/detail/check_run.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/prose.hpp"
@@ -57,40 +59,10 @@ concept raw_text = !nlohmann::detail::is_basic_json<T>::value &&
 template <class>
 inline constexpr bool prose_is_not_a_claim = false;
 
-// One submission's checks as they run: what each found, which passed and failed, the
-// warnings. The one place a check's result is recorded (Boundary::run_one), so what a
-// later feature adds per check goes there.
-struct CheckRun {
-  bool stop_at_first = false;
-  bool stopped = false;  // a check failed under stop_at_first: the rest do not run
-  std::vector<Finding> findings;
-  std::vector<std::string> passed;
-  std::vector<std::string> failed;
-  std::vector<std::string> warnings;
-  std::vector<std::string> read_by_failed;  // the top-level fields the failed checks read
-  std::optional<std::string> prose;         // the rendered prose, when its check ran and found nothing
-
-  // Records one check that ran, whose findings start at `before`.
-  void record(std::string name, std::size_t before, std::vector<std::string> check_warnings);
-  Verdict verdict() &&;
-};
-
-// What a Boundary does that does not depend on which checks it holds, compiled once
-// (boundary-inl.hpp): a Boundary<Cs...> hands these its checks as one ChecksRun.
-struct ChecksRun {
-  const void* boundary;
-  void (*run)(const void* boundary, const nlohmann::json& output, CheckRun& run);
-  bool stop_at_first = false;
-};
-
 // ConfigurationError unless every named fact is recorded.
 void require_recorded(const FactRegistry& registry, const std::vector<std::string>& facts);
 // ConfigurationError unless a check leans only on facts the boundary names.
 void require_named(const std::vector<std::string>& facts, const std::vector<std::string>& leans_on);
-// The findings one check added after `before`, at most max_findings_per_field for each
-// output field (its first pointer token), then one counting the rest.
-void cap_per_field(std::vector<Finding>& findings, std::size_t before);
-inline constexpr std::size_t max_findings_per_field = 8;
 
 nlohmann::json facts_view(const FactRegistry& registry, const std::vector<std::string>& facts);
 // The checks run on `output`, or one finding when it is not a JSON object.
@@ -222,6 +194,16 @@ class Boundary {
     return pinned(detail::checked_node(text, output, checks_run()), output);
   }
 
+  // The model's JSON text as it streams (gp::ClaimStream, docs/streaming.md): feed it the
+  // chunks as they arrive; each check runs once the fields it reads have closed, so a
+  // wrong first field is rejected before the rest is generated. Its finish() is a submit,
+  // equal to try_submit_json of the whole text. The boundary must outlive the stream.
+  ClaimStream stream() {
+    std::vector<detail::StreamUnit> units;
+    std::apply([&](const auto&... c) { (add_units(c, units), ...); }, checks_);
+    return ClaimStream(this, &stream_hooks(), std::move(units), options_.stop_at_first);
+  }
+
   // Output held in another nlohmann::basic_json flavour (ordered_json, say).
   template <class J>
   requires detail::is_other_json<J>
@@ -291,6 +273,37 @@ class Boundary {
       if (run.findings.size() > before) note_reads(check, run.read_by_failed);
       run.record(detail::check_name_of(check), before, std::move(warnings));
     }
+  }
+
+  // Each check as a stream runs it (a CheckList's one by one), with the fields it reads.
+  template <class C>
+  void add_units(const C& check, std::vector<detail::StreamUnit>& units) const {
+    if constexpr (std::is_same_v<C, CheckList>) {
+      for (const auto& c : check) add_units(c, units);
+    } else {
+      units.push_back({&check,
+                       [](const void* b, const void* c, const nlohmann::json& output, detail::CheckRun& run) {
+                         static_cast<const Boundary*>(b)->run_one(*static_cast<const C*>(c), output, run);
+                       },
+                       detail::reads_of(check)});
+    }
+  }
+
+  static const detail::StreamHooks& stream_hooks() {
+    static constexpr detail::StreamHooks hooks{
+        [](void* b, std::string_view text) { return static_cast<Boundary*>(b)->try_submit_json(text); },
+        [](void* b, const JsonText& doc, std::string_view text, detail::ChecksRun checks) {
+          Boundary& self = *static_cast<Boundary*>(b);
+          self.submitted_ = true;
+          Verdict verdict = detail::checked_text(doc, text, checks);
+          return doc.ok() ? self.pinned(std::move(verdict), doc.value())
+                          : self.pinned(std::move(verdict), nlohmann::json());
+        },
+        [](const void* b, const nlohmann::json& output, detail::CheckRun& run) {
+          const Boundary& self = *static_cast<const Boundary*>(b);
+          if (!self.options_.prose_field.empty()) self.run_prose(output, run);
+        }};
+    return hooks;
   }
 
   // After the checks: the prose field's template, its slots over the fields they read.

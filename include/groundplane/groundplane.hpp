@@ -15,6 +15,7 @@
 #include "groundplane/check.hpp"
 #include "groundplane/check_from_json.hpp"
 #include "groundplane/check_support.hpp"
+#include "groundplane/claim_stream.hpp"
 #include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/checks/aggregate_reconciles.hpp"
 #include "groundplane/checks/comparison.hpp"

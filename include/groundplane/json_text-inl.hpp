@@ -32,6 +32,9 @@ struct JsonTextReader {
     std::vector<std::pair<std::size_t, NumberText>> texts;  // array: lexemes by index, bound at the end
   };
 
+  // An empty document for a reader to fill (the stream's, which reads text as it comes).
+  static BasicJsonText<Json> empty_document() { return BasicJsonText<Json>(); }
+
   BasicJsonText<Json>& doc;
   const JsonTextOptions& options;
   std::string_view original;

@@ -1,0 +1,159 @@
+// The bodies of claim_stream.hpp: included by it in the header-only build, compiled once
+// into groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/claim_stream.hpp"
+#include "groundplane/detail/field.hpp"
+#include "groundplane/detail/json_push_reader.hpp"
+#include "groundplane/detail/stated.hpp"
+#include "groundplane/errors.hpp"
+
+namespace groundplane {
+namespace detail {
+
+struct ClaimStreamState {
+  // A check waiting for the fields it reads: each field's pointer tokens, and how many
+  // have not closed yet.
+  struct Waiting {
+    std::vector<std::vector<std::string>> fields;
+    std::vector<bool> closed;
+    std::size_t open = 0;
+    bool states_reads = false;
+  };
+
+  ClaimStreamState(void* b, const StreamHooks* h, std::vector<StreamUnit> u, bool first)
+      : boundary(b),
+        hooks(h),
+        units(std::move(u)),
+        stop_at_first(first),
+        early(units.size()),
+        reader(JsonPushReader::Observer{this, &ClaimStreamState::on_closed, watch_depth_of(units)}) {
+    waiting.reserve(units.size());
+    for (const auto& unit : units) {
+      Waiting w;
+      w.states_reads = unit.reads.has_value();
+      if (unit.reads)
+        for (const auto& field : *unit.reads)
+          w.fields.push_back(field.empty() || field[0] != '/' ? std::vector<std::string>{field}
+                                                               : pointer_tokens(field).value_or(std::vector<std::string>{}));
+      w.closed.assign(w.fields.size(), false);
+      w.open = w.fields.size();
+      waiting.push_back(std::move(w));
+    }
+  }
+
+  // How deep the fields the checks read lie: closes below that concern no check.
+  static std::size_t watch_depth_of(const std::vector<StreamUnit>& units) {
+    std::size_t depth = 0;
+    for (const auto& unit : units)
+      if (unit.reads)
+        for (const auto& field : *unit.reads)
+          depth = std::max(depth, field.empty() || field[0] != '/' ? std::size_t{1}
+                                                                   : pointer_tokens(field).value_or(
+                                                                         std::vector<std::string>{}).size());
+    return depth;
+  }
+
+  // A value closed at `path`: every field at or under it is complete (or, for a closed
+  // object, known absent); a check whose fields are all complete runs now.
+  static void on_closed(void* context, const std::string* path, std::size_t depth) {
+    auto& self = *static_cast<ClaimStreamState*>(context);
+    if (!self.reader.document().value().is_object()) return;  // checks read an object; finish() says so
+    for (std::size_t k = 0; k < self.units.size(); ++k) {
+      Waiting& w = self.waiting[k];
+      if (!w.states_reads || self.early[k]) continue;
+      for (std::size_t i = 0; i < w.fields.size(); ++i) {
+        const auto& tokens = w.fields[i];
+        if (w.closed[i] || depth > tokens.size() || !std::equal(path, path + depth, tokens.begin())) continue;
+        w.closed[i] = true;
+        --w.open;
+      }
+      // A check that reads nothing has nothing to wait for but the whole object.
+      if (w.open == 0 && (depth == 0 || !w.fields.empty())) self.run_early(k);
+    }
+  }
+
+  void run_early(std::size_t k) {
+    const StatedNumbers numbers{&reader, [](const void* r, const nlohmann::json& node, StatedText& out) {
+                                  const NumberText* t = static_cast<const JsonPushReader*>(r)->number_text(node);
+                                  if (t == nullptr) return false;
+                                  out = {t->text, t->out_of_range};
+                                  return true;
+                                }};
+    const StatedNumbersScope scope(&numbers);
+    CheckRun one;
+    units[k].run(boundary, units[k].check, reader.document().value(), one);
+    findings.insert(findings.end(), one.findings.begin(), one.findings.end());
+    early[k] = std::move(one);
+  }
+
+  // The final run: what ran early is replayed, the rest runs now, in the boundary's order.
+  static void replay_or_run(const void* context, const nlohmann::json& output, CheckRun& run) {
+    const auto& self = *static_cast<const ClaimStreamState*>(context);
+    for (std::size_t k = 0; k < self.units.size() && !run.stopped; ++k) {
+      if (self.early[k]) run.replay(*self.early[k]);
+      else self.units[k].run(self.boundary, self.units[k].check, output, run);
+    }
+    if (!run.stopped) self.hooks->prose(self.boundary, output, run);
+  }
+
+  void* boundary;
+  const StreamHooks* hooks;
+  std::vector<StreamUnit> units;
+  bool stop_at_first;
+  std::vector<Waiting> waiting;
+  std::vector<std::optional<CheckRun>> early;  // per unit: what it found when it ran early
+  std::vector<Finding> findings;
+  std::optional<Verdict> verdict;
+  JsonPushReader reader;
+};
+
+}  // namespace detail
+
+GROUNDPLANE_INLINE ClaimStream::ClaimStream(void* boundary, const detail::StreamHooks* hooks,
+                                            std::vector<detail::StreamUnit> units, bool stop_at_first)
+    : state_(std::make_unique<detail::ClaimStreamState>(boundary, hooks, std::move(units), stop_at_first)) {}
+
+GROUNDPLANE_INLINE ClaimStream::ClaimStream(ClaimStream&&) noexcept = default;
+GROUNDPLANE_INLINE ClaimStream& ClaimStream::operator=(ClaimStream&&) noexcept = default;
+GROUNDPLANE_INLINE ClaimStream::~ClaimStream() = default;
+
+GROUNDPLANE_INLINE StreamState ClaimStream::feed(std::string_view chunk) {
+  if (state_->verdict)
+    throw ConfigurationError("ClaimStream::feed after finish(): the text has ended; start another stream");
+  state_->reader.read(chunk);
+  return state();
+}
+
+GROUNDPLANE_INLINE StreamState ClaimStream::state() const noexcept {
+  return state_->findings.empty() ? StreamState::undecided : StreamState::rejected;
+}
+
+GROUNDPLANE_INLINE const std::vector<Finding>& ClaimStream::findings() const noexcept { return state_->findings; }
+
+GROUNDPLANE_INLINE Verdict ClaimStream::finish() {
+  detail::ClaimStreamState& s = *state_;
+  if (s.verdict) return *s.verdict;
+  s.reader.end();
+  Verdict v = s.reader.complete()
+                  ? s.hooks->submit_read(s.boundary, s.reader.document(), s.reader.text(),
+                                         detail::ChecksRun{&s, &detail::ClaimStreamState::replay_or_run,
+                                                           s.stop_at_first})
+                  : s.hooks->submit_text(s.boundary, s.reader.text());
+  s.findings = v.findings();
+  s.verdict = v;
+  return v;
+}
+
+}  // namespace groundplane

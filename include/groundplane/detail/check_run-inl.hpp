@@ -1,0 +1,103 @@
+// The bodies of detail/check_run.hpp: included by it in the header-only build, compiled
+// once into groundplane::compiled otherwise (see detail/linkage.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "groundplane/detail/check_run.hpp"
+#include "groundplane/detail/escape.hpp"
+
+namespace groundplane::detail {
+
+// Findings beyond the cap are dropped per field and counted in one finding, so what(),
+// correction() and an MCP reply stay bounded whatever the model sent, for user-written
+// checks too.
+GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_t before) {
+  constexpr std::size_t cap = max_findings_per_field;
+  if (findings.size() - before <= cap + 1) return;
+  const auto root = [](const std::string& field) {
+    if (field.empty() || field[0] != '/') return field;
+    const std::size_t end = field.find('/', 1);
+    return field.substr(0, end);
+  };
+  // A group of at most cap + 1 is kept whole: a check that already lists eight and
+  // counts the rest in one (ranking_prefix, entities_recorded) passes as is.
+  std::vector<std::pair<std::string, std::size_t>> sizes;
+  for (std::size_t i = before; i < findings.size(); ++i) {
+    const std::string r = root(findings[i].field);
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
+    if (it == sizes.end()) sizes.emplace_back(r, 1);
+    else ++it->second;
+  }
+  const auto keeps_whole = [&](const std::string& r) {
+    const auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
+    return it->second <= cap + 1;
+  };
+  std::vector<std::pair<std::string, std::size_t>> seen;     // field root -> findings kept
+  std::vector<std::pair<std::size_t, std::size_t>> dropped;  // (index of the group's last kept, count)
+  std::size_t out = before;
+  for (std::size_t i = before; i < findings.size(); ++i) {
+    const std::string r = root(findings[i].field);
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == r; });
+    if (it == seen.end()) {
+      seen.emplace_back(r, 0);
+      dropped.emplace_back(0, 0);
+      it = seen.end() - 1;
+    }
+    const std::size_t group = static_cast<std::size_t>(it - seen.begin());
+    if (it->second == cap && !keeps_whole(r)) {
+      ++dropped[group].second;
+      continue;
+    }
+    ++it->second;
+    if (out != i) findings[out] = std::move(findings[i]);
+    dropped[group].first = out;
+    ++out;
+  }
+  findings.resize(out);
+  for (std::size_t g = 0; g < seen.size(); ++g) {
+    if (dropped[g].second == 0) continue;
+    Finding f = findings[dropped[g].first];
+    f.field = seen[g].first;
+    f.said = std::to_string(dropped[g].second) + " more";
+    f.supported.clear();
+    f.detail = "... and " + std::to_string(dropped[g].second) + " more unsupported claim(s) about " +
+               quote(seen[g].first) + " (the first " + std::to_string(cap) + " are listed)";
+    findings.push_back(std::move(f));
+  }
+}
+
+GROUNDPLANE_INLINE void CheckRun::record(std::string name, std::size_t before,
+                                         std::vector<std::string> check_warnings) {
+  cap_per_field(findings, before);
+  for (auto& w : check_warnings)
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+  const bool failed_here = findings.size() > before;
+  (failed_here ? failed : passed).push_back(std::move(name));
+  if (failed_here && stop_at_first) stopped = true;
+}
+
+GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
+  Verdict v(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
+  VerdictParts::add_read_by_failed(v, read_by_failed);
+  if (prose && v.ok()) VerdictParts::set_prose(v, std::move(*prose));
+  return v;
+}
+
+GROUNDPLANE_INLINE void CheckRun::replay(const CheckRun& one) {
+  const bool failed_here = !one.failed.empty();
+  findings.insert(findings.end(), one.findings.begin(), one.findings.end());
+  for (const auto& w : one.warnings)
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+  for (const auto& f : one.read_by_failed)
+    if (std::find(read_by_failed.begin(), read_by_failed.end(), f) == read_by_failed.end()) read_by_failed.push_back(f);
+  passed.insert(passed.end(), one.passed.begin(), one.passed.end());
+  failed.insert(failed.end(), one.failed.begin(), one.failed.end());
+  if (failed_here && stop_at_first) stopped = true;
+}
+
+}  // namespace groundplane::detail

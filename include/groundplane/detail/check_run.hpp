@@ -1,0 +1,55 @@
+// One submission's checks as they run, and how a Boundary hands them over: the part of
+// a submit that does not depend on which checks a boundary holds (compiled once).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "groundplane/detail/linkage.hpp"
+#include "groundplane/finding.hpp"
+#include "groundplane/verdict.hpp"
+
+namespace groundplane::detail {
+
+// One submission's checks as they run: what each found, which passed and failed, the
+// warnings. The one place a check's result is recorded (Boundary::run_one), so what a
+// later feature adds per check goes there.
+struct CheckRun {
+  bool stop_at_first = false;
+  bool stopped = false;  // a check failed under stop_at_first: the rest do not run
+  std::vector<Finding> findings;
+  std::vector<std::string> passed;
+  std::vector<std::string> failed;
+  std::vector<std::string> warnings;
+  std::vector<std::string> read_by_failed;  // the top-level fields the failed checks read
+  std::optional<std::string> prose;         // the rendered prose, when its check ran and found nothing
+
+  // Records one check that ran, whose findings start at `before`.
+  void record(std::string name, std::size_t before, std::vector<std::string> check_warnings);
+  // Records again what one check recorded in a run of its own (`one`, which ran that
+  // check alone): a stream runs a check early and replays it in the final verdict.
+  void replay(const CheckRun& one);
+  Verdict verdict() &&;
+};
+
+// A Boundary<Cs...>'s checks, handed to what is compiled once as one ChecksRun.
+struct ChecksRun {
+  const void* boundary;
+  void (*run)(const void* boundary, const nlohmann::json& output, CheckRun& run);
+  bool stop_at_first = false;
+};
+
+// The findings one check added after `before`, at most max_findings_per_field for each
+// output field (its first pointer token), then one counting the rest.
+void cap_per_field(std::vector<Finding>& findings, std::size_t before);
+inline constexpr std::size_t max_findings_per_field = 8;
+
+}  // namespace groundplane::detail
+
+#ifdef GROUNDPLANE_HEADER_ONLY
+#include "groundplane/detail/check_run-inl.hpp"
+#endif
