@@ -299,6 +299,15 @@ class Boundary {
           return doc.ok() ? self.pinned(std::move(verdict), doc.value())
                           : self.pinned(std::move(verdict), nlohmann::json());
         },
+        [](void* b, detail::CheckRun run, const nlohmann::json& partial) {
+          Boundary& self = *static_cast<Boundary*>(b);
+          self.submitted_ = true;
+          const nlohmann::json schema = self.schema();
+          if (const auto p = schema.find("properties"); p != schema.end() && p->is_object())
+            for (auto it = p->begin(); it != p->end(); ++it)
+              if (!partial.contains(it.key())) run.read_by_failed.push_back(it.key());  // not written yet
+          return self.pinned(std::move(run).verdict(), partial);
+        },
         [](const void* b, const nlohmann::json& output, detail::CheckRun& run) {
           const Boundary& self = *static_cast<const Boundary*>(b);
           if (!self.options_.prose_field.empty()) self.run_prose(output, run);

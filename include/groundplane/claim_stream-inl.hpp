@@ -55,7 +55,7 @@ struct ClaimStreamState {
 
   // How deep the fields the checks read lie: closes below that concern no check.
   static std::size_t watch_depth_of(const std::vector<StreamUnit>& units) {
-    std::size_t depth = 0;
+    std::size_t depth = 1;  // the top-level fields, for stop()
     for (const auto& unit : units)
       if (unit.reads)
         for (const auto& field : *unit.reads)
@@ -82,6 +82,7 @@ struct ClaimStreamState {
       // A check that reads nothing has nothing to wait for but the whole object.
       if (w.open == 0 && (depth == 0 || !w.fields.empty())) self.run_early(k);
     }
+    if (depth == 1) self.complete_fields.push_back(path[0]);
   }
 
   void run_early(std::size_t k) {
@@ -115,6 +116,7 @@ struct ClaimStreamState {
   std::vector<Waiting> waiting;
   std::vector<std::optional<CheckRun>> early;  // per unit: what it found when it ran early
   std::vector<Finding> findings;
+  std::vector<std::string> complete_fields;  // top-level fields closed so far
   std::optional<Verdict> verdict;
   JsonPushReader reader;
 };
@@ -151,6 +153,24 @@ GROUNDPLANE_INLINE Verdict ClaimStream::finish() {
                                          detail::ChecksRun{&s, &detail::ClaimStreamState::replay_or_run,
                                                            s.stop_at_first})
                   : s.hooks->submit_text(s.boundary, s.reader.text());
+  s.findings = v.findings();
+  s.verdict = v;
+  return v;
+}
+
+GROUNDPLANE_INLINE Verdict ClaimStream::stop() {
+  detail::ClaimStreamState& s = *state_;
+  if (s.verdict) return *s.verdict;
+  if (s.findings.empty()) return finish();
+  detail::CheckRun run;
+  run.stop_at_first = s.stop_at_first;
+  for (std::size_t k = 0; k < s.units.size() && !run.stopped; ++k)
+    if (s.early[k]) run.replay(*s.early[k]);
+  nlohmann::json partial = nlohmann::json::object();
+  const nlohmann::json& so_far = s.reader.document().value();
+  for (const auto& field : s.complete_fields)
+    if (const auto it = so_far.find(field); it != so_far.end()) partial[field] = *it;
+  Verdict v = s.hooks->submit_partial(s.boundary, std::move(run), partial);
   s.findings = v.findings();
   s.verdict = v;
   return v;

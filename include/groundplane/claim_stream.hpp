@@ -57,6 +57,10 @@ struct StreamHooks {
   Verdict (*submit_text)(void* boundary, std::string_view text) = nullptr;
   // The verdict on text the stream read (`doc`), its checks run through `checks`.
   Verdict (*submit_read)(void* boundary, const JsonText& doc, std::string_view text, ChecksRun checks) = nullptr;
+  // The verdict of checks that ran on the text so far (`run`), whose complete top-level
+  // fields are `partial`: a submit; every field the schema has that `partial` lacks is
+  // re-asked.
+  Verdict (*submit_partial)(void* boundary, CheckRun run, const nlohmann::json& partial) = nullptr;
   // The prose, after the checks (a no-op without BoundaryOptions::prose_field).
   void (*prose)(const void* boundary, const nlohmann::json& output, CheckRun& run) = nullptr;
 };
@@ -89,6 +93,13 @@ class ClaimStream {
   // The text has ended: the verdict of try_submit_json on all of it (a submit). Called
   // again, returns the same verdict.
   Verdict finish();
+
+  // Ends a rejected stream where it is (the rest will not be generated): a submit whose
+  // verdict holds the findings so far. Its accepted() holds the top-level fields complete
+  // so far that no failed check reads, and its reask_schema() asks for every other field
+  // of the boundary's schema — the rejected ones and those not written yet — so a pinned
+  // re-ask completes the answer (docs/streaming.md). Not rejected: as finish().
+  Verdict stop();
 
  private:
   std::unique_ptr<detail::ClaimStreamState> state_;

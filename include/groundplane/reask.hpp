@@ -199,7 +199,7 @@ nlohmann::json reask_with_options(const FactRegistry& registry, std::vector<std:
     std::vector<Finding> findings = std::move(changed);
     for (const auto& f : verdict.findings()) findings.push_back(f);
     const Verdict rejected(findings);
-    const std::string correction = options.pinned ? VerdictParts::pinned_correction(rejected) : rejected.correction();
+    const std::string correction = options.pinned ? rejected.pinned_correction() : rejected.correction();
     if (!options.pinned) {
       request = ReaskRequest{correction, boundary.schema()};
     } else if (verdict.ok()) {

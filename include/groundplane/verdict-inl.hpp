@@ -62,8 +62,8 @@ GROUNDPLANE_INLINE std::string Verdict::correction() const {
       "Correct these claims and answer again with the same JSON fields, using only the facts provided:");
 }
 
-GROUNDPLANE_INLINE std::string detail::VerdictParts::pinned_correction(const Verdict& v) {
-  return v.correction_after(
+GROUNDPLANE_INLINE std::string Verdict::pinned_correction() const {
+  return correction_after(
       "Part of your previous answer was rejected by a check against the recorded facts; the rest is kept. "
       "Answer only the fields the schema lists, using only the facts provided:");
 }

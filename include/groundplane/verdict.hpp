@@ -86,6 +86,11 @@ class Verdict {
   // of a re-ask loop gets only the latest correction, so however many retries there
   // are, the model's context grows by at most max_correction bytes per turn.
   std::string correction() const;
+  // The same for a pinned re-ask: the rejected claims, that the rest of the answer is
+  // kept, and that only the fields reask_schema() lists are to be answered. What
+  // gp::reask sends under ReaskOptions{.pinned = true}, for a loop of your own (a stopped
+  // gp::ClaimStream's verdict, say).
+  std::string pinned_correction() const;
 
  private:
   // The explanation line without advice addressed to the developer. Checks phrase such
@@ -130,9 +135,6 @@ struct VerdictParts {
     pin_rejected(v, output, schema());
   }
   static void pin_rejected(Verdict& v, const nlohmann::json& output, const nlohmann::json& schema);
-  // The correction for a pinned re-ask: the rejected claims, and that only the fields the
-  // re-ask schema lists are to be answered.
-  static std::string pinned_correction(const Verdict& v);
   // The top-level member a field names: "winner", or "rows" for "/rows/1/ctr".
   static std::string top_level(const std::string& field);
 };
