@@ -793,7 +793,7 @@ Row pinned_reask_bytes() {
                                       {"a", "north"},
                                       {"b", "harbour"},
                                       {"by", 10.44}});
-  const std::size_t pinned = gp::detail::VerdictParts::pinned_correction(v).size() + v.reask_schema().dump().size();
+  const std::size_t pinned = v.pinned_correction().size() + v.reask_schema().dump().size();
   const std::size_t full = v.correction().size() + b.schema().dump().size();
   const double ratio = static_cast<double>(pinned) / static_cast<double>(full);
   return {"pinned re-ask: correction + reask_schema(), 3 of 6 fields wrong",

@@ -41,12 +41,11 @@ int main() {
   gp::FactRegistry reg;
   reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
                      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}}});
-  gp::Boundary b(reg, {"campaign_ctr"},
-                 gp::ranking_prefix{.fact = "campaign_ctr", .k = 2},                     // reads top
-                 gp::comparison{.fact = "campaign_ctr",                                  // reads a, b, by
+  gp::Boundary b(reg, {"campaign_ctr"}, gp::ranking_prefix{.fact = "campaign_ctr", .k = 2},  // reads top
+                 gp::comparison{.fact = "campaign_ctr",                                      // reads a, b, by
                                 .convention = gp::Convention::percentage_points,
                                 .rounding = gp::Rounding::as_stated},
-                 gp::superlative{.fact = "campaign_ctr"});                               // reads winner, score
+                 gp::superlative{.fact = "campaign_ctr"});  // reads winner, score
 
   // The first answer: the list and the margin are right, the winner is not.
   const std::string answer =

@@ -500,7 +500,8 @@ TEST_CASE("on a lower is better ranking a ratio taken the wrong way round is nam
   CHECK(v.findings()[0].supported == "0.666666…");
   CHECK(v.findings()[0].detail ==
         "'us' vs 'eu' on 'p95_ms' (lower is better) as the ratio is 0.666666… = 80 / 120; off by +0.833333…; 1.5 "
-        "matches the ratio in the other order ('eu' vs 'us', ComparisonOrder::b_minus_a), not the ratio in the order "
+        "matches the ratio in the other order ('eu' vs 'us') (pass ComparisonOrder::b_minus_a to read it in that "
+        "order), not the ratio in the order "
         "configured (a_minus_b)");
 }
 

@@ -108,7 +108,10 @@ TEST_CASE("the entities reversed is a finding that shows both values") {
   CHECK(v.findings()[0].supported == "'harbour'");
   CHECK(v.findings()[0].detail ==
         "reversed: 'north' did not beat 'harbour' on 'ctr': 0.0412 < 0.0455; 10.44 matches percent change in the "
-        "other order ('harbour' vs 'north', ComparisonOrder::b_minus_a)");
+        "other order ('harbour' vs 'north') (pass ComparisonOrder::b_minus_a to read it in that order)");
+  // The option is the developer's: the model is told the order, not what to configure.
+  CHECK(v.correction().find("ComparisonOrder") == std::string::npos);
+  CHECK(v.correction().find("in the other order ('harbour' vs 'north')") != std::string::npos);
 }
 
 TEST_CASE("a percent change taken against the wrong base with its sign dropped matches no signed convention") {

@@ -104,8 +104,7 @@ TEST_CASE("a pinned re-ask asks for the rejected fields only and returns them me
   CHECK(asked[1]->correction.find("'by'") != std::string::npos);
   // The model is told the rest is kept, not to "answer again with the same JSON fields".
   CHECK(asked[1]->correction.starts_with(
-      "Part of your previous answer was rejected by a check against the recorded facts; the rest is kept. Answer "
-      "only the fields the schema lists"));
+      "Rejected by a check against the recorded facts (the rest is kept); answer only the fields the schema lists"));
 }
 
 TEST_CASE("a pinned re-ask refuses a reply that changes an accepted field and keeps the field as accepted") {

@@ -124,12 +124,9 @@ TEST_CASE("a slot to a field the output lacks, to null, to an object or an array
   Campaigns c;
   gp::Boundary b(c.reg, {"campaign_ctr"}, {.prose_field = "summary", .free_fields = {"note", "list", "nothing"}},
                  winner);
-  const json out = {{"winner", "harbour"},
-                    {"score", 0.0455},
-                    {"note", {{"a", 1}}},
-                    {"list", {"x"}},
-                    {"nothing", nullptr},
-                    {"summary", "{missing} {note} {list} {nothing} {/list/0}"}};
+  const json out = {{"winner", "harbour"}, {"score", 0.0455},
+                    {"note", {{"a", 1}}},  {"list", {"x"}},
+                    {"nothing", nullptr},  {"summary", "{missing} {note} {list} {nothing} {/list/0}"}};
   const gp::Verdict v = b.try_submit(out);
   REQUIRE(v.findings().size() == 4);
   CHECK_THAT(v.findings()[0].detail, Catch::Contains("does not have"));
@@ -280,7 +277,8 @@ TEST_CASE("checks state the fields they read") {
   CHECK(gp::comparison{.fact = "f", .value_field = ""}.reads() == std::vector<std::string>{"a", "b"});
   CHECK(gp::row_integrity{.fact = "t", .key_field = "k", .fields = {{"ctr", "ctr"}}}.reads() ==
         std::vector<std::string>{"k", "ctr"});
-  CHECK(gp::row_integrity{.fact = "t", .key_field = "k", .fields = {}, .at = "/rows"}.reads() == std::vector<std::string>{"/rows"});
+  CHECK(gp::row_integrity{.fact = "t", .key_field = "k", .fields = {}, .at = "/rows"}.reads() ==
+        std::vector<std::string>{"/rows"});
   CHECK(gp::entities_recorded{.facts = {"d"}, .fields = {"a", "/b/0"}}.reads() ==
         std::vector<std::string>{"a", "/b/0"});
   CHECK(gp::AnyCheck(silent_check{}).reads() == std::nullopt);

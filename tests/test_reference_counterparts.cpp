@@ -663,7 +663,8 @@ TEST_CASE("a difference with the wrong sign is diagnosed as the other order") {
   CHECK(v.findings()[0].provenance == "warehouse.query(table='campaign_daily', window='7d')");
   CHECK(v.findings()[0].detail ==
         "'harbour' vs 'north' on 'ctr' as the difference is 0.0043 = 0.0455 - 0.0412; off by -0.0086; -0.0043 "
-        "matches the difference in the other order ('north' vs 'harbour', ComparisonOrder::b_minus_a), not the "
+        "matches the difference in the other order ('north' vs 'harbour') (pass ComparisonOrder::b_minus_a to read it "
+        "in that order), not the "
         "difference in the order configured (a_minus_b)");
 }
 
@@ -675,7 +676,8 @@ TEST_CASE("a percent change with the wrong sign is diagnosed as the other order"
                                 rc::pair_claim("harbour", "north", -9.45));
   REQUIRE(v.findings().size() == 1);
   const std::string diagnosis =
-      "-9.45 matches percent change in the other order ('north' vs 'harbour', ComparisonOrder::b_minus_a), not "
+      "-9.45 matches percent change in the other order ('north' vs 'harbour') (pass ComparisonOrder::b_minus_a to read "
+      "it in that order), not "
       "percent change in the order configured (a_minus_b)";
   CHECK(rc::ends(v.findings()[0].detail, diagnosis) == diagnosis);
 }

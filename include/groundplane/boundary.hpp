@@ -52,7 +52,7 @@ struct dependent_type {
 // nlohmann::basic_json) is never prose, even though it converts to a string_view.
 template <class T>
 concept raw_text = !nlohmann::detail::is_basic_json<T>::value &&
-                (std::is_convertible_v<const T&, std::string_view> || std::is_convertible_v<const T&, const char*>);
+                   (std::is_convertible_v<const T&, std::string_view> || std::is_convertible_v<const T&, const char*>);
 
 // False, but only once T is known: a static_assert on it fires when the function holding
 // it is instantiated, which for the prose overloads below is when a call picks one.
@@ -373,7 +373,7 @@ class Boundary {
   std::vector<std::string> facts_;
   BoundaryOptions options_;
   std::tuple<Cs...> checks_;
-  std::vector<std::string> prose_read_;           // what the checks read, when there is prose
+  std::vector<std::string> prose_read_;            // what the checks read, when there is prose
   std::optional<detail::ProseNames> prose_names_;  // the names prose must slot, when there is prose
   int uncaught_at_start_ = 0;
   bool submitted_ = false;

@@ -45,8 +45,9 @@ struct ClaimStreamState {
       w.states_reads = unit.reads.has_value();
       if (unit.reads)
         for (const auto& field : *unit.reads)
-          w.fields.push_back(field.empty() || field[0] != '/' ? std::vector<std::string>{field}
-                                                               : pointer_tokens(field).value_or(std::vector<std::string>{}));
+          w.fields.push_back(field.empty() || field[0] != '/'
+                                 ? std::vector<std::string>{field}
+                                 : pointer_tokens(field).value_or(std::vector<std::string>{}));
       w.closed.assign(w.fields.size(), false);
       w.open = w.fields.size();
       waiting.push_back(std::move(w));
@@ -59,9 +60,9 @@ struct ClaimStreamState {
     for (const auto& unit : units)
       if (unit.reads)
         for (const auto& field : *unit.reads)
-          depth = std::max(depth, field.empty() || field[0] != '/' ? std::size_t{1}
-                                                                   : pointer_tokens(field).value_or(
-                                                                         std::vector<std::string>{}).size());
+          depth = std::max(depth, field.empty() || field[0] != '/'
+                                      ? std::size_t{1}
+                                      : pointer_tokens(field).value_or(std::vector<std::string>{}).size());
     return depth;
   }
 
@@ -148,11 +149,11 @@ GROUNDPLANE_INLINE Verdict ClaimStream::finish() {
   detail::ClaimStreamState& s = *state_;
   if (s.verdict) return *s.verdict;
   s.reader.end();
-  Verdict v = s.reader.complete()
-                  ? s.hooks->submit_read(s.boundary, s.reader.document(), s.reader.text(),
-                                         detail::ChecksRun{&s, &detail::ClaimStreamState::replay_or_run,
-                                                           s.stop_at_first})
-                  : s.hooks->submit_text(s.boundary, s.reader.text());
+  Verdict v =
+      s.reader.complete()
+          ? s.hooks->submit_read(s.boundary, s.reader.document(), s.reader.text(),
+                                 detail::ChecksRun{&s, &detail::ClaimStreamState::replay_or_run, s.stop_at_first})
+          : s.hooks->submit_text(s.boundary, s.reader.text());
   s.findings = v.findings();
   s.verdict = v;
   return v;

@@ -64,8 +64,7 @@ GROUNDPLANE_INLINE std::string Verdict::correction() const {
 
 GROUNDPLANE_INLINE std::string Verdict::pinned_correction() const {
   return correction_after(
-      "Part of your previous answer was rejected by a check against the recorded facts; the rest is kept. "
-      "Answer only the fields the schema lists, using only the facts provided:");
+      "Rejected by a check against the recorded facts (the rest is kept); answer only the fields the schema lists:");
 }
 
 GROUNDPLANE_INLINE std::string Verdict::correction_after(std::string out) const {
@@ -150,8 +149,11 @@ GROUNDPLANE_INLINE void detail::VerdictParts::pin_rejected(Verdict& v, const nlo
     for (auto it = output.begin(); it != output.end(); ++it)
       if (!is_rejected(it.key())) v.accepted_[it.key()] = it.value();
 
-  // The schema's own keywords stay; its properties and required are cut to the rejected.
+  // The schema's own keywords stay, but for $schema (the dialect is the boundary's, and
+  // the model is answering the same conversation); its properties and required are cut
+  // to the rejected.
   v.reask_schema_ = schema;
+  v.reask_schema_.erase("$schema");
   nlohmann::json properties = nlohmann::json::object();
   const auto all = schema.find("properties");
   if (all != schema.end() && all->is_object())

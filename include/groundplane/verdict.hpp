@@ -57,10 +57,11 @@ class Verdict {
   nlohmann::json to_json() const;
 
   // For a re-ask that keeps what was right (gp::reask with ReaskOptions{.pinned = true}).
-  // The rejected fields are the top-level fields a failed check reads (those it puts in
-  // the boundary's schema) and those a finding names (a finding on /rows/1 rejects
-  // `rows`): a wrong winner rejects its score too. reask_schema() is the boundary's
-  // schema() restricted to them, null when ok; a finding about the whole output (not an
+  // The rejected fields are the top-level fields a failed check reads (as it states them
+  // with reads(), else as it puts them in the boundary's schema) and those a finding names
+  // (a finding on /rows/1 rejects `rows`): a wrong winner rejects its score too.
+  // reask_schema() is the boundary's schema() restricted to them (and without its
+  // $schema: the dialect is the one the model already has), null when ok; a finding about the whole output (not an
   // object, not JSON) rejects every field. accepted() is the output without them: the
   // whole output when ok, an empty object when the output was not an object.
   const nlohmann::json& reask_schema() const noexcept { return reask_schema_; }

@@ -212,8 +212,9 @@ GROUNDPLANE_INLINE std::string comparison::matches(const Decimal& stated, const 
       // mistake, it does not accept anything.
       if (!detail::match_number(stated, *v, tolerance, Rounding::as_stated).ok) continue;
       hits.push_back(std::string(label(r)) +
-                     (other_order ? " in the other order (" + x.shown + " vs " + y.shown + ", " +
-                                        (a_first ? "ComparisonOrder::a_minus_b" : "ComparisonOrder::b_minus_a") + ")"
+                     (other_order ? " in the other order (" + x.shown + " vs " + y.shown + ") (pass " +
+                                        (a_first ? "ComparisonOrder::a_minus_b" : "ComparisonOrder::b_minus_a") +
+                                        " to read it in that order)"
                                   : std::string()));
     }
   }

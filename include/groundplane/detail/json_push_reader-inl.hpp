@@ -90,7 +90,10 @@ GROUNDPLANE_INLINE void JsonPushReader::step(char c) {
         token_.push_back(c);
         return;
       }
-      utf8_need_ = byte >= 0xC2 && byte <= 0xDF ? 2 : byte >= 0xE0 && byte <= 0xEF ? 3 : byte >= 0xF0 && byte <= 0xF4 ? 4 : 0;
+      utf8_need_ = byte >= 0xC2 && byte <= 0xDF   ? 2
+                   : byte >= 0xE0 && byte <= 0xEF ? 3
+                   : byte >= 0xF0 && byte <= 0xF4 ? 4
+                                                  : 0;
       if (utf8_need_ == 0) return fail();
       utf8_[0] = byte;
       utf8_have_ = 1;
@@ -100,14 +103,30 @@ GROUNDPLANE_INLINE void JsonPushReader::step(char c) {
       if (want_low_ && c != 'u') return fail();
       lex_ = Lex::string;
       switch (c) {
-        case '"': token_.push_back('"'); return;
-        case '\\': token_.push_back('\\'); return;
-        case '/': token_.push_back('/'); return;
-        case 'b': token_.push_back('\b'); return;
-        case 'f': token_.push_back('\f'); return;
-        case 'n': token_.push_back('\n'); return;
-        case 'r': token_.push_back('\r'); return;
-        case 't': token_.push_back('\t'); return;
+        case '"':
+          token_.push_back('"');
+          return;
+        case '\\':
+          token_.push_back('\\');
+          return;
+        case '/':
+          token_.push_back('/');
+          return;
+        case 'b':
+          token_.push_back('\b');
+          return;
+        case 'f':
+          token_.push_back('\f');
+          return;
+        case 'n':
+          token_.push_back('\n');
+          return;
+        case 'r':
+          token_.push_back('\r');
+          return;
+        case 't':
+          token_.push_back('\t');
+          return;
         case 'u':
           lex_ = Lex::unicode;
           unit_ = 0;

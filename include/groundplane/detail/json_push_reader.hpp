@@ -20,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/json_text.hpp"
 #include "groundplane/json_text-inl.hpp"
+#include "groundplane/json_text.hpp"
 
 namespace groundplane::detail {
 
@@ -67,8 +67,8 @@ class JsonPushReader {
     colon,         // after a key
     after_value,   // ',' or a closing bracket, or (at the root) the end
     string,
-    escape,        // after '\' in a string
-    unicode,       // inside \uXXXX
+    escape,   // after '\' in a string
+    unicode,  // inside \uXXXX
     number,
     literal,
     done,
@@ -95,17 +95,17 @@ class JsonPushReader {
   JsonTextReader<nlohmann::json> reader_;
 
   Lex lex_ = Lex::value;
-  std::size_t offset_ = 0;           // of the next byte, in the whole text
-  std::vector<char> open_;           // '{' or '[' per open container
-  std::vector<std::size_t> items_;   // per open array: items so far
-  std::vector<std::string> path_;    // per open container at most watch_depth deep: the current token
-  bool in_key_ = false;              // the string being read is a key
-  std::string token_;                // the string, number or literal being read
-  std::size_t token_offset_ = 0;     // where a number began
-  unsigned char utf8_[4] = {};       // a multi-byte UTF-8 sequence being read
+  std::size_t offset_ = 0;          // of the next byte, in the whole text
+  std::vector<char> open_;          // '{' or '[' per open container
+  std::vector<std::size_t> items_;  // per open array: items so far
+  std::vector<std::string> path_;   // per open container at most watch_depth deep: the current token
+  bool in_key_ = false;             // the string being read is a key
+  std::string token_;               // the string, number or literal being read
+  std::size_t token_offset_ = 0;    // where a number began
+  unsigned char utf8_[4] = {};      // a multi-byte UTF-8 sequence being read
   std::size_t utf8_have_ = 0;
   std::size_t utf8_need_ = 0;
-  char32_t unit_ = 0;                // a \uXXXX being read
+  char32_t unit_ = 0;  // a \uXXXX being read
   std::size_t unit_digits_ = 0;
   char32_t high_surrogate_ = 0;      // a \uD800-\uDBFF waiting for its low half
   bool want_low_ = false;            // after a high surrogate: '\' 'u' must follow

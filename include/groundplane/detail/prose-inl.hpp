@@ -114,8 +114,9 @@ class Reader {
   // Every digit run and recorded name in the text outside the slots.
   void read_words() {
     std::string masked(text_);  // each slot blanked: a word break, never part of a word
-    for (const Slot& s : slots_) std::fill(masked.begin() + static_cast<std::ptrdiff_t>(s.begin),
-                                           masked.begin() + static_cast<std::ptrdiff_t>(s.end), ' ');
+    for (const Slot& s : slots_)
+      std::fill(masked.begin() + static_cast<std::ptrdiff_t>(s.begin),
+                masked.begin() + static_cast<std::ptrdiff_t>(s.end), ' ');
     digit_runs(masked);
     if (rules_.names != nullptr) names(masked);
   }
@@ -318,9 +319,8 @@ GROUNDPLANE_INLINE ProseNames::ProseNames(const FactRegistry& registry, const st
     });
   }
   for (auto& [word, ids] : by_first_)
-    std::stable_sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return names_[a].words.size() > names_[b].words.size();
-    });
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return names_[a].words.size() > names_[b].words.size(); });
 }
 
 GROUNDPLANE_INLINE void ProseNames::add(std::string_view text, std::size_t fact) {
@@ -348,7 +348,7 @@ GROUNDPLANE_INLINE std::optional<std::string> check_prose(const nlohmann::json& 
     f.check = "prose";
     f.field = std::string(rules.field);
     f.said = text == nullptr ? std::string() : render(*text);
-    const std::string what = text == nullptr      ? " is missing"
+    const std::string what = text == nullptr     ? " is missing"
                              : text->is_string() ? " is empty"
                                                  : " is " + std::string(type_name(*text)) + ", not a string";
     f.detail = "the output's field " + quote(rules.field) + what +

@@ -65,9 +65,9 @@ class ProseNames {
 
 // What the prose check needs from its boundary.
 struct ProseRules {
-  std::string_view field;                          // BoundaryOptions::prose_field
-  const std::vector<std::string>* free_fields;     // BoundaryOptions::free_fields
-  const std::vector<std::string>* read;            // every field a check states it reads
+  std::string_view field;                       // BoundaryOptions::prose_field
+  const std::vector<std::string>* free_fields;  // BoundaryOptions::free_fields
+  const std::vector<std::string>* read;         // every field a check states it reads
   const ProseNames* names;
 };
 

@@ -268,8 +268,9 @@ GROUNDPLANE_INLINE Schema check_input() {
                     "Optional: the output's string field holding the answer as prose, a template whose every number "
                     "and recorded name is a slot {field} bound to a checked field; the result's prose renders it."))
       .property("free_fields",
-                Schema("array").items(Schema("string")).describe(
-                    "Optional, with prose_field: fields a prose slot may insert though no check reads them."))
+                Schema("array")
+                    .items(Schema("string"))
+                    .describe("Optional, with prose_field: fields a prose slot may insert though no check reads them."))
       .required({"facts", "checks", "output"})
       .closed();
 }
@@ -289,8 +290,8 @@ GROUNDPLANE_INLINE Schema check_output() {
       .property("failed", Schema("array").items(Schema("string")).describe("The checks that failed, by name."))
       .property("warnings",
                 Schema("array").items(Schema("string")).describe("What was checked less than fully, and why."))
-      .property("prose", Schema("string").describe(
-                             "With prose_field: the accepted prose, each slot filled; empty otherwise."))
+      .property("prose",
+                Schema("string").describe("With prose_field: the accepted prose, each slot filled; empty otherwise."))
       .required({"ok", "findings", "correction", "passed", "failed", "warnings", "prose"});
 }
 
