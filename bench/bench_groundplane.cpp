@@ -727,6 +727,57 @@ void hostile_payload_baseline(benchmark::State& state) {
 }
 
 // ---------------------------------------------------------------------------------
+// A streamed answer: the campaign example's six fields and a dozen notes (about 1 KB,
+// pretty-printed as a model writes it), fed to a ClaimStream in chunks of `chunk` bytes
+// and finished, against try_submit_json of the same text. The same boundary serves both.
+
+struct StreamedAnswer {
+  gp::FactRegistry reg;
+  std::string text;
+  StreamedAnswer() {
+    reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+                       {.key = "ctr", .tool = "warehouse.query"});
+    json out = {{"winner", "harbour"}, {"score", 0.0455}, {"top", {"harbour", "north"}},
+                {"a", "harbour"},      {"b", "north"},    {"by", 0.43}};
+    json notes = json::array();
+    for (int i = 0; i < 12; ++i)
+      notes.push_back("campaign note " + std::to_string(i) + ": the click-through rate moved by 0.0" +
+                      std::to_string(i) + " over the week");
+    out["notes"] = std::move(notes);
+    text = out.dump(2);
+  }
+  auto boundary() const {
+    return gp::Boundary(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"},
+                        gp::ranking_prefix{.fact = "campaign_ctr", .k = 2},
+                        gp::comparison{.fact = "campaign_ctr",
+                                       .convention = gp::Convention::percentage_points,
+                                       .rounding = gp::Rounding::as_stated});
+  }
+};
+
+void stream_answer(benchmark::State& state) {
+  const StreamedAnswer answer;
+  auto b = answer.boundary();
+  const auto chunk = static_cast<std::size_t>(state.range(0));
+  const std::string_view text = answer.text;
+  for (auto _ : state) {
+    gp::ClaimStream s = b.stream();
+    for (std::size_t at = 0; at < text.size(); at += chunk) s.feed(text.substr(at, chunk));
+    const gp::Verdict v = s.finish();
+    if (!v.ok()) state.SkipWithError("the streamed answer was rejected");
+  }
+}
+
+void stream_answer_whole(benchmark::State& state) {
+  const StreamedAnswer answer;
+  auto b = answer.boundary();
+  for (auto _ : state) {
+    const gp::Verdict v = b.try_submit_json(answer.text);
+    if (!v.ok()) state.SkipWithError("the answer was rejected");
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // The table.
 
 struct Result {
@@ -881,6 +932,10 @@ void report() {
   rows.push_back(timed("superlative on 1M entities", "superlative/1000000", "superlative/1000", "(1k entities)", 1.5,
                        "≤ 1.5× the 1k time"));
   rows.push_back(pinned_reask_bytes());
+  rows.push_back(timed("ClaimStream fed 1-byte chunks, a 1 KB answer, 3 checks", "stream/1", "stream/whole",
+                       "(try_submit_json)", 2.0, "≤ 2× try_submit_json"));
+  rows.push_back(timed("ClaimStream fed 64-byte chunks, the same answer", "stream/64", "stream/whole",
+                       "(try_submit_json)", 1.2, "≤ 1.2× try_submit_json"));
   rows.push_back(timed("superlative over a 1M-row table's column", "superlative/table_column", "superlative/1000000",
                        "(a recorded Ranking of 1M)", 2.0, "≤ 2× the recorded Ranking"));
   rows.push_back(timed("ranking_prefix k=10 on 1M entities", "ranking_prefix/1000000", "ranking_prefix/1000",
@@ -1024,6 +1079,8 @@ BENCHMARK_CAPTURE(whats_here_moving, plain, false)
     ->Name("whats_here/plain")
     ->Unit(benchmark::kNanosecond)
     ->Repetitions(5);
+BENCHMARK(stream_answer)->Name("stream")->Arg(1)->Arg(64)->Unit(benchmark::kNanosecond)->Repetitions(5);
+GP_BENCH(stream_answer_whole, "stream/whole");
 GP_BENCH(hostile_payload_groundplane, "hostile_payload/groundplane");
 GP_BENCH(hostile_payload_baseline, "hostile_payload/baseline");
 BENCHMARK(ground_truth_at)

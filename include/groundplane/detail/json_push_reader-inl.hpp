@@ -35,9 +35,25 @@ GROUNDPLANE_INLINE void JsonPushReader::read(std::string_view bytes) {
     offset_ += bytes.size();
     return;
   }
-  for (const char c : bytes) {
-    step(c);
+  for (std::size_t i = 0; i < bytes.size();) {
+    if (lex_ == Lex::string && utf8_need_ == 0 && !want_low_) {
+      // A run of plain characters, appended at once: most of a text is inside strings.
+      std::size_t j = i;
+      while (j < bytes.size()) {
+        const auto c = static_cast<unsigned char>(bytes[j]);
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
+        ++j;
+      }
+      if (j > i) {
+        token_.append(bytes.data() + i, j - i);
+        offset_ += j - i;
+        i = j;
+        continue;
+      }
+    }
+    step(bytes[i]);
     ++offset_;
+    ++i;
     if (lex_ == Lex::failed) {
       offset_ = text_.size();
       return;
@@ -359,12 +375,16 @@ GROUNDPLANE_INLINE void JsonPushReader::finish_number() {
     }
   }
   // strtod, as nlohmann's lexer, with the locale's decimal point where the text has '.'.
-  std::string digits = token_;
   const char point = *std::localeconv()->decimal_point;
-  if (point != '.')
+  double v = 0;
+  if (point == '.') {
+    v = std::strtod(token_.c_str(), nullptr);
+  } else {
+    std::string digits = token_;
     for (char& d : digits)
       if (d == '.') d = point;
-  const double v = std::strtod(digits.c_str(), nullptr);
+    v = std::strtod(digits.c_str(), nullptr);
+  }
   reader_.number_float(v, token_);
   after_value();
 }
