@@ -179,9 +179,7 @@ class Boundary {
   // JsonText::read(json_text)), so it keeps the value without reading it twice.
   template <class Json>
   Verdict try_submit_json(const BasicJsonText<Json>& doc, std::string_view json_text) {
-    submitted_ = true;
-    Verdict verdict = detail::checked_text(doc, json_text, checks_run());
-    return doc.ok() ? pinned(std::move(verdict), doc.value()) : pinned(std::move(verdict), nlohmann::json());
+    return submit_read(doc, json_text, checks_run());
   }
 
   // A value inside JSON text already read with gp::JsonText — the `output` member of a
@@ -275,6 +273,14 @@ class Boundary {
     }
   }
 
+  // A submit of text read with gp::JsonText, its checks run through `checks`.
+  template <class Json>
+  Verdict submit_read(const BasicJsonText<Json>& doc, std::string_view json_text, detail::ChecksRun checks) {
+    submitted_ = true;
+    Verdict verdict = detail::checked_text(doc, json_text, checks);
+    return doc.ok() ? pinned(std::move(verdict), doc.value()) : pinned(std::move(verdict), nlohmann::json());
+  }
+
   // Each check as a stream runs it (a CheckList's one by one), with the fields it reads.
   template <class C>
   void add_units(const C& check, std::vector<detail::StreamUnit>& units) const {
@@ -293,11 +299,7 @@ class Boundary {
     static constexpr detail::StreamHooks hooks{
         [](void* b, std::string_view text) { return static_cast<Boundary*>(b)->try_submit_json(text); },
         [](void* b, const JsonText& doc, std::string_view text, detail::ChecksRun checks) {
-          Boundary& self = *static_cast<Boundary*>(b);
-          self.submitted_ = true;
-          Verdict verdict = detail::checked_text(doc, text, checks);
-          return doc.ok() ? self.pinned(std::move(verdict), doc.value())
-                          : self.pinned(std::move(verdict), nlohmann::json());
+          return static_cast<Boundary*>(b)->submit_read(doc, text, checks);
         },
         [](void* b, detail::CheckRun run, const nlohmann::json& partial) {
           Boundary& self = *static_cast<Boundary*>(b);
