@@ -118,12 +118,7 @@ GROUNDPLANE_INLINE Verdict checked_output(const nlohmann::json& output, ChecksRu
 }
 
 GROUNDPLANE_INLINE Verdict checked_node(const JsonText& doc, const nlohmann::json& output, ChecksRun checks) {
-  const StatedNumbers numbers{&doc, [](const void* d, const nlohmann::json& node, StatedText& out) {
-                                const NumberText* t = static_cast<const JsonText*>(d)->number_text(node);
-                                if (t == nullptr) return false;
-                                out = {t->text, t->out_of_range};
-                                return true;
-                              }};
+  const StatedNumbers numbers = stated_numbers_of(doc);
   const StatedNumbersScope scope(&numbers);
   return checked_output(output, checks);
 }

@@ -87,12 +87,7 @@ struct ClaimStreamState {
   }
 
   void run_early(std::size_t k) {
-    const StatedNumbers numbers{&reader, [](const void* r, const nlohmann::json& node, StatedText& out) {
-                                  const NumberText* t = static_cast<const JsonPushReader*>(r)->number_text(node);
-                                  if (t == nullptr) return false;
-                                  out = {t->text, t->out_of_range};
-                                  return true;
-                                }};
+    const StatedNumbers numbers = stated_numbers_of(reader);
     const StatedNumbersScope scope(&numbers);
     CheckRun one;
     units[k].run(boundary, units[k].check, reader.document().value(), one);

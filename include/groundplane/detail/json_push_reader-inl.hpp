@@ -118,39 +118,18 @@ GROUNDPLANE_INLINE void JsonPushReader::step(char c) {
     case Lex::escape: {
       if (want_low_ && c != 'u') return fail();
       lex_ = Lex::string;
-      switch (c) {
-        case '"':
-          token_.push_back('"');
-          return;
-        case '\\':
-          token_.push_back('\\');
-          return;
-        case '/':
-          token_.push_back('/');
-          return;
-        case 'b':
-          token_.push_back('\b');
-          return;
-        case 'f':
-          token_.push_back('\f');
-          return;
-        case 'n':
-          token_.push_back('\n');
-          return;
-        case 'r':
-          token_.push_back('\r');
-          return;
-        case 't':
-          token_.push_back('\t');
-          return;
-        case 'u':
-          lex_ = Lex::unicode;
-          unit_ = 0;
-          unit_digits_ = 0;
-          return;
-        default:
-          return fail();
+      if (c == 'u') {
+        lex_ = Lex::unicode;
+        unit_ = 0;
+        unit_digits_ = 0;
+        return;
       }
+      static constexpr std::string_view escaped = "\"\\/bfnrt";
+      static constexpr std::string_view meant = "\"\\/\b\f\n\r\t";
+      const std::size_t at = escaped.find(c);
+      if (at == std::string_view::npos) return fail();
+      token_.push_back(meant[at]);
+      return;
     }
     case Lex::unicode: {
       int v = -1;

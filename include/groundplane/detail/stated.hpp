@@ -45,6 +45,18 @@ inline std::optional<StatedText> stated_text(const nlohmann::json& node) {
   return out;
 }
 
+// The stated numbers of a document with number_text(node) (a JsonText, a stream's reader),
+// which must outlive what is returned.
+template <class Doc>
+StatedNumbers stated_numbers_of(const Doc& doc) {
+  return {&doc, [](const void* d, const nlohmann::json& node, StatedText& out) {
+            const auto* t = static_cast<const Doc*>(d)->number_text(node);
+            if (t == nullptr) return false;
+            out = {t->text, t->out_of_range};
+            return true;
+          }};
+}
+
 // Sets the stated numbers for one scope (RAII), restoring what was there.
 class StatedNumbersScope {
  public:
