@@ -69,7 +69,7 @@ GROUNDPLANE_INLINE void JsonPushReader::end() {
 
 GROUNDPLANE_INLINE const NumberText* JsonPushReader::number_text(const nlohmann::json& node) const {
   if (const NumberText* t = doc_.number_text(node)) return t;
-  const std::less<const nlohmann::json*> before;
+  const std::less<> before;  // addresses in one array: ordered, never compared across arrays
   for (const auto& frame : reader_.frames) {
     if (!frame.array || frame.texts.empty()) continue;
     const auto& a = frame.node->get_ref<const nlohmann::json::array_t&>();
@@ -87,9 +87,9 @@ GROUNDPLANE_INLINE void JsonPushReader::step(char c) {
   switch (lex_) {
     case Lex::string: {
       if (utf8_need_ > 0) {  // inside a multi-byte sequence
-        utf8_[utf8_have_++] = byte;
+        utf8_[utf8_have_++] = c;
         if (utf8_have_ < utf8_need_) return;
-        const std::string_view seq(reinterpret_cast<const char*>(utf8_), utf8_have_);
+        const std::string_view seq(utf8_, utf8_have_);
         if (utf8_sequence_length(seq, 0) != utf8_have_) return fail();
         token_.append(seq);
         utf8_need_ = utf8_have_ = 0;
@@ -111,7 +111,7 @@ GROUNDPLANE_INLINE void JsonPushReader::step(char c) {
                    : byte >= 0xF0 && byte <= 0xF4 ? 4
                                                   : 0;
       if (utf8_need_ == 0) return fail();
-      utf8_[0] = byte;
+      utf8_[0] = c;
       utf8_have_ = 1;
       return;
     }

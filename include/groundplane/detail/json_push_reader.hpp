@@ -102,7 +102,7 @@ class JsonPushReader {
   bool in_key_ = false;             // the string being read is a key
   std::string token_;               // the string, number or literal being read
   std::size_t token_offset_ = 0;    // where a number began
-  unsigned char utf8_[4] = {};      // a multi-byte UTF-8 sequence being read
+  char utf8_[4] = {};               // a multi-byte UTF-8 sequence being read
   std::size_t utf8_have_ = 0;
   std::size_t utf8_need_ = 0;
   char32_t unit_ = 0;  // a \uXXXX being read
