@@ -275,7 +275,7 @@ class Boundary {
 
   // A submit of text read with gp::JsonText, its checks run through `checks`.
   template <class Json>
-  Verdict submit_read(const BasicJsonText<Json>& doc, std::string_view json_text, detail::ChecksRun checks) {
+  Verdict submit_read(const BasicJsonText<Json>& doc, std::string_view json_text, const detail::ChecksRun& checks) {
     submitted_ = true;
     Verdict verdict = detail::checked_text(doc, json_text, checks);
     return doc.ok() ? pinned(std::move(verdict), doc.value()) : pinned(std::move(verdict), nlohmann::json());

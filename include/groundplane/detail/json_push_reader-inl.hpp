@@ -20,7 +20,7 @@
 
 namespace groundplane::detail {
 
-GROUNDPLANE_INLINE JsonPushReader::JsonPushReader(Observer observer, JsonTextOptions options)
+GROUNDPLANE_INLINE JsonPushReader::JsonPushReader(const Observer& observer, const JsonTextOptions& options)
     : observer_(observer),
       options_(options),
       doc_(JsonTextReader<nlohmann::json>::empty_document()),

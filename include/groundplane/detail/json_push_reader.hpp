@@ -35,7 +35,7 @@ class JsonPushReader {
     std::size_t watch_depth = 0;
   };
 
-  explicit JsonPushReader(Observer observer, JsonTextOptions options = {});
+  explicit JsonPushReader(const Observer& observer, const JsonTextOptions& options = {});
   JsonPushReader(const JsonPushReader&) = delete;
   JsonPushReader& operator=(const JsonPushReader&) = delete;
 
