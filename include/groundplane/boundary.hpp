@@ -298,7 +298,7 @@ class Boundary {
   static const detail::StreamHooks& stream_hooks() {
     static constexpr detail::StreamHooks hooks{
         [](void* b, std::string_view text) { return static_cast<Boundary*>(b)->try_submit_json(text); },
-        [](void* b, const JsonText& doc, std::string_view text, detail::ChecksRun checks) {
+        [](void* b, const JsonText& doc, std::string_view text, const detail::ChecksRun& checks) {
           return static_cast<Boundary*>(b)->submit_read(doc, text, checks);
         },
         [](void* b, detail::CheckRun run, const nlohmann::json& partial) {

@@ -56,7 +56,7 @@ struct StreamHooks {
   // try_submit_json of the whole text: for text the stream could not read alike.
   Verdict (*submit_text)(void* boundary, std::string_view text) = nullptr;
   // The verdict on text the stream read (`doc`), its checks run through `checks`.
-  Verdict (*submit_read)(void* boundary, const JsonText& doc, std::string_view text, ChecksRun checks) = nullptr;
+  Verdict (*submit_read)(void* boundary, const JsonText& doc, std::string_view text, const ChecksRun& checks) = nullptr;
   // The verdict of checks that ran on the text so far (`run`), whose complete top-level
   // fields are `partial`: a submit; every field the schema has that `partial` lacks is
   // re-asked.
