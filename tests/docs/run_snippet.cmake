@@ -1,8 +1,9 @@
-# cmake -DPROGRAM=<exe> -DEXPECTED=<file> -DWHERE=<page:line> [-DTAIL=ON] -P run_snippet.cmake
-# Runs a doc snippet: it must exit 0, and when the page shows its output (EXPECTED
-# exists), print exactly that (trailing blank lines aside); with TAIL, end with it.
+# cmake -DPROGRAM=<exe> [-DARGUMENT=<snippet>] -DEXPECTED=<file> -DWHERE=<page:line> [-DTAIL=ON]
+#       -P run_snippet.cmake
+# Runs a doc snippet (PROGRAM ARGUMENT): it must exit 0, and when the page shows its output
+# (EXPECTED exists), print exactly that (trailing blank lines aside); with TAIL, end with it.
 cmake_minimum_required(VERSION 3.25)
-execute_process(COMMAND "${PROGRAM}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND "${PROGRAM}" ${ARGUMENT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${WHERE}: the snippet exited with ${rc}")
