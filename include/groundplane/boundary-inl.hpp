@@ -3,6 +3,8 @@
 // detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/boundary.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -12,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/boundary.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/wording.hpp"
 

@@ -2,6 +2,8 @@
 // in the header-only build, compiled once into groundplane::compiled otherwise.
 #pragma once
 
+#include "groundplane/check_from_json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -17,7 +19,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/any_check.hpp"
-#include "groundplane/check_from_json.hpp"
 #include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/checks/aggregate_reconciles.hpp"
 #include "groundplane/checks/comparison.hpp"

@@ -2,6 +2,8 @@
 // into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/claim_stream.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -13,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/claim_stream.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/json_push_reader.hpp"
 #include "groundplane/detail/stated.hpp"

@@ -3,11 +3,12 @@
 // otherwise (see detail/linkage.hpp). The arithmetic and comparisons stay inline.
 #pragma once
 
+#include "groundplane/decimal.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
-#include "groundplane/decimal.hpp"
 #include "groundplane/detail/float_decimal.hpp"
 
 namespace groundplane {

@@ -2,6 +2,8 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/entity.hpp"
+
 #include <charconv>
 #include <cstdint>
 #include <ostream>
@@ -9,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/entity.hpp"
 
 namespace groundplane {
 

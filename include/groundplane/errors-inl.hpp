@@ -2,12 +2,13 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/errors.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/errors.hpp"
 
 namespace groundplane {
 namespace detail {

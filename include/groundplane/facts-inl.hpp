@@ -2,9 +2,10 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/facts.hpp"
+
 #include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/detail/wording.hpp"
-#include "groundplane/facts.hpp"
 
 namespace groundplane {
 

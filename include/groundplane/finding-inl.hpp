@@ -2,10 +2,11 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/finding.hpp"
+
 #include <string>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/finding.hpp"
 
 namespace groundplane {
 

@@ -3,6 +3,8 @@
 // Validation is in detail/json_schema_check-inl.hpp.
 #pragma once
 
+#include "groundplane/json_schema.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -21,7 +23,6 @@
 #include "groundplane/detail/json_pointer.hpp"
 #include "groundplane/detail/json_schema_node.hpp"
 #include "groundplane/errors.hpp"
-#include "groundplane/json_schema.hpp"
 #include "groundplane/render.hpp"
 
 namespace groundplane {

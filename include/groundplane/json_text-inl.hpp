@@ -2,6 +2,8 @@
 // the header-only build; groundplane::compiled instantiates them once for nlohmann::json.
 #pragma once
 
+#include "groundplane/json_text.hpp"
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/json_text.hpp"
 
 namespace groundplane {
 namespace detail {

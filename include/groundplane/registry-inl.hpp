@@ -2,8 +2,9 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
-#include "groundplane/detail/wording.hpp"
 #include "groundplane/registry.hpp"
+
+#include "groundplane/detail/wording.hpp"
 
 namespace groundplane {
 

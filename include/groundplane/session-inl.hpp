@@ -3,13 +3,14 @@
 // session's internals is in the detail headers included below, each with its part.
 #pragma once
 
+#include "groundplane/session.hpp"
+
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/fire.hpp"
 #include "groundplane/detail/outcome.hpp"
 #include "groundplane/detail/session_core.hpp"
 #include "groundplane/detail/session_restore.hpp"
 #include "groundplane/detail/settlement.hpp"
-#include "groundplane/session.hpp"
 
 namespace groundplane {
 

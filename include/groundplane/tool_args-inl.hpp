@@ -2,9 +2,9 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "groundplane/tool_args.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace groundplane {
 

@@ -2,6 +2,8 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/verdict.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -10,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/field.hpp"
-#include "groundplane/verdict.hpp"
 
 namespace groundplane {
 

@@ -2,13 +2,14 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/check_run.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "groundplane/detail/check_run.hpp"
 #include "groundplane/detail/escape.hpp"
 
 namespace groundplane::detail {

@@ -3,14 +3,14 @@
 // detail/linkage.hpp), so a file that only holds a Table compiles no JSON comparison.
 #pragma once
 
+#include "groundplane/detail/column.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
-
-#include "groundplane/detail/column.hpp"
 
 namespace groundplane::detail {
 

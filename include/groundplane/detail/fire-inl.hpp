@@ -2,8 +2,9 @@
 // into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
-#include "groundplane/check_from_json.hpp"  // here, not in fire.hpp: it reaches session.hpp
 #include "groundplane/detail/fire.hpp"
+
+#include "groundplane/check_from_json.hpp"  // here, not in fire.hpp: it reaches session.hpp
 #include "groundplane/detail/settlement.hpp"
 
 namespace groundplane::detail {

@@ -2,6 +2,8 @@
 // compiled once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/json_push_reader.hpp"
+
 #include <charconv>
 #include <clocale>
 #include <cstddef>
@@ -16,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/json_push_reader.hpp"
 
 namespace groundplane::detail {
 

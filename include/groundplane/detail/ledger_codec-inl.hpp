@@ -2,11 +2,11 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/ledger_codec.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
-
-#include "groundplane/detail/ledger_codec.hpp"
 
 namespace groundplane::detail::rows {
 

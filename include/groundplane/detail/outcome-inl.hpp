@@ -2,10 +2,11 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/outcome.hpp"
+
 #include <algorithm>
 
 #include "groundplane/detail/fire.hpp"
-#include "groundplane/detail/outcome.hpp"
 #include "groundplane/detail/row_body.hpp"
 #include "groundplane/ground_truth.hpp"
 

@@ -2,6 +2,8 @@
 // into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/prose.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,6 @@
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
-#include "groundplane/detail/prose.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/unicode.hpp"
 #include "groundplane/facts.hpp"

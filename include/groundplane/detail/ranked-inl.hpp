@@ -2,8 +2,9 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
-#include "groundplane/check.hpp"
 #include "groundplane/detail/ranked.hpp"
+
+#include "groundplane/check.hpp"
 #include "groundplane/detail/wording.hpp"
 
 namespace groundplane::detail {

@@ -2,8 +2,9 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
-#include "groundplane/detail/canonical_json.hpp"
 #include "groundplane/detail/session_core.hpp"
+
+#include "groundplane/detail/canonical_json.hpp"
 
 namespace groundplane::detail {
 

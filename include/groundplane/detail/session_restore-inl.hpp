@@ -2,13 +2,14 @@
 // compiled once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/session_restore.hpp"
+
 #include <map>
 #include <set>
 #include <unordered_map>
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/row_feed.hpp"
-#include "groundplane/detail/session_restore.hpp"
 #include "groundplane/detail/settlement.hpp"
 
 namespace groundplane::detail {

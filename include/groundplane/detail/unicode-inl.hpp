@@ -2,12 +2,13 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/detail/unicode.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/unicode.hpp"
 #include "groundplane/detail/unicode_data.hpp"
 
 namespace groundplane::detail::unicode {

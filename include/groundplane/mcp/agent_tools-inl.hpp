@@ -2,6 +2,8 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/agent_tools.hpp"
+
 #include <exception>
 #include <string>
 #include <string_view>
@@ -11,7 +13,6 @@
 
 #include "groundplane/checks/actions_performed.hpp"
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/mcp/agent_tools.hpp"
 #include "groundplane/mcp/checker_tools.hpp"
 #include "groundplane/mcp/tool_arguments.hpp"
 #include "groundplane/mcp/tool_result.hpp"

@@ -2,6 +2,8 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/checker_tools.hpp"
+
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -19,7 +21,6 @@
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
-#include "groundplane/mcp/checker_tools.hpp"
 #include "groundplane/mcp/tool_arguments.hpp"
 #include "groundplane/mcp/tool_result.hpp"
 #include "groundplane/render.hpp"

@@ -2,6 +2,8 @@
 // into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/jsonrpc.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/mcp/jsonrpc.hpp"
 #include "groundplane/render.hpp"
 
 namespace groundplane::mcp::detail {

@@ -2,6 +2,8 @@
 // into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/protocol.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -16,7 +18,6 @@
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
-#include "groundplane/mcp/protocol.hpp"
 #include "groundplane/render.hpp"
 
 namespace groundplane::mcp {

@@ -2,6 +2,8 @@
 // groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/stdio.hpp"
+
 #include <exception>
 #include <istream>
 #include <optional>
@@ -11,7 +13,6 @@
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/mcp/line_reader.hpp"
-#include "groundplane/mcp/stdio.hpp"
 
 namespace groundplane::mcp {
 

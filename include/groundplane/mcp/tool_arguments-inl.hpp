@@ -2,6 +2,8 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/tool_arguments.hpp"
+
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -10,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/escape.hpp"
-#include "groundplane/mcp/tool_arguments.hpp"
 #include "groundplane/render.hpp"
 
 namespace groundplane::mcp::detail {

@@ -2,13 +2,13 @@
 // once into groundplane::compiled otherwise (see detail/linkage.hpp).
 #pragma once
 
+#include "groundplane/mcp/tool_result.hpp"
+
 #include <cstddef>
 #include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
-
-#include "groundplane/mcp/tool_result.hpp"
 
 namespace groundplane::mcp::detail {
 

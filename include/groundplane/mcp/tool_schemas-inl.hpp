@@ -6,6 +6,8 @@
 // ranking's direction) come from the library's own to_string, never a second list.
 #pragma once
 
+#include "groundplane/mcp/tool_schemas.hpp"
+
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -18,7 +20,6 @@
 #include "groundplane/check_from_json.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/mcp/tool_result.hpp"
-#include "groundplane/mcp/tool_schemas.hpp"
 
 namespace groundplane::mcp::detail {
 
