@@ -5,23 +5,33 @@
 # GROUNDPLANE_COMPILED_LIB for the consumer, which makes the headers declare those bodies
 # instead of including their `-inl.hpp` parts.
 #
-# GROUNDPLANE_COMPILED=ON builds it; our own tests, examples and tools then link it
-# instead of the header-only target, so the suite runs in that mode too.
+# GROUNDPLANE_COMPILED=ON builds it; our own examples and tools then link it instead of
+# the header-only target, and so do the tests unless GROUNDPLANE_COMPILED_TESTS is OFF
+# (the dev preset: the suite header-only, the programs on the library; the asan preset:
+# everything on the library).
 option(GROUNDPLANE_COMPILED "Build groundplane::compiled, the static-library mode" OFF)
+option(GROUNDPLANE_COMPILED_TESTS "With GROUNDPLANE_COMPILED, the tests link groundplane::compiled too (OFF: header-only)" ON)
 
+# The library's compiled bodies: the static library's sources, and the fuzz harnesses'
+# instrumented copy (fuzz/CMakeLists.txt).
+set(GROUNDPLANE_COMPILED_SOURCES
+  "${PROJECT_SOURCE_DIR}/src/agent_port.cpp"
+  "${PROJECT_SOURCE_DIR}/src/boundary.cpp"
+  "${PROJECT_SOURCE_DIR}/src/check_from_json.cpp"
+  "${PROJECT_SOURCE_DIR}/src/checks.cpp"
+  "${PROJECT_SOURCE_DIR}/src/facts.cpp"
+  "${PROJECT_SOURCE_DIR}/src/ground_truth.cpp"
+  "${PROJECT_SOURCE_DIR}/src/json_schema.cpp"
+  "${PROJECT_SOURCE_DIR}/src/json_text.cpp"
+  "${PROJECT_SOURCE_DIR}/src/mcp.cpp"
+  "${PROJECT_SOURCE_DIR}/src/render.cpp"
+  "${PROJECT_SOURCE_DIR}/src/session.cpp")
+
+# What our own programs (examples, tools, fuzz replays) and tests link.
+set(GROUNDPLANE_LINK_TARGET groundplane::groundplane)
+set(GROUNDPLANE_TEST_LINK_TARGET groundplane::groundplane)
 if(GROUNDPLANE_COMPILED)
-  add_library(groundplane_compiled STATIC
-    "${PROJECT_SOURCE_DIR}/src/agent_port.cpp"
-    "${PROJECT_SOURCE_DIR}/src/boundary.cpp"
-    "${PROJECT_SOURCE_DIR}/src/check_from_json.cpp"
-    "${PROJECT_SOURCE_DIR}/src/checks.cpp"
-    "${PROJECT_SOURCE_DIR}/src/facts.cpp"
-    "${PROJECT_SOURCE_DIR}/src/ground_truth.cpp"
-    "${PROJECT_SOURCE_DIR}/src/json_schema.cpp"
-    "${PROJECT_SOURCE_DIR}/src/json_text.cpp"
-    "${PROJECT_SOURCE_DIR}/src/mcp.cpp"
-    "${PROJECT_SOURCE_DIR}/src/render.cpp"
-    "${PROJECT_SOURCE_DIR}/src/session.cpp")
+  add_library(groundplane_compiled STATIC ${GROUNDPLANE_COMPILED_SOURCES})
   add_library(groundplane::compiled ALIAS groundplane_compiled)
   set_target_properties(groundplane_compiled PROPERTIES
     EXPORT_NAME compiled
@@ -29,8 +39,8 @@ if(GROUNDPLANE_COMPILED)
     POSITION_INDEPENDENT_CODE ON)
   target_compile_definitions(groundplane_compiled PUBLIC GROUNDPLANE_COMPILED_LIB)
   target_link_libraries(groundplane_compiled PUBLIC groundplane)
-  # What our own tests, examples and tools link: the mode this build tree tests.
   set(GROUNDPLANE_LINK_TARGET groundplane::compiled)
-else()
-  set(GROUNDPLANE_LINK_TARGET groundplane::groundplane)
+  if(GROUNDPLANE_COMPILED_TESTS)
+    set(GROUNDPLANE_TEST_LINK_TARGET groundplane::compiled)
+  endif()
 endif()
