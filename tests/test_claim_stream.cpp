@@ -814,8 +814,8 @@ TEST_CASE("the first rejected comes no later than the byte that closes the last 
     CHECK(late.count == 0);
   }
   INFO("timed " << timed << ", due before the root closed " << before_the_end);
-  CHECK(timed > 2000);
-  CHECK(before_the_end > 1500);
+  CHECK(timed > per_10000(2000));
+  CHECK(before_the_end > per_10000(1500));
 }
 
 TEST_CASE("a wrong winner is rejected before the rest of the text has arrived") {
