@@ -204,15 +204,42 @@ TEST_CASE("a body over the limit is 413 and the session stays usable") {
 }
 
 TEST_CASE("the session limit is answered 503 with Retry-After, and idle sessions end so new ones can open") {
-  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_sessions = 3, .idle_timeout = std::chrono::seconds(1)}, quiet());
+  // The server's clock is the test's: it moves only when told to, so nothing sleeps.
+  auto now = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  gp::mcp::HttpServer s(
+      gp::mcp::HttpOptions{
+          .max_sessions = 3, .idle_timeout = std::chrono::seconds(60), .clock = [now] { return *now; }},
+      quiet());
   for (int i = 0; i < 3; ++i) open(s);
   const auto full = s.handle(post(initialize(7)));
   CHECK(full.status == 503);
   CHECK(body(full)["id"] == 7);
-  CHECK_FALSE(header(full, "Retry-After").empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  CHECK(header(full, "Retry-After") == "6");  // a tenth of the idle timeout
+  // Exactly the idle timeout is not past it: still full.
+  *now += std::chrono::seconds(60);
+  CHECK(s.handle(post(initialize(8))).status == 503);
+  CHECK(s.session_count() == 3);
+  // A moment later all three have been idle too long; the new one opens.
+  *now += std::chrono::milliseconds(1);
   open(s);
   CHECK(s.session_count() == 1);
+}
+
+TEST_CASE("a session in use stays open while the idle ones around it end") {
+  auto now = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  gp::mcp::HttpServer s(
+      gp::mcp::HttpOptions{
+          .max_sessions = 2, .idle_timeout = std::chrono::seconds(60), .clock = [now] { return *now; }},
+      quiet());
+  const auto used = open(s);
+  const auto idle = open(s);
+  *now += std::chrono::seconds(40);
+  CHECK(in_session(s, used, rpc(2, "ping")).status == 200);  // used at 40 s: idle from here
+  *now += std::chrono::seconds(40);                          // 80 s for `idle`, 40 s for `used`
+  open(s);                                                   // full: the sweep ends `idle` alone
+  CHECK(s.session_count() == 2);
+  CHECK(in_session(s, used, rpc(3, "ping")).status == 200);
+  CHECK(in_session(s, idle, rpc(3, "ping")).status == 404);
 }
 
 TEST_CASE("an app serves its own Session over HTTP in-process: every agent drives the same app") {

@@ -89,6 +89,10 @@ struct HttpOptions {
   std::chrono::seconds read_timeout{10};                      // a connection silent this long is closed
   std::chrono::seconds request_timeout{30};                   // a request's headers and body, whole: 408 beyond
   std::size_t threads = 32;  // connections served at once (one thread each, kept-alive ones too)
+  // The clock sessions age by (idle_timeout): null is std::chrono::steady_clock::now. A
+  // test gives one it moves itself instead of sleeping. Connections' timeouts always run
+  // on the real clock: they wait on sockets.
+  std::function<std::chrono::steady_clock::time_point()> clock = nullptr;
 };
 
 // One HTTP request and its answer, as the server's handler sees them (no sockets): what
@@ -843,7 +847,7 @@ class HttpServer {
     {
       const std::lock_guard lock(entry->mutex);
       reply = entry->protocol->handle_line(request.body);
-      entry->last_used = std::chrono::steady_clock::now();
+      entry->last_used = now();
     }
     return answer(std::move(reply));
   }
@@ -884,7 +888,7 @@ class HttpServer {
     auto reply = entry->protocol->handle_line(request.body);
     HttpResponse r = answer(std::move(reply));
     if (entry->protocol->protocol_version().empty()) return r;  // initialize was refused: no session
-    entry->last_used = std::chrono::steady_clock::now();
+    entry->last_used = now();
     std::string id = detail::new_session_id();
     {
       const std::lock_guard lock(sessions_mutex_);
@@ -951,17 +955,21 @@ class HttpServer {
 
   // Under sessions_mutex_. A sweep at most once a second keeps this off the hot path.
   void expire_idle() {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_sweep_ < std::chrono::seconds(1) && sessions_.size() < options_.max_sessions) return;
-    last_sweep_ = now;
+    const auto at = now();
+    if (at - last_sweep_ < std::chrono::seconds(1) && sessions_.size() < options_.max_sessions) return;
+    last_sweep_ = at;
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       // A session serving a message right now is in use, whatever its timestamp says.
       std::unique_lock busy(it->second->mutex, std::try_to_lock);
-      if (busy.owns_lock() && now - it->second->last_used > options_.idle_timeout) {
+      if (busy.owns_lock() && at - it->second->last_used > options_.idle_timeout) {
         busy.unlock();
         it = erase_session(it);
       } else ++it;
     }
+  }
+
+  std::chrono::steady_clock::time_point now() const {
+    return options_.clock ? options_.clock() : std::chrono::steady_clock::now();
   }
 
   ServerOptions factory_options() const {
