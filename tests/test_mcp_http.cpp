@@ -203,39 +203,46 @@ TEST_CASE("a body over the limit is 413 and the session stays usable") {
   CHECK(in_session(s, id, rpc(3, "ping")).status == 200);
 }
 
+// A server of `max_sessions` whose sessions age, idle for 60 s at most, by a clock the
+// test moves itself: nothing sleeps.
+struct ClockedServer {
+  std::shared_ptr<std::chrono::steady_clock::time_point> now =
+      std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  gp::mcp::HttpServer server;
+  explicit ClockedServer(std::size_t max_sessions)
+      : server(gp::mcp::HttpOptions{.max_sessions = max_sessions,
+                                    .idle_timeout = std::chrono::seconds(60),
+                                    .clock = [now = now] { return *now; }},
+               quiet()) {}
+  void advance(std::chrono::milliseconds by) { *now += by; }
+};
+
 TEST_CASE("the session limit is answered 503 with Retry-After, and idle sessions end so new ones can open") {
-  // The server's clock is the test's: it moves only when told to, so nothing sleeps.
-  auto now = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  gp::mcp::HttpServer s(
-      gp::mcp::HttpOptions{
-          .max_sessions = 3, .idle_timeout = std::chrono::seconds(60), .clock = [now] { return *now; }},
-      quiet());
+  ClockedServer c(3);
+  auto& s = c.server;
   for (int i = 0; i < 3; ++i) open(s);
   const auto full = s.handle(post(initialize(7)));
   CHECK(full.status == 503);
   CHECK(body(full)["id"] == 7);
   CHECK(header(full, "Retry-After") == "6");  // a tenth of the idle timeout
   // Exactly the idle timeout is not past it: still full.
-  *now += std::chrono::seconds(60);
+  c.advance(std::chrono::seconds(60));
   CHECK(s.handle(post(initialize(8))).status == 503);
   CHECK(s.session_count() == 3);
   // A moment later all three have been idle too long; the new one opens.
-  *now += std::chrono::milliseconds(1);
+  c.advance(std::chrono::milliseconds(1));
   open(s);
   CHECK(s.session_count() == 1);
 }
 
 TEST_CASE("a session in use stays open while the idle ones around it end") {
-  auto now = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
-  gp::mcp::HttpServer s(
-      gp::mcp::HttpOptions{
-          .max_sessions = 2, .idle_timeout = std::chrono::seconds(60), .clock = [now] { return *now; }},
-      quiet());
+  ClockedServer c(2);
+  auto& s = c.server;
   const auto used = open(s);
   const auto idle = open(s);
-  *now += std::chrono::seconds(40);
+  c.advance(std::chrono::seconds(40));
   CHECK(in_session(s, used, rpc(2, "ping")).status == 200);  // used at 40 s: idle from here
-  *now += std::chrono::seconds(40);                          // 80 s for `idle`, 40 s for `used`
+  c.advance(std::chrono::seconds(40));                       // 80 s for `idle`, 40 s for `used`
   open(s);                                                   // full: the sweep ends `idle` alone
   CHECK(s.session_count() == 2);
   CHECK(in_session(s, used, rpc(3, "ping")).status == 200);
