@@ -1,6 +1,7 @@
 // Shared by the tests that measure this process: its resident memory, whether it runs
 // under AddressSanitizer (whose quarantine keeps freed memory resident, so memory bounds
-// are not asserted there), and sizes taken from the environment (small by default in CI).
+// are not asserted there), sizes taken from the environment (small by default in CI), and
+// the random tests' output count.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,11 @@
 #endif
 
 namespace gp_test {
+
+// How many random outputs the differential tests draw: 10,000, and a quarter of that
+// under AddressSanitizer, where the same run takes six times as long and the plain build
+// already covers the full count.
+inline constexpr int random_output_count = GP_UNDER_ASAN ? 2500 : 10000;
 
 // Resident memory of this process, in bytes (Linux).
 inline std::size_t resident_bytes() {

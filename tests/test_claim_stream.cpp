@@ -53,9 +53,7 @@ using CampaignBoundary = gp::Boundary<gp::superlative, gp::ranking_prefix, gp::c
 constexpr std::size_t cut_every_way_up_to = 8;
 constexpr int sampled_cuttings = 2;
 constexpr std::size_t most_chunks = 8;
-// 10,000 outputs; a quarter of them under AddressSanitizer, where the same run takes six
-// times as long and the plain build already covers the full count.
-constexpr int output_count = GP_UNDER_ASAN ? 2500 : 10000;
+constexpr int output_count = gp_test::random_output_count;
 // A coverage floor stated for 10,000 outputs, scaled to output_count.
 constexpr std::size_t per_10000(std::size_t n) { return n * static_cast<std::size_t>(output_count) / 10000; }
 

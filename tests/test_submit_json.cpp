@@ -212,7 +212,7 @@ TEST_CASE(
   std::size_t compared = 0;
   std::size_t lossy = 0;
   std::size_t accepted = 0;
-  const int outputs = GP_UNDER_ASAN ? 2500 : 10000;  // the plain build runs them all
+  const int outputs = gp_test::random_output_count;
   for (int i = 0; i < outputs; ++i) {
     const std::string text = random_output(rng);
     const gp::JsonText doc = gp::JsonText::read(text);
