@@ -75,14 +75,22 @@ struct Running {
   }
 };
 
-// A raw connection to the server, for requests httplib's client would not send.
+// A raw connection to the server, for requests httplib's client would not send. `from`
+// is the loopback address it comes from (all of 127.0.0.0/8 is this machine's), so a
+// test can be two clients with two addresses.
 struct RawConnection {
   int fd = -1;
-  explicit RawConnection(int port, int receive_timeout_seconds = 4) {
+  explicit RawConnection(int port, int receive_timeout_seconds = 4, const char* from = nullptr) {
     fd = ::socket(AF_INET, SOCK_STREAM, 0);
     REQUIRE(fd >= 0);
     timeval tv{receive_timeout_seconds, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (from != nullptr) {
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      REQUIRE(::inet_pton(AF_INET, from, &source.sin_addr) == 1);
+      REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof source) == 0);
+    }
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(port));

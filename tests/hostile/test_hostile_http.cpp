@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <groundplane/mcp/http.hpp>
 #include <groundplane/mcp/server.hpp>
@@ -372,4 +374,69 @@ TEST_CASE("a request trickled a byte at a time is cut off at the request deadlin
   // The 408 is sent; a client still writing after the close may have it reset away.
   CHECK((answer.empty() || answer.rfind("HTTP/1.1 408", 0) == 0));
   CHECK(r.still_serving());
+}
+
+// --- what one client address may hold of the workers ------------------------------------
+
+namespace {
+
+// Opens `count` connections from `from`, each sending the start of a request and then
+// nothing: a slow-loris client, holding a worker per connection it is given.
+std::vector<std::unique_ptr<RawConnection>> slow_connections(int port, const char* from, int count) {
+  std::vector<std::unique_ptr<RawConnection>> held;
+  for (int i = 0; i < count; ++i) {
+    held.push_back(std::make_unique<RawConnection>(port, 2, from));
+    held.back()->send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+  }
+  return held;
+}
+
+}  // namespace
+
+TEST_CASE("one address's slow connections hold no more workers than its limit: another address is answered at once") {
+  // Four workers; before the limit, the first four slow connections held all of them for
+  // the whole read timeout and every other client waited behind them.
+  Running r({.read_timeout = std::chrono::seconds(6),
+             .request_timeout = std::chrono::seconds(6),
+             .threads = 4,
+             .max_connections_per_client = 2});
+  const auto slow = slow_connections(r.port, "127.0.0.2", 12);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(r.still_serving());  // from 127.0.0.1
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(1500));
+  // Past its limit, each of its connections is answered 429 at once and closed.
+  int refused = 0;
+  for (std::size_t i = 2; i < slow.size(); ++i) {
+    const std::string answer = slow[i]->receive(true);
+    INFO(answer.substr(0, 600));
+    if (answer.rfind("HTTP/1.1 429", 0) == 0) ++refused;
+    CHECK(answer.find("Retry-After: ") != std::string::npos);
+    CHECK(answer.find("--max-connections-per-client") != std::string::npos);
+  }
+  CHECK(refused == 10);
+}
+
+TEST_CASE("a connection's slot is its address's again once it closes") {
+  Running r({.max_connections_per_client = 1});
+  {
+    RawConnection first(r.port, 2, "127.0.0.3");
+    first.send(raw_post(initialize(1)));
+    CHECK(first.receive().rfind("HTTP/1.1 200", 0) == 0);
+    RawConnection second(r.port, 2, "127.0.0.3");
+    second.send(raw_post(initialize(2)));
+    CHECK(second.receive(true).rfind("HTTP/1.1 429", 0) == 0);
+  }  // both closed
+  // The server notices the first one's close when it next reads it; then the slot is free.
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {
+    RawConnection again(r.port, 2, "127.0.0.3");
+    again.send(raw_post(initialize(3)));
+    served = again.receive().rfind("HTTP/1.1 200", 0) == 0;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(served);
+}
+
+TEST_CASE("the connection limit per client address must be positive") {
+  CHECK_THROWS_AS(gp::mcp::HttpServer(gp::mcp::HttpOptions{.max_connections_per_client = 0}), gp::ConfigurationError);
 }

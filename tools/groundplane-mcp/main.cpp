@@ -91,6 +91,9 @@ constexpr std::string_view usage =
     "  --request-timeout SECONDS  a request's headers and body must arrive within this\n"
     "                          (default 30); 408 and closed beyond\n"
     "  --threads N             connections served at once, one thread each (default 32)\n"
+    "  --max-connections-per-client N  connections one client address may hold at once\n"
+    "                          (default 16); past it a connection is answered 429 and\n"
+    "                          closed, so one address cannot hold every thread\n"
     "SIGTERM or SIGINT stops it cleanly: the requests in flight are answered first.\n"
     "\n"
     "Add it to an MCP host's config as a stdio server, e.g.\n"
@@ -187,13 +190,13 @@ struct Options {
   std::optional<unsigned long long> max_facts, max_fact_bytes, max_sessions_per_client, max_total_facts,
       max_total_fact_bytes;
   std::optional<unsigned long long> max_body, max_header_bytes, max_headers, max_sessions, idle_timeout, read_timeout,
-      request_timeout, threads;
+      request_timeout, threads, max_connections_per_client;
 };
 
 // Every option: what it takes, and where it goes.
 using gp::tools::Flag;
 using gp::tools::Takes;
-constexpr std::array<Flag, 24> flags{{{"--help", Takes::nothing},
+constexpr std::array<Flag, 25> flags{{{"--help", Takes::nothing},
                                       {"-h", Takes::nothing},
                                       {"--version", Takes::nothing},
                                       {"--session", Takes::nothing},
@@ -216,7 +219,8 @@ constexpr std::array<Flag, 24> flags{{{"--help", Takes::nothing},
                                       {"--max-sessions", Takes::count},
                                       {"--idle-timeout", Takes::count},
                                       {"--read-timeout", Takes::count},
-                                      {"--threads", Takes::count}}};
+                                      {"--threads", Takes::count},
+                                      {"--max-connections-per-client", Takes::count}}};
 
 void apply(std::string_view flag, const std::string& value, Options& o) {
   const auto n = gp::tools::count(value).value_or(0);
@@ -241,6 +245,7 @@ void apply(std::string_view flag, const std::string& value, Options& o) {
   else if (flag == "--idle-timeout") o.idle_timeout = n;
   else if (flag == "--read-timeout") o.read_timeout = n;
   else if (flag == "--threads") o.threads = n;
+  else if (flag == "--max-connections-per-client") o.max_connections_per_client = n;
 }
 
 // The command line read (tools/command_line.hpp); an exit code instead when it is to
@@ -323,6 +328,8 @@ std::variant<gp::mcp::HttpOptions, int> http_options(const Options& o) {
   if (o.idle_timeout) http.idle_timeout = std::chrono::seconds(static_cast<long long>(*o.idle_timeout));
   if (o.read_timeout) http.read_timeout = std::chrono::seconds(static_cast<long long>(*o.read_timeout));
   if (o.threads) http.threads = static_cast<std::size_t>(*o.threads);
+  if (o.max_connections_per_client)
+    http.max_connections_per_client = static_cast<std::size_t>(*o.max_connections_per_client);
   return http;
 }
 

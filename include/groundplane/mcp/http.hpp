@@ -31,7 +31,9 @@
 //   431 a request line and headers over max_header_bytes, or more than max_header_count
 //       header lines: counted while read, before any handler or token check; closed
 //   408 a request whose line, headers and body took longer than request_timeout; closed
-//   429 initialize from a client address holding max_sessions_per_client sessions
+//   429 initialize from a client address holding max_sessions_per_client sessions; a
+//       connection from one holding max_connections_per_client connections (answered
+//       before anything of it is read, then closed)
 //   411 a POST with neither Content-Length nor chunked encoding
 //   415 a Content-Type other than application/json
 //   503 max_sessions sessions open (Retry-After says when to try again)
@@ -67,6 +69,7 @@
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
+#include "groundplane/mcp/http_connection.hpp"
 #include "groundplane/mcp/protocol.hpp"
 #include "groundplane/session.hpp"
 
@@ -89,6 +92,10 @@ struct HttpOptions {
   std::chrono::seconds read_timeout{10};                      // a connection silent this long is closed
   std::chrono::seconds request_timeout{30};                   // a request's headers and body, whole: 408 beyond
   std::size_t threads = 32;  // connections served at once (one thread each, kept-alive ones too)
+  // Connections one client address may hold at once, of the `threads` workers: past it a
+  // connection is answered 429 and closed before anything of it is read, so one address's
+  // slow or idle connections leave the other workers to everyone else.
+  std::size_t max_connections_per_client = 16;
   // The clock sessions age by (idle_timeout): null is std::chrono::steady_clock::now. A
   // test gives one it moves itself instead of sleeping. Connections' timeouts always run
   // on the real clock: they wait on sockets.
@@ -273,234 +280,6 @@ inline std::string new_session_id() {
   return id;
 }
 
-// One connection as httplib's request parser reads it: buffered across requests (so bytes
-// a client pipelined after one request are the next, not lost with a per-request
-// buffer), with the request line and headers counted while they are read (a flood of
-// them is cut off there, before any handler or token check sees the request), and a
-// deadline for a whole request's headers and body, however slowly its bytes trickle in.
-class GuardedConnection final : public httplib::Stream {
- public:
-  struct Limits {
-    std::size_t max_header_bytes;
-    std::size_t max_header_count;
-    std::chrono::milliseconds read_timeout;
-    std::chrono::milliseconds request_timeout;
-  };
-  // Why reading stopped, for the error handler's answer.
-  enum class Stop { none, headers_too_large, deadline };
-
-  GuardedConnection(socket_t sock, const Limits& limits) : sock_(sock), limits_(limits) {}
-
-  // The connection being served on this thread, for the handlers httplib calls on it.
-  static GuardedConnection*& current() {
-    // One per thread, set and cleared by the loop that serves the connection.
-    thread_local GuardedConnection* connection = nullptr;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
-    return connection;
-  }
-
-  // A request begins: its headers are counted afresh and its deadline set.
-  void begin_request() {
-    in_headers_ = true;
-    header_bytes_ = header_lines_ = line_bytes_ = 0;
-    previous_ = '\0';
-    deadline_ = std::chrono::steady_clock::now() + limits_.request_timeout;
-  }
-  bool has_buffered() const noexcept { return at_ < held_.size(); }
-  Stop stopped() const noexcept { return stop_; }
-  // Set by a handler that left bytes of its request unread: the connection ends after
-  // the response, since what follows is not the start of a request.
-  void close_after() noexcept { close_after_ = true; }
-  bool must_close() const noexcept { return close_after_ || stop_ != Stop::none; }
-
-  bool is_readable() const override { return has_buffered() || wait(POLLIN, limits_.read_timeout); }
-  bool is_writable() const override { return wait(POLLOUT, limits_.read_timeout); }
-
-  ssize_t read(char* ptr, std::size_t size) override {
-    if (stop_ != Stop::none) return -1;
-    if (!has_buffered() && !fill()) return -1;
-    const std::size_t n = std::min(size, held_.size() - at_);
-    if (in_headers_ && !count_headers(n)) {
-      stop_ = Stop::headers_too_large;
-      return -1;
-    }
-    std::memcpy(ptr, held_.data() + at_, n);
-    at_ += n;
-    return static_cast<ssize_t>(n);
-  }
-
-  ssize_t write(const char* ptr, std::size_t size) override {
-    std::size_t done = 0;
-    while (done < size) {
-      if (!wait(POLLOUT, limits_.read_timeout)) return -1;
-      const auto n = ::send(sock_, ptr + done, size - done, MSG_NOSIGNAL);
-      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (n <= 0) return -1;
-      done += static_cast<std::size_t>(n);
-    }
-    return static_cast<ssize_t>(size);
-  }
-
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { address_of(::getpeername, ip, port); }
-  void get_local_ip_and_port(std::string& ip, int& port) const override { address_of(::getsockname, ip, port); }
-  socket_t socket() const override { return sock_; }
-
- private:
-  // Whether the socket is ready for `events` within `timeout`.
-  bool wait(short events, std::chrono::milliseconds timeout) const {
-    pollfd p{sock_, events, 0};
-    int r = 0;
-    do r = ::poll(&p, 1, static_cast<int>(timeout.count()));
-    while (r < 0 && errno == EINTR);
-    return r > 0;
-  }
-  // Reads what the socket has, waiting no longer than the read timeout or the request's
-  // deadline, whichever comes first.
-  bool fill() {
-    held_.resize(block);
-    at_ = 0;
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      held_.clear();
-      stop_ = Stop::deadline;
-      return false;
-    }
-    // Whichever ends first ends the wait, and says why (the clock is not asked again: a
-    // wait cut to whole milliseconds may end a moment before the deadline it waited for).
-    const bool deadline_first = left < limits_.read_timeout;
-    if (!wait(POLLIN, deadline_first ? left : limits_.read_timeout)) {
-      held_.clear();
-      if (deadline_first) stop_ = Stop::deadline;
-      return false;
-    }
-    ssize_t n = 0;
-    do n = ::recv(sock_, held_.data(), held_.size(), 0);
-    while (n < 0 && errno == EINTR);
-    held_.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-    return n > 0;
-  }
-  // Counts the next `n` held bytes into the request's head; false past a limit. The
-  // head ends at its first empty line ("\r\n" alone, as httplib reads it).
-  bool count_headers(std::size_t n) {
-    for (std::size_t i = 0; i < n && in_headers_; ++i) {
-      const char c = held_[at_ + i];
-      if (++header_bytes_ > limits_.max_header_bytes) return false;
-      ++line_bytes_;
-      if (c == '\n') {
-        if (line_bytes_ == 2 && previous_ == '\r' && header_lines_ > 0) in_headers_ = false;
-        else if (++header_lines_ > limits_.max_header_count + 1) return false;  // + the request line
-        line_bytes_ = 0;
-      }
-      previous_ = c;
-    }
-    return true;
-  }
-  template <class Name>
-  void address_of(Name name, std::string& ip, int& port) const {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    ip.clear();
-    port = -1;
-    // The sockets API hands every address family through sockaddr*: the casts are its contract.
-    if (name(sock_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return;  // NOLINT(*-reinterpret-cast)
-    std::array<char, INET6_ADDRSTRLEN> text{};
-    if (addr.ss_family == AF_INET) {
-      const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);  // NOLINT(*-reinterpret-cast)
-      ::inet_ntop(AF_INET, &a->sin_addr, text.data(), text.size());
-      port = ntohs(a->sin_port);
-    } else if (addr.ss_family == AF_INET6) {
-      const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);  // NOLINT(*-reinterpret-cast)
-      ::inet_ntop(AF_INET6, &a->sin6_addr, text.data(), text.size());
-      port = ntohs(a->sin6_port);
-    }
-    ip = text.data();
-  }
-
-  static constexpr std::size_t block = std::size_t{16} * 1024;
-  socket_t sock_;
-  Limits limits_;
-  std::string held_;  // read from the socket, not yet taken, from at_
-  std::size_t at_ = 0;
-  bool in_headers_ = false;
-  std::size_t header_bytes_ = 0, header_lines_ = 0, line_bytes_ = 0;
-  char previous_ = '\0';
-  std::chrono::steady_clock::time_point deadline_{};
-  Stop stop_ = Stop::none;
-  bool close_after_ = false;
-};
-
-// httplib's server with its connection loop replaced: each connection is read through a
-// GuardedConnection, and closed once a request leaves it in a state no further request
-// can be read from (a body not read to its end, headers over the limit, a deadline).
-class GuardedHttplibServer final : public httplib::Server {
- public:
-  explicit GuardedHttplibServer(GuardedConnection::Limits limits) : limits_(limits) {}
-
- private:
-  bool process_and_close_socket(socket_t sock) override {
-    GuardedConnection connection(sock, limits_);
-    GuardedConnection::current() = &connection;
-    std::string remote_ip, local_ip;
-    int remote_port = -1, local_port = -1;
-    connection.get_remote_ip_and_port(remote_ip, remote_port);
-    connection.get_local_ip_and_port(local_ip, local_port);
-    const auto setup = [&](httplib::Request& req) {
-      req.remote_addr = remote_ip;
-      req.remote_port = remote_port;
-      req.local_addr = local_ip;
-      req.local_port = local_port;
-    };
-    bool ok = true;
-    for (std::size_t count = keep_alive_max_count_; count > 0 && svr_sock_ != INVALID_SOCKET; --count) {
-      if (!connection.has_buffered() && !idle_until_readable(sock)) break;
-      connection.begin_request();
-      bool closed = false;
-      ok = process_request(connection, count == 1, closed, setup);
-      if (!ok || closed || connection.must_close()) break;
-    }
-    GuardedConnection::current() = nullptr;
-    if (connection.must_close()) linger_and_close(sock, connection.stopped() != GuardedConnection::Stop::none);
-    else ::close(sock);  // the client closed, or kept it idle too long: nothing of it is unread
-    return ok;
-  }
-
-  // Waits for the next request's first byte for the keep-alive timeout, in slices, so
-  // that stop() is not held up by a connection kept alive.
-  bool idle_until_readable(socket_t sock) const {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
-    while (svr_sock_ != INVALID_SOCKET && std::chrono::steady_clock::now() < until) {
-      pollfd p{sock, POLLIN, 0};
-      const int r = ::poll(&p, 1, 100);
-      if (r > 0) return true;
-      if (r < 0 && errno != EINTR) return false;
-    }
-    return false;
-  }
-
-  // Closes after the response has left: the write side first, then what the client is
-  // still sending is read and dropped for a while (closing with it unread would reset the
-  // connection, and the client could lose the response it was sent: a client that writes
-  // a whole body before it reads, as most do, gets its 413). Not long after a flood of
-  // headers or a missed deadline: that client is not one to wait for.
-  static void linger_and_close(socket_t sock, bool briefly) {
-    ::shutdown(sock, SHUT_WR);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(briefly ? 100 : 1000);
-    const std::size_t most = briefly ? std::size_t{64} * 1024 : std::size_t{256} * 1024 * 1024;
-    std::array<char, std::size_t{64} * 1024> sink{};
-    std::size_t dropped = 0;
-    while (dropped < most && std::chrono::steady_clock::now() < until) {
-      pollfd p{sock, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) break;  // it stopped sending
-      const auto n = ::recv(sock, sink.data(), sink.size(), 0);
-      if (n <= 0) break;
-      dropped += static_cast<std::size_t>(n);
-    }
-    ::close(sock);
-  }
-
-  GuardedConnection::Limits limits_;
-};
-
 }  // namespace detail
 
 class HttpServer {
@@ -516,7 +295,9 @@ class HttpServer {
         http_({.max_header_bytes = options_.max_header_bytes,
                .max_header_count = options_.max_header_count,
                .read_timeout = options_.read_timeout,
-               .request_timeout = options_.request_timeout}) {
+               .request_timeout = options_.request_timeout,
+               .max_connections_per_client = options_.max_connections_per_client},
+              connections_full(options_)) {
     validate();
   }
   // The checker tools; each MCP session has its own registry.
@@ -623,10 +404,11 @@ class HttpServer {
     if (options_.port < 0 || options_.port > 65535)
       throw ConfigurationError("HttpServer: port " + std::to_string(options_.port) + " is not a TCP port");
     if (options_.max_sessions == 0 || options_.max_sessions_per_client == 0 || options_.max_body_bytes == 0 ||
-        options_.threads == 0 || options_.max_header_bytes == 0 || options_.max_header_count == 0)
+        options_.threads == 0 || options_.max_connections_per_client == 0 || options_.max_header_bytes == 0 ||
+        options_.max_header_count == 0)
       throw ConfigurationError(
-          "HttpServer: max_sessions, max_sessions_per_client, max_body_bytes, max_header_bytes, max_header_count and "
-          "threads must be positive");
+          "HttpServer: max_sessions, max_sessions_per_client, max_body_bytes, max_header_bytes, max_header_count, "
+          "threads and max_connections_per_client must be positive");
     if (options_.read_timeout.count() <= 0 || options_.request_timeout.count() <= 0)
       throw ConfigurationError("HttpServer: read_timeout and request_timeout must be positive");
     if (options_.token && options_.token->empty()) throw ConfigurationError("HttpServer: the token is empty");
@@ -907,6 +689,18 @@ class HttpServer {
                         " sessions are open, this server's limit; end one with DELETE or try again later");
     r.headers.emplace_back("Retry-After", std::to_string(std::max<long long>(1, options_.idle_timeout.count() / 10)));
     return r;
+  }
+
+  // The response, whole, to a connection from an address that holds
+  // max_connections_per_client already: sent before anything of the request is read.
+  static std::string connections_full(const HttpOptions& options) {
+    const std::string body = detail::dump(Protocol::error_response(
+        nullptr, error_code::invalid_request,
+        "Too many requests: this client address holds " + std::to_string(options.max_connections_per_client) +
+            " connections, this server's limit per client (--max-connections-per-client); close one or try again "
+            "later"));
+    return "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
   }
 
   // Under sessions_mutex_: whether `client` holds as many sessions as it may.
