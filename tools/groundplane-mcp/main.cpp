@@ -9,6 +9,9 @@
 //
 // Over stdio, stdout carries JSON-RPC only; everything else goes to stderr.
 #include <pthread.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -432,6 +435,14 @@ int main(int argc, char** argv) {
   if (o.max_facts) server_options.max_facts = static_cast<std::size_t>(*o.max_facts);
   if (o.max_fact_bytes) server_options.max_fact_bytes = static_cast<std::size_t>(*o.max_fact_bytes);
 
+#if defined(__GLIBC__)
+  // Request bodies of up to --max-body bytes are read on up to --threads threads. glibc
+  // raises its mmap threshold to the largest block freed so far, after which such bodies
+  // come from per-thread heaps that keep what they freed: under a fact flood the peak RSS
+  // was 477 MiB with 256 MiB of facts recorded, and 352 MiB with the threshold fixed at
+  // 1 MiB, where a block that large is mapped and given back when freed.
+  mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
+#endif
 #ifdef SIGPIPE
   // A client that goes away closes our output: let the write fail, not the process.
   std::signal(SIGPIPE, SIG_IGN);
