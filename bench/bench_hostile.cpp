@@ -129,12 +129,12 @@ class McpClient {
   // initialize; false when refused.
   bool open() {
     headers_.clear();
-    const auto r = http_.Post(
-        "/mcp",
-        rpc(1, "initialize",
-            {{"protocolVersion", "2025-11-25"}, {"capabilities", ojson::object()},
-             {"clientInfo", {{"name", "bench"}, {"version", "1"}}}}),
-        "application/json");
+    const auto r = http_.Post("/mcp",
+                              rpc(1, "initialize",
+                                  {{"protocolVersion", "2025-11-25"},
+                                   {"capabilities", ojson::object()},
+                                   {"clientInfo", {{"name", "bench"}, {"version", "1"}}}}),
+                              "application/json");
     if (!r || r->status != 200) return false;
     headers_.emplace("Mcp-Session-Id", r->get_header_value("Mcp-Session-Id"));
     return true;
@@ -404,10 +404,10 @@ int main(int argc, char** argv) try {
   std::printf("%-62s %16s %14s\n", "MCP HTTP server under attack", "measured", "goal");
   std::printf("%-62s %10.2f / %.2f ms %14s\n", "normal client's check p50 / p99, alone", alone.percentile(0.5),
               alone.percentile(0.99), "");
-  std::printf("%-62s %10.2f / %.2f ms %14s\n",
-              ("normal client's check p50 / p99, under attack (" + std::to_string(attacked.ms.size()) + " calls)")
-                  .c_str(),
-              attacked.percentile(0.5), attacked.percentile(0.99), "p99 < 50 ms");
+  std::printf(
+      "%-62s %10.2f / %.2f ms %14s\n",
+      ("normal client's check p50 / p99, under attack (" + std::to_string(attacked.ms.size()) + " calls)").c_str(),
+      attacked.percentile(0.5), attacked.percentile(0.99), "p99 < 50 ms");
   std::printf("%-62s %13.2f ms %14s\n", "  its slowest call", attacked.percentile(1.0), "");
   std::printf("%-62s %16zu %14s\n", "  its calls that failed", alone.failed + attacked.failed, "0");
   std::printf("%-62s %12.1f MiB %14s\n", "server RSS, peak over the whole run (VmHWM)", rss_peak, "< 512 MiB");
@@ -423,8 +423,8 @@ int main(int argc, char** argv) try {
   std::printf("%-62s %10llu / %llu %14s\n", "fact flood: 8 MiB record_fact calls sent / refused",
               static_cast<unsigned long long>(counts.facts_sent.load()),
               static_cast<unsigned long long>(counts.facts_refused.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  MCP sessions it opened", static_cast<unsigned long long>(counts.fact_sessions.load()),
-              "");
+  std::printf("%-62s %16llu %14s\n", "  MCP sessions it opened",
+              static_cast<unsigned long long>(counts.fact_sessions.load()), "");
   std::printf("%-62s %12.0f/s %14s\n",
               ("8 clients, " + std::to_string(load_calls) + " check calls each: calls/s").c_str(), now.calls_per_s,
               ">= 25000");

@@ -255,9 +255,8 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--restore") {
     const RestoreTimes t = time_restore(argv[2]);
     std::printf("%.6f %.6f %.6f %.6f %.6f %llu %llu %llu\n", t.read_only, t.verify, t.restore, t.restore_unverified,
-                t.restore_capped,
-                static_cast<unsigned long long>(t.read_rows), static_cast<unsigned long long>(t.verified_rows),
-                static_cast<unsigned long long>(t.version));
+                t.restore_capped, static_cast<unsigned long long>(t.read_rows),
+                static_cast<unsigned long long>(t.verified_rows), static_cast<unsigned long long>(t.version));
     return 0;
   }
   if (argc < 2) {
@@ -348,8 +347,7 @@ int main(int argc, char** argv) {
   std::printf("%-44s %12.3f s %10s\n", ("restore " + std::to_string(big_rows) + " rows (a new process)").c_str(),
               rt.restore, quick ? "" : "< 2");
   std::printf("%-44s %12.3f s %10s\n", "  baseline: the same, the chain not verified", rt.restore_unverified, "");
-  std::printf("%-44s %12.2fx %10s\n", "  restore against its baseline", rt.restore / rt.restore_unverified,
-              "<= 1.30x");
+  std::printf("%-44s %12.2fx %10s\n", "  restore against its baseline", rt.restore / rt.restore_unverified, "<= 1.30x");
   std::printf("%-44s %12.3f s %10s\n",
               ("  for scale: reading the " + std::to_string(read_rows) + " rows alone").c_str(), rt.read_only, "");
   std::printf("%-44s %12.3f s %10s\n", ("verify_sqlite_ledger, " + std::to_string(big_rows) + " rows").c_str(),

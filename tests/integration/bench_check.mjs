@@ -50,7 +50,7 @@ const servers = {
 function startHttp({ command, args }) {
   // Port 0: each server binds a free port and prints it. A port picked at random here
   // can be one the previous round's client connections still hold.
-  const proc = spawn(command, [...args, '--http', '127.0.0.1:0', ...(command === groundplane ? ['--max-sessions', '64'] : [])], {
+  const proc = spawn(command, [...args, '--http', '127.0.0.1:0', ...(command === groundplane ? ['--max-sessions', '64', '--max-connections-per-client', '64'] : [])], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   return new Promise((resolve, reject) => {

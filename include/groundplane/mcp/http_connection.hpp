@@ -33,8 +33,7 @@ class ClientConnections {
   class Slot {
    public:
     Slot(ClientConnections& owner, std::string address) : owner_(&owner), address_(std::move(address)) {}
-    Slot(Slot&& other) noexcept
-        : owner_(std::exchange(other.owner_, nullptr)), address_(std::move(other.address_)) {}
+    Slot(Slot&& other) noexcept : owner_(std::exchange(other.owner_, nullptr)), address_(std::move(other.address_)) {}
     Slot(const Slot&) = delete;
     Slot& operator=(const Slot&) = delete;
     Slot& operator=(Slot&&) = delete;
