@@ -7,8 +7,8 @@
 #
 # GROUNDPLANE_COMPILED=ON builds it; our own examples and tools then link it instead of
 # the header-only target, and so do the tests unless GROUNDPLANE_COMPILED_TESTS is OFF
-# (the dev preset: the suite header-only, the programs on the library; the asan preset:
-# everything on the library).
+# (the dev and asan presets: everything on the library; the tsan preset leaves
+# GROUNDPLANE_COMPILED off, and its tests are header-only).
 option(GROUNDPLANE_COMPILED "Build groundplane::compiled, the static-library mode" OFF)
 option(GROUNDPLANE_COMPILED_TESTS "With GROUNDPLANE_COMPILED, the tests link groundplane::compiled too (OFF: header-only)" ON)
 
