@@ -230,7 +230,7 @@ class GuardedConnection final : public httplib::Stream {
 class GuardedHttplibServer final : public httplib::Server {
  public:
   // `over_limit`: the whole HTTP response a connection past its address's limit is sent.
-  GuardedHttplibServer(GuardedConnection::Limits limits, std::string over_limit)
+  GuardedHttplibServer(const GuardedConnection::Limits& limits, std::string over_limit)
       : limits_(limits), clients_(limits.max_connections_per_client), over_limit_(std::move(over_limit)) {}
 
  private:
