@@ -57,8 +57,6 @@ export const seedMessage = [
 
 // groundplane-mcp --http on a free loopback port: resolves once it prints its URL.
 // stop() sends SIGTERM and resolves with the exit code (a clean shutdown is 0).
-// A random port rather than port 0: node's fetch pools connections per origin, and a
-// port the kernel hands out again would meet a pooled socket of the previous server.
 export async function startHttpServer(extraArgs = []) {
   const { spawn } = await import('node:child_process');
   // Port 0: the server binds a free port and prints it (a port picked at random here can
