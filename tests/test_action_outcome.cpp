@@ -282,3 +282,48 @@ TEST_CASE("a fire rejected while its handler runs is not graded again when the h
   CHECK(s.view().transition(r.transition_id)->outcome == gp::Outcome::rejected);
   CHECK(s.outcome(r.transition_id)["did"] == "no");
 }
+
+TEST_CASE("a fire whose handler is still running is pending in UNKNOWN_TRANSITION, with or without declared writes") {
+  gp::Session s;
+  declare_shop(s);
+  json inside_quote, inside_add;
+  s.declare("slow.quote", {.does = "Quote slowly.", .handler = [&](const json&) {
+                             inside_quote = s.outcome("t-99");  // its own fire is running: not settled
+                             return gp::HandlerResult{};
+                           }});
+  s.declare("slow.add", {.does = "Add slowly.", .writes = {"cart"}, .handler = [&](const json&) {
+                           inside_add = s.outcome("t-99");
+                           return gp::HandlerResult{};
+                         }});
+  const auto waiting = s.fire("cart.add");  // handler returned, awaiting the app's report
+  const auto quoted = s.fire("slow.quote");
+  REQUIRE(quoted.ok);
+  CHECK(inside_quote["reason"] == "UNKNOWN_TRANSITION");
+  // The running fire declares no writes: before 0.4 the list left it out.
+  CHECK(inside_quote["pending"] == json::array({{{"transition_id", waiting.transition_id}, {"action", "cart.add"}},
+                                                {{"transition_id", quoted.transition_id}, {"action", "slow.quote"}}}));
+  const auto added = s.fire("slow.add");
+  CHECK(inside_add["pending"] == json::array({{{"transition_id", waiting.transition_id}, {"action", "cart.add"}},
+                                              {{"transition_id", added.transition_id}, {"action", "slow.add"}}}));
+  // Settled, it leaves the list: slow.quote when its handler returned, the others by report.
+  CHECK(s.outcome("t-99")["pending"] ==
+        json::array({{{"transition_id", waiting.transition_id}, {"action", "cart.add"}},
+                     {{"transition_id", added.transition_id}, {"action", "slow.add"}}}));
+  s.report_state({{"cart", json::array({"A1"})}}, waiting.transition_id);
+  s.report_state({{"cart", json::array({"A1", "B2"})}}, added.transition_id);
+  CHECK(s.outcome("t-99")["pending"] == json::array());
+}
+
+TEST_CASE("a fire reported on while its handler still runs stays pending until the handler returns") {
+  gp::Session s;
+  json inside;
+  s.declare("cart.add", {.does = "Add.", .writes = {"cart"}, .handler = [&](const json&) {
+                           s.report_state({{"cart", 1}});  // settles its own fire's report, not its grade
+                           inside = s.outcome("t-99");
+                           return gp::HandlerResult{};
+                         }});
+  const auto r = s.fire("cart.add");
+  CHECK(inside["pending"] == json::array({{{"transition_id", r.transition_id}, {"action", "cart.add"}}}));
+  CHECK(s.outcome(r.transition_id)["settled"] == true);
+  CHECK(s.outcome("t-99")["pending"] == json::array());
+}

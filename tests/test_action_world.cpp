@@ -56,8 +56,9 @@ TEST_CASE("another's change under an action's reads flags it stale_reads for a c
   CHECK(order["stale_reads"] == json::array({"/address"}));  // the key as declared
   CHECK_FALSE(order.contains("stale_writes"));               // presence-only: never an empty array
   CHECK_FALSE(offered(port, "note", looked).contains("stale_reads"));
-  // Without a cursor nothing is stale: there is nothing to be stale against.
-  CHECK_FALSE(offered(port, "checkout.place-order", std::nullopt).contains("stale_reads"));
+  // Without a cursor the window is the whole session (0.4: a look without one used to
+  // stamp nothing, so an agent that passed no cursor was never told).
+  CHECK(offered(port, "checkout.place-order", std::nullopt).value("stale_reads", json()) == json::array({"/address"}));
 
   // The change was made while the session was at version 0: a cursor of 0 sees it, one
   // after the next recorded fire does not.
@@ -163,6 +164,39 @@ TEST_CASE("keys_changed_since names the deepest members a report set or removed,
   CHECK(s.keys_changed_since(2).empty());
 }
 
+TEST_CASE("a look without since_version stamps what changed over the whole session, cleared as with a cursor") {
+  gp::Session s({.state = {{"cart", {{"items", json::array()}}}}});
+  declare_cart(s);
+  gp::AgentPort port(s);
+  CHECK_FALSE(offered(port, "checkout.place-order", std::nullopt).contains("stale_reads"));  // nothing changed yet
+  s.declare("tick", {.does = "Tick.", .handler = world_ok});
+  REQUIRE(s.fire("tick").ok);
+  REQUIRE(s.fire("tick").ok);
+  s.report_state({{"cart", {{"items", {"A1"}}}}, {"address", "12 High St"}});  // another's change, at version 2
+  REQUIRE(s.fire("tick").ok);                                                  // the session moves on past it
+
+  const json order = offered(port, "checkout.place-order", std::nullopt);
+  CHECK(order.value("stale_reads", json()) == json::array({"cart", "/address"}));
+  CHECK_FALSE(order.contains("stale_writes"));  // it writes "order": nobody changed it
+  CHECK(offered(port, "cart.add", std::nullopt).value("stale_writes", json()) == json::array({"/cart/items"}));
+  CHECK_FALSE(offered(port, "note", std::nullopt).contains("stale_reads"));
+  // The same as a cursor of 0, and a look clears nothing.
+  CHECK(offered(port, "checkout.place-order", 0) == order);
+  CHECK(offered(port, "checkout.place-order", std::nullopt) == order);
+  // A cursor after the change still narrows it.
+  CHECK_FALSE(offered(port, "checkout.place-order", s.version()).contains("stale_reads"));
+
+  // acknowledge_stale clears one action; the agent's own recorded fire clears its action.
+  s.acknowledge_stale("checkout.place-order");
+  CHECK_FALSE(offered(port, "checkout.place-order", std::nullopt).contains("stale_reads"));
+  REQUIRE(s.fire("cart.add").ok);
+  CHECK_FALSE(offered(port, "cart.add", std::nullopt).contains("stale_writes"));
+  s.report_state({{"cart", {{"items", {"A1", "A2"}}}}});  // settles the agent's own fire: not another's
+  CHECK_FALSE(offered(port, "checkout.place-order", std::nullopt).contains("stale_reads"));
+  s.report_state({{"address", "1 Low Rd"}});  // another's change after the acknowledgement flags again
+  CHECK(offered(port, "checkout.place-order", std::nullopt).value("stale_reads", json()) == json::array({"/address"}));
+}
+
 TEST_CASE(
     "whats_here's since_version over the port: null is no cursor, anything but a non-negative integer is "
     "INVALID_ARGUMENTS") {
@@ -171,7 +205,9 @@ TEST_CASE(
   gp::AgentPort port(s);
   s.report_state({{"notes", "x"}});
   CHECK(port.call("whats_here", {{"since_version", 0}})["actions"][2].contains("stale_reads"));
-  CHECK_FALSE(port.call("whats_here", {{"since_version", nullptr}})["actions"][2].contains("stale_reads"));
+  // A null cursor is no cursor, and a look without one stamps over the whole session (0.4:
+  // it used to stamp nothing).
+  CHECK(port.call("whats_here", {{"since_version", nullptr}})["actions"][2].contains("stale_reads"));
   for (const json& bad : {json(-1), json(1.5), json("0"), json(true)}) {
     const auto out = port.call("whats_here", {{"since_version", bad}});
     CHECK(out["ok"] == false);

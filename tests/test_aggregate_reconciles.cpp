@@ -155,6 +155,86 @@ TEST_CASE("min max and count are recomputed from the rows") {
   CHECK(w.findings()[0].detail == "computed max of 'amount' over 4 rows is 120.5; 1 row has no 'amount'; off by -21");
 }
 
+TEST_CASE("a stated count is a whole number equal to the count, whatever the tolerance or rounding") {
+  Orders o;  // 5 rows; 3 of them in the north
+  using A = gp::aggregate_reconciles;
+  const A north{.fact = "orders", .field = "n", .op = gp::Aggregate::count, .where = {{"region", "north"}}};
+  const auto with = [&](gp::Tolerance t, gp::Rounding r = gp::Rounding::exact) {
+    A c = north;
+    c.tolerance = t;
+    c.rounding = r;
+    return c;
+  };
+  const A loose = with({.absolute = gp::Decimal(1)});
+  const A relative = with({.relative = gp::Decimal::parse("0.25")});
+  const A rounded = with({}, gp::Rounding::as_stated);
+  for (const A& c : {north, loose, relative, rounded}) {
+    CHECK(verdict(o.reg, "orders", c, {{"n", 3}}).ok());
+    CHECK(verdict(o.reg, "orders", c, {{"n", 3.0}}).ok());  // 3.0 is 3
+    gp::Boundary b(o.reg, {"orders"}, c);
+    CHECK(b.try_submit_json(R"({"n": 3.000})").ok());
+    CHECK(b.try_submit_json(R"({"n": 3e0})").ok());
+    CHECK(b.try_submit_json(R"({"n": 0.3e1})").ok());
+  }
+  // Off by one, under a tolerance of one: a finding naming the exact count.
+  for (const A& c : {north, loose}) {
+    for (const int said : {2, 4}) {
+      const auto v = verdict(o.reg, "orders", c, {{"n", said}});
+      REQUIRE(v.findings().size() == 1);
+      CHECK(v.findings()[0].supported == "3");
+      CHECK(v.findings()[0].detail ==
+            "computed count of rows where 'region' is 'north' is 3 (of 5 rows recorded); off by " +
+                std::string(said == 2 ? "-1" : "+1"));
+    }
+  }
+  // Within a relative tolerance of 0.25, and not a whole number: still refused.
+  for (const A& c : {north, relative, rounded}) {
+    gp::Boundary b(o.reg, {"orders"}, c);
+    for (const char* said : {"3.5", "2.4", "3.0000000000000000000001", "2.9999999999999999999999"}) {
+      CAPTURE(said);
+      const auto v = b.try_submit_json(std::string(R"({"n": )") + said + "}");
+      REQUIRE(v.findings().size() == 1);
+      CHECK(v.findings()[0].said == said);
+      CHECK(v.findings()[0].supported == "3");
+      CHECK(v.findings()[0].detail ==
+            "expected a whole number (a count), got " + std::string(said) +
+                "; computed count of rows where 'region' is 'north' is 3 (of 5 rows recorded)");
+    }
+  }
+  const auto big = verdict(o.reg, "orders", loose, {{"n", 3000000}});
+  REQUIRE(big.findings().size() == 1);
+  CHECK(big.findings()[0].detail.find("off by +2999997") != std::string::npos);
+}
+
+TEST_CASE("a count over a where matching no row is 0 exactly: -1 and 1 are refused under a tolerance of one") {
+  Orders o;
+  const gp::aggregate_reconciles none{.fact = "orders",
+                                      .field = "n",
+                                      .op = gp::Aggregate::count,
+                                      .where = {{"region", "nroth"}},
+                                      .tolerance = {.absolute = gp::Decimal(1)}};
+  CHECK(verdict(o.reg, "orders", none, {{"n", 0}}).ok());
+  for (const int said : {-1, 1}) {
+    const auto v = verdict(o.reg, "orders", none, {{"n", said}});
+    REQUIRE(v.findings().size() == 1);
+    CHECK(v.findings()[0].detail ==
+          "no recorded row has 'region' = 'nroth' (closest: 'north') (of 5 rows recorded), so the count is 0; check "
+          "which rows were meant");
+  }
+  // A count of a column without a value anywhere is 0 too.
+  const gp::aggregate_reconciles none_of_a_column{.fact = "orders",
+                                                  .field = "n",
+                                                  .op = gp::Aggregate::count,
+                                                  .column = "amount",
+                                                  .where = {{"id", 4}},
+                                                  .tolerance = {.relative = gp::Decimal(1)}};
+  CHECK(verdict(o.reg, "orders", none_of_a_column, {{"n", 0}}).ok());
+  const auto v = verdict(o.reg, "orders", none_of_a_column, {{"n", 1}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].detail ==
+        "computed count of rows with a value in 'amount' where 'id' is 4 is 0 (of 5 rows recorded); off by +1");
+}
+
 TEST_CASE("a where filter compares numbers by value and never a number with a string") {
   Orders o;
   const gp::aggregate_reconciles check{
@@ -372,6 +452,16 @@ TEST_CASE("the schema asks for a number") {
   CHECK(schema["properties"]["totals"]["properties"]["north"]["type"] == "number");
   CHECK(schema["properties"]["totals"]["required"] == json({"north"}));
   b.submit({{"totals", {{"north", 220}}}});
+}
+
+TEST_CASE("the schema asks a count for an integer") {
+  Orders o;
+  gp::Boundary b(o.reg, {"orders"},
+                 gp::aggregate_reconciles{.fact = "orders", .field = "n", .op = gp::Aggregate::count});
+  const json schema = b.schema();
+  CHECK(schema["properties"]["n"]["type"] == "integer");
+  CHECK(schema["properties"]["n"]["description"] == "the count of rows");
+  b.submit({{"n", 5}});
 }
 
 TEST_CASE("aggregate_reconciles refuses misconfiguration when the boundary is built") {

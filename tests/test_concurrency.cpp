@@ -497,6 +497,45 @@ TEST_CASE("typed and checked fires, rejects, reports and did_it_work from severa
     CHECK((g.reason == gp::Refusal::payload_invalid || g.reason == gp::Refusal::unsupported_argument));
 }
 
+TEST_CASE("did_it_work asked from another thread while a handler is blocked lists that running fire as pending") {
+  gp::Session s;
+  gp::AgentPort port(s);
+  // One fire of `action` whose handler blocks until released; what did_it_work answers
+  // from this thread meanwhile, for an id never issued and for the fire itself.
+  const auto while_running = [&](const std::string& action, std::vector<std::string> writes, const std::string& id) {
+    std::latch entered(1), release(1);
+    s.declare(action, {.does = "Blocks until released.", .writes = std::move(writes), .handler = [&](const json&) {
+                         entered.count_down();
+                         release.wait();
+                         return gp::HandlerResult{};
+                       }});
+    std::thread firing([&] { port.call("do_action", {{"action", action}}); });
+    entered.wait();
+    std::pair<json, json> out{port.call("did_it_work", {{"transition_id", "t-99"}}).json(),
+                              port.call("did_it_work", {{"transition_id", id}}).json()};
+    release.count_down();
+    firing.join();
+    return out;
+  };
+
+  // Without declared writes: settled when its handler returns, pending until then.
+  const auto [unknown, own] = while_running("cart.quote", {}, "t-1");
+  CHECK(unknown["ok"] == false);
+  CHECK(unknown["reason"] == "UNKNOWN_TRANSITION");
+  CHECK(unknown["pending"] == json::array({{{"transition_id", "t-1"}, {"action", "cart.quote"}}}));
+  CHECK(own["settled"] == false);  // the fire's own answer agrees
+  CHECK(port.call("did_it_work", {{"transition_id", "t-99"}})["pending"] == json::array());
+
+  // With declared writes: pending while it runs, and after it returns until reported.
+  const auto [unknown2, own2] = while_running("cart.add", {"cart"}, "t-2");
+  CHECK(unknown2["pending"] == json::array({{{"transition_id", "t-2"}, {"action", "cart.add"}}}));
+  CHECK(own2["settled"] == false);
+  CHECK(port.call("did_it_work", {{"transition_id", "t-99"}})["pending"] ==
+        json::array({{{"transition_id", "t-2"}, {"action", "cart.add"}}}));
+  s.report_state({{"cart", 1}}, "t-2");
+  CHECK(port.call("did_it_work", {{"transition_id", "t-99"}})["pending"] == json::array());
+}
+
 TEST_CASE("once per item holds under racing fires, a moving item list and looks with a cursor from other threads") {
   gp::Session s({.state = {{"orders", {"1", "2", "3", "4"}}}});
   s.declare("order.cancel", {.does = "Cancel an order.",

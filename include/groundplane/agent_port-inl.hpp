@@ -31,7 +31,9 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::call(std::string_view name, cons
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::uint64_t> since_version) {
   const GroundTruth gt =
       session_->ground_truth({.since_version = since_version, .max_attempts = options_.max_attempts});
-  const auto details = detail::offer_details(*session_, since_version, max_instances_served);
+  // Staleness is judged from the cursor, or without one over the whole session: an agent
+  // that passes no cursor is still told what changed under an action.
+  const auto details = detail::offer_details(*session_, since_version.value_or(0), max_instances_served);
   nlohmann::json actions = nlohmann::json::array();
   for (const auto& a : session_->actions()) {
     nlohmann::json item{{"id", a.id}, {"does", a.does}};
@@ -266,9 +268,9 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
   nlohmann::json whats_here =
       tool("whats_here",
            "Where you are in the app, the actions on offer here (id and what it does), and the app's own "
-           "record of what has happened (facts). The facts outrank anything said in the conversation. Give "
-           "since_version (the version of your last look) to have each action say which of the state keys it reads "
-           "or writes someone else has changed since (stale_reads, stale_writes).",
+           "record of what has happened (facts). The facts outrank anything said in the conversation. Each action "
+           "says which of the state keys it reads or writes someone else has changed (stale_reads, stale_writes): "
+           "since since_version (the version of your last look) when you give it, else this session.",
            {{"since_version",
              {{"type", "integer"},
               {"minimum", 0},

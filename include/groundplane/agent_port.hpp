@@ -103,9 +103,10 @@ class AgentPort {
   //  DUPLICATE_EXECUTION, expects: its declared input (a JSON Schema, or "none") only
   //  when it declares one}], node, version}, written in that order (an action's own
   //  members in key order: already_performed, does, enabled, expects, id).
-  // since_version narrows the facts (attempts at or after that version) as
-  // Session::ground_truth does; the tool itself takes no input, so a host that tracks a
-  // model's cursor passes it here.
+  // Each action also carries stale_reads / stale_writes: its declared keys someone else
+  // changed since since_version, or over the whole session without one (present only
+  // when not empty). since_version narrows the facts (attempts at or after that version)
+  // as Session::ground_truth does; a host that tracks a model's cursor passes it here.
   Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
   // {action, input?, ask_id?} -> {facts, ask_id?, data?, data_omitted?, expects?,

@@ -119,7 +119,8 @@ namespace detail {
 struct SessionCore;  // what a session holds: detail/session_core.hpp
 GroundTruth ground_truth_probed(const Session& session, const GroundTruthOptions& opts, RenderProbe& probe);
 // What AgentPort serves about a declared action beside its ActionInfo: its reads and
-// writes (as declared) that another changed since the cursor, and the items it acts on.
+// writes (as declared) that another changed since the cursor (none judged without one:
+// whats_here passes 0 for a look without a cursor), and the items it acts on.
 struct OfferDetails {
   std::vector<std::string> stale_reads;
   std::vector<std::string> stale_writes;

@@ -130,7 +130,8 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
 }
 
 GROUNDPLANE_INLINE void aggregate_reconciles::describe(const FactRegistry&, SchemaBuilder& schema) const {
-  schema.add(field, {{"type", "number"}, {"description", "the " + subject()}}, true);
+  schema.add(field, {{"type", op == Aggregate::count ? "integer" : "number"}, {"description", "the " + subject()}},
+             true);
 }
 
 GROUNDPLANE_INLINE void aggregate_reconciles::verify(const FactRegistry& registry, const nlohmann::json& output,
@@ -217,14 +218,26 @@ GROUNDPLANE_INLINE void aggregate_reconciles::verify(const FactRegistry& registr
     findings.push_back(std::move(f));
     return;
   }
-  const auto match = detail::match_number(*value, truth->value, tolerance, rounding);
+  // A count is an exact whole number: equal to the count (3.0 is 3), whatever the
+  // tolerance or rounding, which are for measured values.
+  const bool counting = op == Aggregate::count;
+  if (counting && !value->is_integer()) {
+    f.detail = "expected a whole number (a count), got " + f.said + "; " + computed;
+    findings.push_back(std::move(f));
+    return;
+  }
+  const auto match = counting ? detail::NumberMatch{*value == Decimal(sel.matched - sel.missing), {}}
+                              : detail::match_number(*value, truth->value, tolerance, rounding);
   if (match.ok) return;
   if (sel.matched == 0 && !where_phrase().empty() && weight_column.empty()) {
     // True of no rows is accepted (above); anything else is not coached toward the
-    // empty aggregate: the filter matching nothing is the news.
+    // empty aggregate: the filter matching nothing is the news. A count of nothing is
+    // still a count, and named.
     f.supported.clear();
-    f.detail = no_row_phrase(table) + ", so there is no " + std::string(to_string(op)) +
-               " to state but that of nothing; check which rows were meant";
+    f.detail = no_row_phrase(table) +
+               (counting ? ", so the count is 0"
+                         : ", so there is no " + std::string(to_string(op)) + " to state but that of nothing") +
+               "; check which rows were meant";
     findings.push_back(std::move(f));
     return;
   }

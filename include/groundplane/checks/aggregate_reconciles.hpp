@@ -12,7 +12,9 @@
 //   mean            sum / count as an exact quotient, never a floating division.
 //   median          the middle value; for an even count the mean of the middle two,
 //                   exact (the median of 1, 2, 3, 4 is 2.5).
-//   count           the matching rows; with a column, those that have a value in it.
+//   count           the matching rows (SQL's COUNT(*)); with a column, those that have a
+//                   value in it (COUNT(column)). A stated count is a whole number equal
+//                   to it (3.0 is 3), whatever the tolerance or rounding.
 // With weight_column (mean or sum): the weighted mean Σ(w·v)/Σw or the weighted sum
 // Σ(w·v), exact — revenue from a price and a units column, no product ever computed in
 // floating point. When a stated number misses the weighted value but is the unweighted
@@ -83,11 +85,11 @@ struct aggregate_reconciles {
   std::string fact;         // a Table
   std::string field;        // where the stated number is
   Aggregate op{};           // API.md gives no default: name it. Value-initialised (sum), never indeterminate.
-  std::string column = "";  // unused for count
+  std::string column = "";  // for count: COUNT(column), the rows with a value in it; "" = every row
   nlohmann::json where = nlohmann::json::object();  // equality filter {column: value}
-  Tolerance tolerance{};
-  Rounding rounding = Rounding::exact;
-  std::string weight_column = "";  // mean or sum: weighted by this column
+  Tolerance tolerance{};                            // not for count: a count is exact
+  Rounding rounding = Rounding::exact;              // not for count
+  std::string weight_column = "";                   // mean or sum: weighted by this column
   // A matching row with no value in `column`: refuse (a finding), or skip it (a warning).
   OnMissing on_missing = OnMissing::refuse;
 

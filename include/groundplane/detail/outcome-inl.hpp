@@ -5,6 +5,7 @@
 #include "groundplane/detail/outcome.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "groundplane/detail/fire.hpp"
 #include "groundplane/detail/row_body.hpp"
@@ -106,11 +107,16 @@ GROUNDPLANE_INLINE nlohmann::json with_instance(nlohmann::json out, const std::s
   return out;
 }
 
-// The app's reply to an id it never issued: what the agent could have meant.
+// The app's reply to an id it never issued: what the agent could have meant. `pending` is
+// every fire not settled yet, oldest first: a handler still running (with or without
+// declared writes) as well as a fire awaiting the app's report; an empty list tells the
+// model nothing is live. (A fire the app stopped in is settled as far as this goes.)
 GROUNDPLANE_INLINE nlohmann::json unknown_answer(const SessionCore& c) {
   const auto& L = c.ledger;
+  std::vector<std::size_t> unsettled = c.in_flight.all();
+  std::sort(unsettled.begin(), unsettled.end());
   nlohmann::json pending = nlohmann::json::array();
-  for (const std::size_t k : L.awaiting_report)
+  for (const std::size_t k : unsettled)
     pending.push_back(with_instance({{"transition_id", transition_id_of(k)}, {"action", L.transitions[k].action.str()}},
                                     L.transitions[k].instance.str()));
   nlohmann::json awaiting = nlohmann::json::array();

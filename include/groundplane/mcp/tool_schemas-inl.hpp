@@ -333,12 +333,15 @@ GROUNDPLANE_INLINE Schema whats_here_output() {
                     Schema::of(nlohmann::json::object()).describe("the input it takes: a JSON Schema, or \"none\""))
           .property("human_decides",
                     Schema("boolean").describe("its choice is the person's: present the options, do not choose"))
-          .property("stale_reads", Schema("array")
-                                       .items(Schema("string"))
-                                       .describe("state keys it reads that someone else changed since since_version"))
-          .property("stale_writes", Schema("array")
-                                        .items(Schema("string"))
-                                        .describe("state keys it writes that someone else changed since since_version"))
+          .property("stale_reads",
+                    Schema("array")
+                        .items(Schema("string"))
+                        .describe("state keys it reads that someone else changed since since_version, or this session"))
+          .property(
+              "stale_writes",
+              Schema("array")
+                  .items(Schema("string"))
+                  .describe("state keys it writes that someone else changed since since_version, or this session"))
           .property("instances", Schema("array")
                                      .items(Schema("string"))
                                      .describe("the items it acts on (the first 50): name one in do_action's instance"))
@@ -391,7 +394,8 @@ GROUNDPLANE_INLINE Schema did_it_work_output() {
       .property("instance", Schema("string").describe("the item the fire or the ask was about"))
       .property("transition_id", Schema("string"))
       .property("reason", Schema("string"))
-      .property("pending", Schema("array").items(pending))
+      .property("pending", Schema("array").items(pending).describe(
+                               "every fire not settled yet: its handler still running, or awaiting the app's report"))
       .property("awaiting_human", Schema("array").items(awaiting))
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .required({"ok", "facts"});
