@@ -7,6 +7,7 @@
 
 #include "groundplane/decimal-inl.hpp"
 #include "groundplane/detail/column-inl.hpp"
+#include "groundplane/detail/column_summary-inl.hpp"
 #include "groundplane/detail/unicode-inl.hpp"
 #include "groundplane/entity-inl.hpp"
 #include "groundplane/facts-inl.hpp"

@@ -149,6 +149,61 @@ TEST_CASE("eight threads recording reading and running boundaries on one registr
   }
 }
 
+TEST_CASE("eight threads building boundaries over a fresh table's columns at once derive each summary once and agree") {
+  // The first readers of a column race to derive what the checks read from it (its sum,
+  // extremes, median, key index, a ranking): one of them derives each, the others wait and
+  // read the same. Every thread's verdicts equal those over an identical table read alone.
+  json rows = json::array();
+  Lcg rng{41};
+  for (int i = 0; i < 4000; ++i) {
+    json row = {{"id", i}, {"ref", "r-" + std::to_string(i)}, {"units", 1 + rng.next() % 9}};
+    if (i % 97 != 3) row["spend"] = static_cast<double>(rng.next() % 100000) / 100.0;
+    rows.push_back(std::move(row));
+  }
+  using A = gp::aggregate_reconciles;
+  const auto on = [](gp::Aggregate op, const char* field) {
+    return A{.fact = "orders", .field = field, .op = op, .column = "spend", .on_missing = gp::OnMissing::skip};
+  };
+  const json output = {{"sum", 1}, {"mean", 1}, {"median", 1}, {"max", 1}, {"winner", 0}, {"ref", "r-7"}, {"units", 0}};
+  const auto verdict = [&](const gp::FactRegistry& reg, int which) {
+    const auto ri =
+        gp::row_integrity{.fact = "orders", .key_field = "ref", .fields = {{"units", "units"}}, .key_column = "ref"};
+    const auto top = gp::superlative{.fact = "orders", .column = "spend", .on_missing = gp::OnMissing::skip};
+    // Threads build different boundaries, so the first to reach a column varies.
+    if (which % 2 == 0) {
+      gp::Boundary b(reg, {"orders"}, on(gp::Aggregate::sum, "sum"), on(gp::Aggregate::median, "median"), ri, top);
+      return b.try_submit(output).to_json();
+    }
+    gp::Boundary b(reg, {"orders"}, top, ri, on(gp::Aggregate::mean, "mean"), on(gp::Aggregate::max, "max"),
+                   on(gp::Aggregate::median, "median"));
+    return b.try_submit(output).to_json();
+  };
+  json expected[2];
+  {
+    gp::FactRegistry alone;
+    alone.record_table("orders", rows, {.key_column = "id", .tool = "warehouse.query"});
+    expected[0] = verdict(alone, 0);
+    expected[1] = verdict(alone, 1);
+  }
+  for (int round = 0; round < 4; ++round) {
+    gp::FactRegistry reg;
+    const gp::Table& table = reg.record_table("orders", rows, {.key_column = "id", .tool = "warehouse.query"});
+    std::atomic<int> disagreements{0};
+    std::latch start(threads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        start.arrive_and_wait();
+        for (int i = 0; i < 5; ++i)
+          if (verdict(reg, t + i) != expected[(t + i) % 2]) disagreements.fetch_add(1);
+      });
+    for (auto& th : pool) th.join();
+    CHECK(disagreements.load() == 0);
+    // spend's numbers and median, ref's keys: each once, whoever got there first.
+    CHECK(table.column_passes() == 3);
+  }
+}
+
 TEST_CASE("one session driven from several threads writes one row per fire and keeps versions consistent") {
   gp::Session s({.node = "checkout", .require_human_approval = true});
   const auto ok = [](const json&) { return gp::HandlerResult{}; };

@@ -204,7 +204,7 @@ GROUNDPLANE_INLINE Ranking::Ranking(std::string name, Scores scores, std::string
   if (scores_.empty()) detail::refuse(name_, "a ranking needs at least one entity; scores is empty");
   if (scores_.size() > detail::NameIndex::max_size)
     detail::refuse(name_, "a ranking holds at most " + std::to_string(detail::NameIndex::max_size) + " entities");
-  std::size_t integers = 0;
+  std::size_t& integers = integer_entities_;
   for (const auto& entry : scores_) integers += entry.first.is_integer() ? std::size_t{1} : std::size_t{0};
   index_.reserve(scores_.size() - integers, integers);
   for (std::size_t i = 0; i < scores_.size(); ++i) {
@@ -313,6 +313,40 @@ GROUNDPLANE_INLINE std::vector<nlohmann::json> Table::column(std::string_view na
   std::vector<nlohmann::json> out;
   out.reserve(row_count_);
   for (std::size_t r = 0; r < row_count_; ++r) out.push_back(data_[*c].json(r));
+  return out;
+}
+
+GROUNDPLANE_INLINE const detail::ColumnKeys& Table::column_keys(std::size_t column) const {
+  return summaries_->keys(column, [&] { return derive_keys(column); });
+}
+
+GROUNDPLANE_INLINE detail::ColumnKeys Table::derive_keys(std::size_t column) const {
+  const detail::Column& col = data_[column];
+  detail::ColumnKeys out;
+  out.by_id.assign(col.strings.size(), detail::no_row);
+  const auto refuse = [&](std::string why) {
+    if (out.refusal.empty()) out.refusal = std::move(why);  // the first row's problem
+  };
+  const auto twice = [&](std::size_t first, std::size_t r) {
+    refuse("holds " + detail::render(col.json(r)) + " in rows " + std::to_string(first) + " and " + std::to_string(r) +
+           "; a key must name one row");
+  };
+  for (std::size_t r = 0; r < row_count_; ++r) {
+    if (col.tags[r] == detail::CellTag::string) {
+      std::size_t& first = out.by_id[static_cast<std::size_t>(col.words[r])];
+      if (first == detail::no_row) first = r;
+      else twice(first, r);
+      continue;
+    }
+    const nlohmann::json cell = col.json(r);
+    const auto k = detail::row_key(cell);
+    if (!k) {
+      refuse("has no usable key in row " + std::to_string(r) + " (" + std::string(detail::type_name(cell)) + ")");
+      continue;
+    }
+    const auto [it, added] = out.others.emplace(*k, r);
+    if (!added) twice(it->second, r);
+  }
   return out;
 }
 

@@ -3,8 +3,9 @@
 // A fact is immutable once constructed: every member is set by its constructor, which
 // validates the data (throwing InvalidFact) and computes what the checks will ask for,
 // so the cost is paid once at record time. A changed value is a new fact under a new
-// name; nothing here can be modified after the fact exists. (A Table keeps one cache: the
-// rankings derived from its columns, computed on first use, each once.)
+// name; nothing here can be modified after the fact exists. (A Table keeps what the checks
+// derive from its columns — the rankings read from them, their sums, extremes, medians and
+// key indexes — each computed on first use, once: detail/column_summary.hpp.)
 #pragma once
 
 #include <algorithm>
@@ -31,6 +32,7 @@
 
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/column.hpp"
+#include "groundplane/detail/column_summary.hpp"
 #include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/float_decimal.hpp"
@@ -228,6 +230,8 @@ class Ranking {
   Direction direction() const noexcept { return direction_; }
   const Scores& scores() const noexcept { return scores_; }
   std::size_t size() const noexcept { return scores_.size(); }
+  // How many of the entities are integers (the rest are strings), counted when recorded.
+  std::size_t integer_entities() const noexcept { return integer_entities_; }
   // Entities, best first; ties keep recorded order.
   const std::vector<Entity>& order() const noexcept { return order_; }
   bool contains(const Entity& entity) const { return index_.find(entity, entity_at()).has_value(); }
@@ -317,7 +321,8 @@ class Ranking {
   Direction direction_;
   Scores scores_;
   Provenance provenance_;
-  detail::EntityIndex index_;          // entity -> recorded position
+  detail::EntityIndex index_;  // entity -> recorded position
+  std::size_t integer_entities_ = 0;
   std::vector<Entity> order_;          // best first
   std::vector<std::size_t> by_rank_;   // position in order_ -> recorded position
   std::vector<std::size_t> position_;  // recorded position -> position in order_
@@ -402,6 +407,7 @@ class Table {
       detail::refuse(name_, "total_rows is " + std::to_string(*total_rows_) + " but " + std::to_string(row_count_) +
                                 " rows were given");
     if (key_column_) index_key_column();
+    summaries_ = std::make_shared<const detail::ColumnSummaries>(columns_.size());
   }
 
   const std::string& name() const noexcept { return name_; }
@@ -434,6 +440,21 @@ class Table {
   nlohmann::json cell(std::size_t row, std::size_t column) const { return data_[column].json(row); }
   // The column's storage, for scans that read it directly (aggregates, lookups).
   const detail::Column& column_data(std::size_t column) const noexcept { return data_[column]; }
+
+  // What the checks derive from a column (column < columns().size()): its numbers' sum,
+  // extremes and first non-number; its median; its values as row keys. Each is computed
+  // on first use, once per table and column, and kept for the table's lifetime
+  // (thread-safe; copies of the table share them): see detail/column_summary.hpp.
+  const detail::ColumnNumbers& column_numbers(std::size_t column) const {
+    return summaries_->numbers(column, data_[column]);
+  }
+  const detail::ColumnMedian& column_median(std::size_t column) const {
+    return summaries_->median(column, data_[column]);
+  }
+  const detail::ColumnKeys& column_keys(std::size_t column) const;
+  // How many of those have been computed (each one pass over one column), for tests and
+  // benchmarks: it stays put however many boundaries and checks read them afterwards.
+  std::size_t column_passes() const noexcept { return summaries_->passes(); }
 
   // The row whose key-column value is `key`, by JSON type and value: an integer finds
   // an integer key, a number with a fraction part or exponent a number written so (7.0
@@ -544,6 +565,8 @@ class Table {
 
   detail::DerivedRanking derive_ranking(std::string_view column, Direction direction, OnMissing on_missing) const;
 
+  detail::ColumnKeys derive_keys(std::size_t column) const;
+
   std::string name_;
   std::vector<std::string> columns_;
   detail::StringIndex column_index_;
@@ -557,6 +580,7 @@ class Table {
   Provenance provenance_;
   std::shared_ptr<detail::DerivedRankings> derived_;
   std::shared_ptr<detail::FoldedNames> folded_ = std::make_shared<detail::FoldedNames>();
+  std::shared_ptr<const detail::ColumnSummaries> summaries_;
 };
 
 // A recorded set of entities (strings or integers).

@@ -14,8 +14,15 @@ GROUNDPLANE_INLINE SchemaBuilder::SchemaBuilder()
 
 GROUNDPLANE_INLINE nlohmann::json SchemaBuilder::entity_schema(const std::vector<Entity>& names,
                                                                std::string_view what) {
-  bool strings = false, integers = false;
-  for (const auto& n : names) (n.is_integer() ? integers : strings) = true;
+  std::size_t integers = 0;
+  for (const auto& n : names) integers += n.is_integer() ? std::size_t{1} : std::size_t{0};
+  return entity_schema(names, what, integers);
+}
+
+GROUNDPLANE_INLINE nlohmann::json SchemaBuilder::entity_schema(const std::vector<Entity>& names, std::string_view what,
+                                                               std::size_t integer_names) {
+  const bool integers = integer_names > 0;
+  const bool strings = integer_names < names.size();
   nlohmann::json s = nlohmann::json::object();
   if (strings != integers) s["type"] = strings ? "string" : "integer";
   if (names.size() <= max_enum) {

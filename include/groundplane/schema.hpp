@@ -55,6 +55,9 @@ class SchemaBuilder {
   // The same for entities: {"type": "string"}, {"type": "integer"} or (mixed) neither,
   // with the enum of their JSON values.
   static nlohmann::json entity_schema(const std::vector<Entity>& names, std::string_view what);
+  // The same when how many of the names are integers is known (Ranking::integer_entities,
+  // counted when it was recorded): above max_enum names, none of them is read.
+  static nlohmann::json entity_schema(const std::vector<Entity>& names, std::string_view what, std::size_t integers);
 
   const nlohmann::json& schema() const noexcept { return root_; }
 

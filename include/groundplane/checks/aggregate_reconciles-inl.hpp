@@ -59,15 +59,9 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate(const FactRegistry& regis
     // A value of a type the column never holds matches no row: a mistyped filter
     // ("2024" for 2024), never a claim the model could be asked to fix.
     if (table.row_count() > 0 && !v.is_null()) {
-      const std::size_t c = *table.column_of(it.key());
-      bool strings = false, numbers = false, bools = false;
-      for (std::size_t r = 0; r < table.row_count(); ++r) {
-        if (table.is_null(r, c)) continue;
-        const nlohmann::json cell = table.cell(r, c);
-        strings |= cell.is_string();
-        numbers |= cell.is_number();
-        bools |= cell.is_boolean();
-      }
+      // What kinds of cell the column holds is counted as it is recorded.
+      const detail::Column& held_by = table.column_data(*table.column_of(it.key()));
+      const bool strings = held_by.texts > 0, numbers = held_by.numbers > 0, bools = held_by.booleans > 0;
       const bool held = v.is_string() ? strings : v.is_number() ? numbers : bools;
       if (!held) {
         std::vector<std::string> kinds;
@@ -97,6 +91,16 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
   const auto c = table.column_of(column);
   if (!c) return;
   const auto w = weight_column.empty() ? std::nullopt : table.column_of(weight_column);
+  // The common case, known without reading a row: the column holds only numbers and
+  // nulls, and the weights (if any) are numbers in every row, none negative for a mean.
+  const auto numbers_only = [&](std::size_t column) {
+    const detail::Column& held = table.column_data(column);
+    return held.texts + held.booleans + held.others == 0;
+  };
+  const bool weights_hold =
+      weight_column.empty() || (w && numbers_only(*w) && table.column_data(*w).nulls() == 0 &&
+                                (op != Aggregate::mean || table.column_numbers(*w).first_negative == detail::no_row));
+  if (numbers_only(*c) && weights_hold) return;
   const std::vector<std::uint8_t> mask = matching(table);
   const auto row_name = [&](std::size_t r) {
     const auto e = table.entity_at(r);
@@ -444,9 +448,25 @@ GROUNDPLANE_INLINE aggregate_reconciles::Selection aggregate_reconciles::select(
     return sel;
   }
 
+  if (unfiltered) {
+    // Every row: the numbers' sum, extremes and median are the column's, which the table
+    // derives once for every claim over it.
+    sel.matched = n;
+    sel.missing = col->nulls();
+    sel.non_numeric = col->texts + col->booleans + col->others;
+    if (sel.non_numeric > 0) {
+      sel.first_non_numeric = col->json(table.column_numbers(*at).first_not_number);
+      return sel;
+    }
+    sel.numbers = col->numbers;
+    if (op == Aggregate::median) sel.whole_median = &table.column_median(*at);
+    else sel.whole = &table.column_numbers(*at);
+    return sel;
+  }
+
   if (!col->plain_numbers()) {
     for (std::size_t row = 0; row < n; ++row) {
-      if (!unfiltered && m[row] == 0) continue;
+      if (m[row] == 0) continue;
       ++sel.matched;
       const detail::CellTag tag = tags[row];
       if (tag == detail::CellTag::null) {
@@ -469,41 +489,23 @@ GROUNDPLANE_INLINE aggregate_reconciles::Selection aggregate_reconciles::select(
   sel.scaled = true;
   sel.scale = col->scale;
   const std::int64_t* w = col->words.data();
-  if (unfiltered) {
-    sel.matched = n;
-    sel.missing = col->nulls();
-  } else {
-    sel.matched = count_matched();
-    for (std::size_t r = 0; r < n; ++r)
-      sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
-  }
+  sel.matched = count_matched();
+  for (std::size_t r = 0; r < n; ++r) sel.missing += m[r] & static_cast<std::uint8_t>(tags[r] == detail::CellTag::null);
   sel.numbers = sel.matched - sel.missing;
   const bool no_nulls = col->nulls() == 0;
 
   if (op == Aggregate::sum || op == Aggregate::mean) {
-    // Each row adds at most max_magnitude, so per_chunk rows cannot overflow.
-    const std::size_t per_chunk = static_cast<std::size_t>(
-        col->max_magnitude == 0
-            ? n + 1
-            : std::min<std::uint64_t>(
-                  n + 1, std::max<std::uint64_t>(1, std::numeric_limits<std::int64_t>::max() / col->max_magnitude)));
+    const std::size_t per_chunk = detail::rows_per_partial_sum(*col);
     for (std::size_t i = 0; i < n; i += per_chunk) {
       const std::size_t end = std::min(n, i + per_chunk);
       std::int64_t partial = 0;
-      if (unfiltered) {
-        for (std::size_t r = i; r < end; ++r) partial += w[r];
-      } else {
-        for (std::size_t r = i; r < end; ++r) partial += w[r] & -static_cast<std::int64_t>(m[r]);
-      }
+      for (std::size_t r = i; r < end; ++r) partial += w[r] & -static_cast<std::int64_t>(m[r]);
       sel.sum += detail::DecimalAccess::from_inline(partial, col->scale);
     }
     return sel;
   }
   // A row counts when it matches and holds a number.
-  const auto counts = [&](std::size_t r) {
-    const bool value = no_nulls || tags[r] != detail::CellTag::null;
-    return value && (unfiltered || m[r] != 0);
-  };
+  const auto counts = [&](std::size_t r) { return (no_nulls || tags[r] != detail::CellTag::null) && m[r] != 0; };
   if (op == Aggregate::median) {
     sel.words.resize(n);
     std::size_t k = 0;
@@ -524,6 +526,34 @@ GROUNDPLANE_INLINE aggregate_reconciles::Selection aggregate_reconciles::select(
   sel.lowest = lowest;
   sel.highest = highest;
   return sel;
+}
+
+GROUNDPLANE_INLINE std::optional<aggregate_reconciles::Truth> aggregate_reconciles::whole_column(
+    const Selection& sel) const {
+  if (op == Aggregate::median) {
+    const detail::ColumnMedian& m = *sel.whole_median;
+    if (!m.upper) return std::nullopt;
+    if (sel.numbers % 2 == 1) return Truth{detail::Rational(*m.upper), ""};
+    return Truth{detail::Rational(*m.lower + *m.upper, Decimal(2)),
+                 "(the mean of the middle two, " + detail::render(*m.lower) + " and " + detail::render(*m.upper) + ")"};
+  }
+  const detail::ColumnNumbers& whole = *sel.whole;
+  switch (op) {
+    case Aggregate::sum:
+      return Truth{detail::Rational(whole.sum), ""};
+    case Aggregate::mean:
+      if (sel.numbers == 0) return std::nullopt;
+      return Truth{detail::Rational(whole.sum, Decimal(sel.numbers)),
+                   "(= " + detail::render(whole.sum) + " / " + std::to_string(sel.numbers) + ")"};
+    case Aggregate::min:
+      if (!whole.lowest) return std::nullopt;
+      return Truth{detail::Rational(*whole.lowest), ""};
+    case Aggregate::max:
+      if (!whole.highest) return std::nullopt;
+      return Truth{detail::Rational(*whole.highest), ""};
+    default:
+      return std::nullopt;  // count is never summarised; median above
+  }
 }
 
 GROUNDPLANE_INLINE std::string aggregate_reconciles::show(const detail::Rational& r) {

@@ -128,6 +128,9 @@ struct aggregate_reconciles {
     Decimal sum;
     std::int64_t lowest = 0, highest = 0;
     std::vector<std::int64_t> words;  // a median's
+    // Every row, no `where`: what the table derived from the column once, for every claim.
+    const detail::ColumnNumbers* whole = nullptr;
+    const detail::ColumnMedian* whole_median = nullptr;
   };
 
   // One `where` condition, compiled against the table's storage.
@@ -216,9 +219,13 @@ struct aggregate_reconciles {
   // The stated number off the truth, signed: "off by +490".
   static std::string off_by(const Decimal& stated, const detail::Rational& truth);
 
+  // The aggregate of the whole column, from the table's summary of it.
+  std::optional<Truth> whole_column(const Selection& sel) const;
+
   // The exact aggregate, or nullopt when it has no value (a mean of nothing).
   std::optional<Truth> compute(Selection& sel) const {  // reorders sel.values / sel.words for a median
     if (op == Aggregate::count) return Truth{detail::Rational(Decimal(sel.matched - sel.missing)), ""};
+    if (sel.whole != nullptr || sel.whole_median != nullptr) return whole_column(sel);
     const auto at_scale = [&](std::int64_t w) { return detail::DecimalAccess::from_inline(w, sel.scale); };
     auto& v = sel.values;
     Decimal sum;

@@ -31,8 +31,8 @@ GROUNDPLANE_INLINE void comparison::validate(const FactRegistry& registry) const
 
 GROUNDPLANE_INLINE void comparison::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
   const Ranking& ranking = *source(registry).ranking;
-  const nlohmann::json entity =
-      SchemaBuilder::entity_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'");
+  const nlohmann::json entity = SchemaBuilder::entity_schema(
+      ranking.order(), "entities ranked on '" + ranking.key() + "'", ranking.integer_entities());
   schema.add(a_field, entity, true);
   schema.add(b_field, entity, true);
   if (!value_field.empty())

@@ -29,7 +29,7 @@ GROUNDPLANE_INLINE void ranking_prefix::validate(const FactRegistry& registry) c
 GROUNDPLANE_INLINE void ranking_prefix::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
   const auto& ranking = *source(registry).ranking;
   const std::string what = "entities ranked on '" + ranking.key() + "'";
-  const nlohmann::json name = SchemaBuilder::entity_schema(ranking.order(), what);
+  const nlohmann::json name = SchemaBuilder::entity_schema(ranking.order(), what, ranking.integer_entities());
   nlohmann::json entry = {
       {"type", "object"}, {"properties", {{"name", name}, {"score", {{"type", "number"}}}}}, {"required", {"name"}}};
   nlohmann::json list = {{"type", "array"},

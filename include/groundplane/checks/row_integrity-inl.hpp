@@ -4,6 +4,8 @@
 
 #include "groundplane/checks/row_integrity.hpp"
 
+#include <ranges>
+
 namespace groundplane {
 
 namespace detail {
@@ -27,18 +29,10 @@ GROUNDPLANE_INLINE std::string field_at(const std::string& base, const std::stri
 
 namespace detail {
 GROUNDPLANE_INLINE std::optional<std::string> column_type(const Table& t, std::size_t column) {
-  std::optional<std::string> type;
-  for (std::size_t r = 0; r < t.row_count(); ++r) {
-    const CellKind kind = t.kind(r, column);
-    if (kind == CellKind::null) continue;
-    const char* here = kind == CellKind::number    ? "number"
-                       : kind == CellKind::string  ? "string"
-                       : kind == CellKind::boolean ? "boolean"
-                                                   : nullptr;
-    if (here == nullptr || (type && *type != here)) return std::nullopt;
-    type = here;
-  }
-  return type;
+  // From the counts the column keeps of each kind of cell: one kind besides null, or none.
+  const Column& c = t.column_data(column);
+  if (c.others > 0 || (c.numbers > 0) + (c.texts > 0) + (c.booleans > 0) != 1) return std::nullopt;
+  return c.numbers > 0 ? "number" : c.texts > 0 ? "string" : "boolean";
 }
 }  // namespace detail
 
@@ -76,20 +70,11 @@ GROUNDPLANE_INLINE void row_integrity::validate(const FactRegistry& registry) co
   } else {
     require_column(key_column, "key_column");
     if (t.key_column() != key_column && t.row_count() > 0) {
-      // Rows are resolved by this column, so it must name each row once.
-      const std::size_t c = *t.column_of(key_column);
-      std::unordered_map<std::string, std::size_t> seen;
-      for (std::size_t r = 0; r < t.row_count(); ++r) {
-        const auto k = detail::row_key(t.cell(r, c));
-        if (!k)
-          throw ConfigurationError(prefix + "key_column " + detail::quote(key_column) + " has no usable key in row " +
-                                   std::to_string(r) + " (" + std::string(detail::type_name(t.cell(r, c))) + ")");
-        const auto [it, added] = seen.emplace(*k, r);
-        if (!added)
-          throw ConfigurationError(prefix + "key_column " + detail::quote(key_column) + " holds " +
-                                   detail::render(t.cell(r, c)) + " in rows " + std::to_string(it->second) + " and " +
-                                   std::to_string(r) + "; a key must name one row");
-      }
+      // Rows are resolved by this column, so it must name each row once (the table
+      // indexes the column once, for every check that reads rows by it).
+      const detail::ColumnKeys& keys = t.column_keys(*t.column_of(key_column));
+      if (!keys.refusal.empty())
+        throw ConfigurationError(prefix + "key_column " + detail::quote(key_column) + " " + keys.refusal);
     }
   }
   detail::validate_tolerance(tolerance, check_name);
@@ -102,8 +87,9 @@ GROUNDPLANE_INLINE void row_integrity::describe(const FactRegistry& registry, Sc
   if (const auto c = t.column_of(kc)) {
     const auto type = detail::column_type(t, *c);
     if (type == "string") {
-      std::vector<std::string_view> keys;
-      for (std::size_t r = 0; r < t.row_count(); ++r) keys.push_back(*t.text(r, *c));
+      // Every row has a key of its own (validate): read only when few enough to list.
+      const auto keys = std::views::iota(std::size_t{0}, t.row_count()) |
+                        std::views::transform([&](std::size_t r) { return *t.text(r, *c); });
       key_schema = SchemaBuilder::name_schema(keys, detail::quote(kc) + " keys of " + detail::quote(fact));
     } else if (type) {
       key_schema = {{"type", *type}, {"description", "a " + detail::quote(kc) + " key of " + detail::quote(fact)}};

@@ -26,7 +26,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -106,46 +105,34 @@ struct row_integrity {
     std::string column_name;
     std::optional<std::size_t> column;
     bool own_index;
-    std::vector<std::size_t> by_id;  // another column's string keys: pool id -> first row
-    std::unordered_map<std::string, std::size_t> index;
+    // Another column's keys, indexed once by the table for every check that reads by it.
+    const detail::ColumnKeys* keys = nullptr;
 
     Resolver(const Table& t, const std::string& key_column)
         : table(t),
           column_name(key_column.empty() ? *t.key_column() : key_column),
           column(t.column_of(column_name)),
           own_index(t.key_column() == column_name) {
-      if (own_index || !column) return;
-      const detail::Column& col = t.column_data(*column);
-      by_id.assign(col.strings.size(), unset);
-      for (std::size_t r = 0; r < t.row_count(); ++r) {
-        if (col.tags[r] == detail::CellTag::string) {
-          std::size_t& first = by_id[static_cast<std::size_t>(col.words[r])];
-          if (first == unset) first = r;
-        } else if (const auto k = detail::row_key(col.json(r))) {
-          index.emplace(*k, r);
-        }
-      }
+      if (!own_index && column) keys = &t.column_keys(*column);
     }
 
     std::optional<std::size_t> find(const nlohmann::json& key) const {
       if (own_index) return table.row_of(key);
+      if (keys == nullptr) return std::nullopt;
       if (key.is_string()) {
-        if (!column) return std::nullopt;
         const auto id = table.column_data(*column).strings.find(key.get_ref<const std::string&>());
-        if (!id || by_id[*id] == unset) return std::nullopt;
-        return by_id[*id];
+        if (!id || keys->by_id[*id] == detail::no_row) return std::nullopt;
+        return keys->by_id[*id];
       }
       const auto k = detail::row_key(key);
       if (!k) return std::nullopt;
-      const auto it = index.find(*k);
-      if (it == index.end()) return std::nullopt;
+      const auto it = keys->others.find(*k);
+      if (it == keys->others.end()) return std::nullopt;
       // By JSON type: 7.0 does not name the row keyed 7, nor 7 the row keyed 7.0.
       if (key.is_number() && detail::is_integer_json(key) != detail::is_integer_json(table.cell(it->second, *column)))
         return std::nullopt;
       return it->second;
     }
-
-    static constexpr std::size_t unset = static_cast<std::size_t>(-1);
 
     // The row's key as a message shows it: 'north', 7.
     std::string key_text(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }

@@ -26,7 +26,8 @@ GROUNDPLANE_INLINE std::vector<std::string> superlative::warnings(const FactRegi
 
 GROUNDPLANE_INLINE void superlative::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
   const Ranking& ranking = *source(registry).ranking;
-  nlohmann::json name = SchemaBuilder::entity_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'");
+  nlohmann::json name = SchemaBuilder::entity_schema(ranking.order(), "entities ranked on '" + ranking.key() + "'",
+                                                     ranking.integer_entities());
   // A tie at the top is named whole: the field may then be an array of the tied names.
   if (ranking.tie_block_at(leader_position(ranking)).second > 1)
     name = {{"anyOf", nlohmann::json::array({name, {{"type", "array"}, {"items", name}}})},
