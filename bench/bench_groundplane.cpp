@@ -929,6 +929,14 @@ struct Row {
   std::string what, figure, baseline, ratio, goal, met;
 };
 
+// 0.17×, or for a figure far below its baseline its first digits (0.0028×).
+std::string ratio_text(double ratio) {
+  if (ratio >= 0.01 || ratio <= 0) return fixed(ratio, 2) + "×";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g×", ratio);
+  return buf;
+}
+
 // Bytes a pinned re-ask hands the model (the correction and Verdict::reask_schema())
 // against a re-ask with the whole schema and the correction: the campaign example
 // answered in six fields, three of them wrong (the comparison's a, b and margin).
@@ -997,8 +1005,7 @@ Row timed(const std::string& what, const std::string& figure, const std::string&
   const auto b = results.find(baseline);
   if (f == results.end() || b == results.end()) return {what, "n/a", "n/a", "", goal, "not run"};
   const double ratio = f->second.ns / b->second.ns;
-  Row r{what, human_time(f->second.ns), human_time(b->second.ns) + " " + baseline_label, fixed(ratio, 2) + "×", goal,
-        ""};
+  Row r{what, human_time(f->second.ns), human_time(b->second.ns) + " " + baseline_label, ratio_text(ratio), goal, ""};
   if (limit > 0) r.met = ratio <= limit ? "yes" : "NO";
   return r;
 }
@@ -1050,10 +1057,10 @@ void report() {
   if (const auto it = results.find("summary_bytes"); it != results.end()) {
     rows.push_back({"bytes a table keeps for a 1M-row column's sum, extremes and median",
                     fixed(it->second.counters["numbers"], 0) + " B", "8,000,000 B (the column as doubles)",
-                    fixed(it->second.counters["numbers"] / 8e6, 6) + "×", "", ""});
+                    ratio_text(it->second.counters["numbers"] / 8e6), "", ""});
     rows.push_back({"bytes a table keeps for a 1M-row column's key index (1M distinct strings)",
                     fixed(it->second.counters["keys"] / 1e6, 2) + " MB", "8,000,000 B (the column as doubles)",
-                    fixed(it->second.counters["keys"] / 8e6, 2) + "×", "", ""});
+                    ratio_text(it->second.counters["keys"] / 8e6), "", ""});
   }
   rows.push_back(timed("superlative on 1M entities", "superlative/1000000", "superlative/1000", "(1k entities)", 1.5,
                        "≤ 1.5× the 1k time"));

@@ -323,7 +323,7 @@ GROUNDPLANE_INLINE const detail::ColumnKeys& Table::column_keys(std::size_t colu
 GROUNDPLANE_INLINE detail::ColumnKeys Table::derive_keys(std::size_t column) const {
   const detail::Column& col = data_[column];
   detail::ColumnKeys out;
-  out.by_id.assign(col.strings.size(), detail::no_row);
+  out.by_id.assign(col.strings.size(), detail::ColumnKeys::none);
   const auto refuse = [&](std::string why) {
     if (out.refusal.empty()) out.refusal = std::move(why);  // the first row's problem
   };
@@ -333,8 +333,8 @@ GROUNDPLANE_INLINE detail::ColumnKeys Table::derive_keys(std::size_t column) con
   };
   for (std::size_t r = 0; r < row_count_; ++r) {
     if (col.tags[r] == detail::CellTag::string) {
-      std::size_t& first = out.by_id[static_cast<std::size_t>(col.words[r])];
-      if (first == detail::no_row) first = r;
+      detail::ColumnKeys::Row& first = out.by_id[static_cast<std::size_t>(col.words[r])];
+      if (first == detail::ColumnKeys::none) first = static_cast<detail::ColumnKeys::Row>(r);
       else twice(first, r);
       continue;
     }

@@ -121,7 +121,7 @@ struct row_integrity {
       if (keys == nullptr) return std::nullopt;
       if (key.is_string()) {
         const auto id = table.column_data(*column).strings.find(key.get_ref<const std::string&>());
-        if (!id || keys->by_id[*id] == detail::no_row) return std::nullopt;
+        if (!id || keys->by_id[*id] == detail::ColumnKeys::none) return std::nullopt;
         return keys->by_id[*id];
       }
       const auto k = detail::row_key(key);

@@ -55,8 +55,13 @@ struct ColumnMedian {
 // each value to the first row holding it, and why the column cannot key rows, if it
 // cannot (a value twice, or a cell that is no key).
 struct ColumnKeys {
+  // A row as by_id holds it: a table has fewer rows than StringPool ids, so 4 bytes do.
+  using Row = std::uint32_t;
+  static constexpr Row none = std::numeric_limits<Row>::max();
+  static_assert(StringPool::max_size < none, "every row of a table fits a Row");
+
   std::string refusal;                                  // "" when every row has a key of its own
-  std::vector<std::size_t> by_id;                       // a string key's pool id -> its row (no_row: none)
+  std::vector<Row> by_id;                               // a string key's pool id -> its row (none: no row)
   std::unordered_map<std::string, std::size_t> others;  // any other key, as detail::row_key writes it -> its row
 };
 
