@@ -4,8 +4,6 @@
 
 #include "groundplane/checks/row_integrity.hpp"
 
-#include <ranges>
-
 namespace groundplane {
 
 namespace detail {
@@ -34,6 +32,26 @@ GROUNDPLANE_INLINE std::optional<std::string> column_type(const Table& t, std::s
   if (c.others > 0 || (c.numbers > 0) + (c.texts > 0) + (c.booleans > 0) != 1) return std::nullopt;
   return c.numbers > 0 ? "number" : c.texts > 0 ? "string" : "boolean";
 }
+
+// A string key column's keys as SchemaBuilder::name_schema reads them: how many, and the
+// keys themselves only when it lists them (few enough for an enum).
+struct KeyTexts {
+  const Table* table;
+  std::size_t column;
+  struct iterator {
+    const KeyTexts* keys;
+    std::size_t row;
+    std::string_view operator*() const { return *keys->table->text(row, keys->column); }
+    iterator& operator++() {
+      ++row;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return row != other.row; }
+  };
+  std::size_t size() const { return table->row_count(); }
+  iterator begin() const { return {this, 0}; }
+  iterator end() const { return {this, size()}; }
+};
 }  // namespace detail
 
 GROUNDPLANE_INLINE std::string row_integrity::name() const {
@@ -88,8 +106,7 @@ GROUNDPLANE_INLINE void row_integrity::describe(const FactRegistry& registry, Sc
     const auto type = detail::column_type(t, *c);
     if (type == "string") {
       // Every row has a key of its own (validate): read only when few enough to list.
-      const auto keys = std::views::iota(std::size_t{0}, t.row_count()) |
-                        std::views::transform([&](std::size_t r) { return *t.text(r, *c); });
+      const detail::KeyTexts keys{&t, *c};
       key_schema = SchemaBuilder::name_schema(keys, detail::quote(kc) + " keys of " + detail::quote(fact));
     } else if (type) {
       key_schema = {{"type", *type}, {"description", "a " + detail::quote(kc) + " key of " + detail::quote(fact)}};
