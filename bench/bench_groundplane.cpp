@@ -1116,7 +1116,8 @@ void report() {
   rows.push_back(timed("Session::fire of an action over 100,000 items", "fire/instance_100k", "fire/no_instances",
                        "(a plain fire)", 2.0, "≤ 2× a plain fire"));
   rows.push_back(timed("whats_here with since_version, 1M rows, 1,000 actions all stale", "whats_here/since_version",
-                       "whats_here/plain", "(the same look, no cursor)", 2.0, "≤ 2× whats_here without one"));
+                       "whats_here/plain", "(the same look without one: over the session)", 2.0,
+                       "≤ 2× whats_here without one"));
   rows.push_back(timed("ground_truth() 20 shown rows, 1M-row ledger", "ground_truth/1000000", "ground_truth/1000",
                        "(1k-row ledger)", 2.0, "≤ 2× the 1k time"));
   // Compile cost at -O0, each probe against a file that only parses and dumps with
