@@ -15,18 +15,21 @@
 //       every refusal with its reason
 //   groundplane-ledger --help | --version
 //
-// Options go before or after the command and FILE. show, export and audit verify the
+// Options go before or after the command and FILE, each once; -- ends them. Without
+// --session, a file holding exactly one session is read as that session, else as
+// "default". show, export and audit verify the
 // chain first: when it does not verify, their first line says so (export's as a JSON
 // object), what the rows say follows, and they exit 1. A session the file does not hold
 // is named with the sessions it does hold.
 // Exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or bad
-// usage.
+// usage (whatever keeps a command from a verdict is said on standard error).
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -82,13 +85,15 @@ constexpr std::string_view usage =
     "is a warning saying so (export's a JSON object {\"warning\": ...}), what the rows say\n"
     "follows, and they exit 1.\n"
     "\n"
-    "  --session S   the session to read (default: default); one file may hold many, and a\n"
-    "                session it does not hold is named with the ones it does\n"
+    "  --session S   the session to read; without it, the file's one session when it holds\n"
+    "                exactly one, else \"default\". One file may hold many, and a session it\n"
+    "                does not hold is named with the ones it does\n"
     "  --head HEX    verify only: a head published earlier (GroundTruth::head); catches\n"
     "                rows cut from the tail, which the chain alone cannot\n"
     "  --help, -h    print this and exit\n"
     "  --version     print the version and exit\n"
-    "Options go before or after the command and FILE, as --session S or --session=S.\n"
+    "Options go before or after the command and FILE, as --session S or --session=S, each\n"
+    "once; -- ends the options (a FILE that starts with a dash goes after it).\n"
     "\n"
     "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or\n"
     "      bad usage\n";
@@ -104,7 +109,8 @@ constexpr std::array<std::string_view, 4> commands{"verify", "show", "export", "
 struct Args {
   std::string command;
   std::string file;
-  std::string session = "default";
+  std::string session = "default";  // without --session: the file's one session, if it holds one
+  bool session_given = false;
   std::optional<std::string> head;
 };
 
@@ -115,8 +121,12 @@ std::variant<Args, int> parse(int argc, char** argv) {
   const auto stop = gp::tools::read_command_line(
       program, usage, flags, argc, argv,
       [&](std::string_view flag, const std::string& value) {
-        if (flag == "--session") a.session = value;
-        else if (flag == "--head") a.head = value;
+        if (flag == "--session") {
+          a.session = value;
+          a.session_given = true;
+        } else if (flag == "--head") {
+          a.head = value;
+        }
       },
       [&](std::string_view arg) -> std::string {
         if (positional.size() == 2)
@@ -151,6 +161,24 @@ gp::LedgerVerification verify_any(const Args& a, std::string_view head) {
   return gp::verify_sqlite_ledger(a.file, a.session, head);
 }
 
+// Without --session, a file (or database) that holds exactly one session is read as
+// that session; one that holds several, or none, is asked for "default", and a file
+// lacking it names the sessions it holds.
+void choose_session(Args& a) {
+  if (a.session_given) return;
+  std::vector<std::string> names;
+  try {
+#if GROUNDPLANE_LEDGER_POSTGRES
+    if (is_postgres_uri(a.file)) names = gp::detail::postgres_session_names(a.file);
+    else names = gp::detail::sqlite_session_names(std::filesystem::path(a.file));
+#else
+    if (!is_postgres_uri(a.file)) names = gp::detail::sqlite_session_names(std::filesystem::path(a.file));
+#endif
+  } catch (const std::exception&) {  // unreadable or not a ledger: the command says so
+  }
+  if (names.size() == 1) a.session = names.front();
+}
+
 int verify(const Args& a) {
   const std::string head = a.head.value_or("");
   const gp::LedgerVerification v = verify_any(a, head);
@@ -161,7 +189,7 @@ int verify(const Args& a) {
     return exit_intact;
   }
   if (v.first_bad_row == 0) {
-    std::cout << "cannot verify: " << v.problem << "\n";
+    std::cerr << program << ": cannot verify: " << v.problem << "\n";
     return exit_unusable;
   }
   std::cout << "NOT INTACT: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ": first bad row "
@@ -544,7 +572,8 @@ int audit(const Args& a) {
 int main(int argc, char** argv) {
   auto parsed = parse(argc, argv);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
-  const Args a = std::get<Args>(std::move(parsed));
+  Args a = std::get<Args>(std::move(parsed));
+  choose_session(a);
   try {
     if (a.command == "verify") return verify(a);
     if (a.command == "show") return show(a);

@@ -248,6 +248,17 @@ inline int pg_read_schema_version(PGconn* conn) {
   return PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? static_cast<int>(pg_int(v.get(), 0, 0)) : 0;
 }
 
+// The sessions the database holds, by name; empty when it holds no ledger.
+inline std::vector<std::string> postgres_session_names(const std::string& conninfo) {
+  const PgConn conn = pg_connect(conninfo);
+  if (pg_read_schema_version(conn.get()) == 0) return {};
+  const PgResult all = pg_exec(conn.get(), "SELECT name FROM groundplane_sessions ORDER BY name");
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(PQntuples(all.get())));
+  for (int row = 0; row < PQntuples(all.get()); ++row) names.emplace_back(pg_bytes(all.get(), row, 0));
+  return names;
+}
+
 inline std::string pg_owner_name() {
   std::array<char, 256> host{};
   if (::gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';

@@ -325,6 +325,16 @@ inline std::vector<std::string> sqlite_session_names(sqlite3* db) {
   return out;
 }
 
+// The sessions a ledger file holds, by name; empty for a file that is not a ledger.
+// Opens the file to read only (what groundplane-ledger lists without --session).
+inline std::vector<std::string> sqlite_session_names(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return {};
+  const SqliteHandle db = sqlite_open(file, true);
+  if (sqlite_read_schema_version(db.get()) == 0) return {};
+  return sqlite_session_names(db.get());
+}
+
 // A read that failed part way through the rows (walk_chain's broke_off).
 inline std::string sqlite_broke_off(std::uint64_t rows_read, const char* what) {
   return "the file is corrupt or torn after row " + std::to_string(rows_read) + ": " + what;
