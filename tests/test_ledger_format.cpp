@@ -317,12 +317,20 @@ struct Verdict {
   std::uint64_t rows = 0;
   std::string head;
   std::uint64_t first_bad_row = 0;
+  bool keyed = false;
+  std::string key_id;
 };
 
-Verdict python_verdict(const fs::path& file, const std::string& session, const std::string& head) {
+Verdict python_verdict(const fs::path& file, const std::string& session, const std::string& head,
+                       const std::string& key = "") {
   std::string cmd = std::string("'") + GROUNDPLANE_PYTHON + "' '" + GROUNDPLANE_SOURCE_DIR +
                     "/tools/verify_ledger.py' '" + file.string() + "' --session '" + session + "' --json";
   if (!head.empty()) cmd += " --head " + head;
+  TempLedger key_file{"key"};
+  if (!key.empty()) {
+    std::ofstream(key_file.path(), std::ios::binary) << key;
+    cmd += " --key-file '" + key_file.str() + "'";
+  }
   std::FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -331,20 +339,24 @@ Verdict python_verdict(const fs::path& file, const std::string& session, const s
   ::pclose(p);
   INFO("python said: " << out);
   const json j = json::parse(out);
-  return {j.at("ok").get<bool>(), j.at("rows").get<std::uint64_t>(), j.at("head").get<std::string>(),
-          j.at("first_bad_row").get<std::uint64_t>()};
+  return {j.at("ok").get<bool>(),          j.at("rows").get<std::uint64_t>(),
+          j.at("head").get<std::string>(), j.at("first_bad_row").get<std::uint64_t>(),
+          j.at("keyed").get<bool>(),       j.at("key_id").get<std::string>()};
 }
 
-// Both verifiers on the file; they must agree on all four fields.
-Verdict agree(const fs::path& file, const std::string& session, const std::string& head = "") {
-  const auto c = gp::verify_sqlite_ledger(file, session, head);
-  const Verdict py = python_verdict(file, session, head);
+// Both verifiers on the file; they must agree on every field but the problem's words.
+Verdict agree(const fs::path& file, const std::string& session, const std::string& head = "",
+              const std::string& key = "") {
+  const auto c = gp::verify_sqlite_ledger(file, session, head, key);
+  const Verdict py = python_verdict(file, session, head, key);
   INFO("verify_sqlite_ledger: ok " << c.ok << ", rows " << c.rows << ", first bad row " << c.first_bad_row << ": "
                                    << c.problem);
   CHECK(py.ok == c.ok);
   CHECK(py.rows == c.rows);
   CHECK(py.head == c.head);
   CHECK(py.first_bad_row == c.first_bad_row);
+  CHECK(py.keyed == c.keyed);
+  CHECK(py.key_id == c.key_id);
   return py;
 }
 
@@ -508,6 +520,156 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
           "no ledger tables", [](const fs::path& p) { raw_sql(p, "DROP TABLE groundplane_schema"); }, head, 1);
     }
   }
+}
+
+namespace {
+
+// The id of a session's entry, as SQL.
+std::string in_session_id(const std::string& session) {
+  return "(SELECT id FROM groundplane_sessions WHERE name = " + gp_test::sql_literal(session) + ")";
+}
+
+// A ledger file holding a keyed session ("shop", under `key`) and an unkeyed one ("bob"),
+// each a few fires, an ask and a decision long.
+void two_sessions(const fs::path& file, const std::string& key) {
+  for (const std::string& session : {std::string("shop"), std::string("bob")}) {
+    gp::Session s({.require_human_approval = true,
+                   .store = gp::open_sqlite_store(file, {.session = session, .key = session == "shop" ? key : ""})});
+    s.declare("cart.add", {.does = "Add the item.", .handler = ok_handler});
+    s.declare("order.place", {.does = "Place the order.", .handler = ok_handler, .high_effect = true});
+    for (int k = 0; k < 4; ++k) s.fire("cart.add", {.payload = {{"sku", k}, {"note", "[{\"quoted\" ]"}}});
+    const auto ask = s.confirm_ask("order.place", {{"cart", 4}});
+    s.approve_ask(ask.id, "ana");
+    s.fire("order.place", {.payload = {{"cart", 4}}, .ask_id = ask.id});
+  }
+}
+
+// A body nested `depth` arrays deep (and an object around them).
+std::string nested_body(std::size_t depth) {
+  return R"({"dl":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "tools/verify_ledger.py agrees with verify_sqlite_ledger on keyed chains, with and without the key, and on every "
+    "file groundplane never writes",
+    "[format][python]") {
+  const std::string key = "a key held by the app, 32 bytes.";
+  TempLedger original{"agree-keyed"};
+  two_sessions(original.path(), key);
+  const auto variant = [&](const std::string& what, const std::function<void(const fs::path&)>& tamper,
+                           const std::string& session, const std::string& head, const std::string& with_key,
+                           std::optional<std::uint64_t> first_bad) {
+    INFO(what << ", session " << session << (with_key.empty() ? ", no key" : ", with a key")
+              << (head.empty() ? "" : ", with a head"));
+    TempLedger copy{"agree-keyed"};
+    fs::copy_file(original.path(), copy.path());
+    tamper(copy.path());
+    const Verdict v = agree(copy.path(), session, head, with_key);
+    if (first_bad) CHECK(v.first_bad_row == *first_bad);
+  };
+  const auto none = [](const fs::path&) {};
+  const std::string head = gp::verify_sqlite_ledger(original.path(), "shop", "", key).head;
+  REQUIRE_FALSE(head.empty());
+  variant("intact", none, "shop", "", key, 0);
+  variant("intact", none, "shop", head, key, 0);
+  variant("intact", none, "shop", "", "", 0);  // keyed: not judged without the key
+  variant("intact", none, "shop", head, "", 1);
+  variant("intact", none, "shop", "", "another key, 32 bytes long also!", 1);
+  variant("intact", none, "bob", "", key, 1);  // unkeyed, given a key
+  variant("intact", none, "bob", "", "", 0);
+  variant(
+      "a row appended without the key",
+      [&](const fs::path& p) {
+        std::uint64_t n = 0;
+        gp::RowHash last{};
+        gp::open_sqlite_store(p, {.session = "shop", .read_only = true, .key = key})
+            ->read(1, [&](const gp::StoredRow& r) {
+              n = r.seq;
+              last = r.hash;
+              return true;
+            });
+        gp::detail::Sha256 sha;
+        const std::string body = R"({"a":"order.place","by":"ana","on":1})";
+        const auto h = gp::detail::chain_next(sha, last, gp::canonical_bytes(n + 1, 1, "sg", body));
+        raw_sql(p, "INSERT INTO groundplane_rows VALUES (" + in_session_id("shop") + ", " + std::to_string(n + 1) +
+                       ", 1, 'sg', '" + body + "', x'" + gp::to_hex(h) + "')");
+      },
+      "shop", head, key, std::nullopt);
+  variant(
+      "row 1's key id made malformed",
+      [&](const fs::path& p) {
+        raw_sql(p, "UPDATE groundplane_rows SET body = replace(body, '{\"_k\":\"', '{\"_k\":\"zz') WHERE seq = 1" +
+                       in_session("shop"));
+      },
+      "shop", "", "", 1);
+  variant(
+      "row 1's key id removed and the chain recomputed unkeyed",
+      [&](const fs::path& p) {
+        recompute(p, "shop", 1, [](const gp::StoredRow& r) {
+          if (r.seq != 1) return r.body;
+          return "{" + r.body.substr(r.body.find(',') + 1);
+        });
+      },
+      "shop", "", key, 1);
+  // A name or a version stored as groundplane never stores it.
+  const auto blob_twin = [&](const fs::path& p) {
+    raw_sql(p,
+            "INSERT INTO groundplane_sessions(name) VALUES (CAST('bob' AS BLOB));"
+            "INSERT INTO groundplane_rows SELECT (SELECT max(id) FROM groundplane_sessions), seq, version, kind, body,"
+            " hash FROM groundplane_rows WHERE seq <= 3" +
+                in_session("bob"));
+  };
+  variant("a second entry for the session, its name a blob", blob_twin, "bob", "", "", 1);
+  variant(
+      "the session's name stored as a blob",
+      [&](const fs::path& p) {
+        raw_sql(p, "UPDATE groundplane_sessions SET name = CAST(name AS BLOB) WHERE name = 'bob'");
+      },
+      "bob", "", "", 1);
+  for (const std::string version : {"'2x'", "'3'", "3.0", "x'33'", "4294967299"}) {
+    variant(
+        "the format version stored as " + version,
+        [&](const fs::path& p) { raw_sql(p, "UPDATE groundplane_schema SET version = " + version); }, "bob", "", "", 0);
+  }
+  // Schema objects groundplane did not create: the rows before them verify, no more.
+  for (const std::string& object :
+       {std::string("CREATE TRIGGER t BEFORE INSERT ON groundplane_rows BEGIN SELECT RAISE(IGNORE); END"),
+        std::string("CREATE TRIGGER t AFTER UPDATE ON groundplane_sessions BEGIN SELECT 1; END"),
+        std::string("CREATE INDEX i ON groundplane_rows(kind)"),
+        std::string("CREATE VIEW v AS SELECT * FROM groundplane_rows"),
+        std::string("ALTER TABLE groundplane_rows RENAME TO gp_old; CREATE VIEW groundplane_rows AS SELECT * FROM "
+                    "gp_old WHERE kind <> 'qd'"),
+        std::string("CREATE TABLE GroundPlane_Schema2(x)")}) {
+    variant(
+        object, [&](const fs::path& p) { raw_sql(p, object); }, "bob", "", "", std::nullopt);
+  }
+  // Rows past the format's limits, their hashes recomputed: they fail at their row.
+  for (const std::size_t depth : {std::size_t{511}, std::size_t{512}, std::size_t{100'000}}) {
+    variant(
+        "a row nested " + std::to_string(depth) + " deep",
+        [&](const fs::path& p) {
+          recompute(p, "bob", 3, [&](const gp::StoredRow& r) { return r.seq == 3 ? nested_body(depth) : r.body; });
+        },
+        "bob", "", "", depth < 512 ? 0 : 3);
+  }
+  variant(
+      "brackets in strings and a string left open",
+      [&](const fs::path& p) {
+        recompute(p, "bob", 3, [&](const gp::StoredRow& r) {
+          return r.seq == 3 ? std::string(R"({"a":"[[[[\"{{{{","b":)") + std::string(600, '[') + "\"" : r.body;
+        });
+      },
+      "bob", "", "", std::nullopt);
+  variant(
+      "a row over 64 MiB",
+      [&](const fs::path& p) {
+        recompute(p, "bob", 4, [&](const gp::StoredRow& r) {
+          return r.seq == 4 ? R"({"a":")" + std::string(gp::ledger_max_body_bytes, 'x') + "\"}" : r.body;
+        });
+      },
+      "bob", "", "", 4);
 }
 
 TEST_CASE(

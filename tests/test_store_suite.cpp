@@ -22,100 +22,17 @@
 #include "groundplane/store/sqlite.hpp"
 #include "postgres_fixtures.hpp"
 #include "process_probe.hpp"
+#include "store_backends.hpp"
 #include "store_fixtures.hpp"
 
 namespace gp = groundplane;
+using gp_test::all_rows;
 using gp_test::env_size;
+using gp_test::fill;
 using gp_test::resident_bytes;
 using nlohmann::json;
 
 namespace {
-
-class SqliteBackend {
- public:
-  // Fires before resident memory is first measured: SQLite's page cache (2 MiB by
-  // default) grows with the file until it is full.
-  static constexpr std::size_t warm_up_fires = 20'000;
-  std::string name(const std::string& session) const { return session; }
-  std::shared_ptr<gp::LedgerStore> open(const std::string& session = "default") const {
-    return gp::open_sqlite_store(file_.path(), {.session = session});
-  }
-  std::shared_ptr<gp::LedgerStore> open_read_only(const std::string& session = "default") const {
-    return gp::open_sqlite_store(file_.path(), {.session = session, .read_only = true});
-  }
-  // A store opened with the head the app kept: the stored chain must pass through it.
-  std::shared_ptr<gp::LedgerStore> open_trusting(const std::string& head, bool read_only = false) const {
-    return gp::open_sqlite_store(file_.path(), {.read_only = read_only, .expected_head = head});
-  }
-  // A commit that returns before it reaches the disk: for the cases that are about what
-  // a session holds in memory, not about durability (and must stay fast).
-  std::shared_ptr<gp::LedgerStore> open_unflushed(const std::string& session = "default") const {
-    return gp::open_sqlite_store(file_.path(), {.session = session, .synchronous_commit = false});
-  }
-  gp::LedgerVerification verify(const std::string& session = "default", const std::string& head = "") const {
-    return gp::verify_sqlite_ledger(file_.path(), session, head);
-  }
-  // The value groundplane_rows.session holds for a session.
-  std::string key(const std::string& session) const {
-    return "(SELECT id FROM groundplane_sessions WHERE name = " + gp_test::sql_literal(session) + ")";
-  }
-  std::string hash_literal(const std::string& hex) const { return "X'" + hex + "'"; }
-  void sql(const std::string& statement) const { gp_test::raw_sql(file_.path(), statement); }
-  std::string location() const { return file_.str(); }
-
- private:
-  gp_test::TempLedger file_{"suite"};
-};
-
-class PostgresBackend {
- public:
-  static constexpr std::size_t warm_up_fires = 2'000;
-  explicit PostgresBackend(std::string uri) : uri_(std::move(uri)), prefix_(gp_test::unique_session("suite") + "-") {}
-  std::string name(const std::string& session) const { return prefix_ + session; }
-  std::shared_ptr<gp::LedgerStore> open(const std::string& session = "default") const {
-    return gp::open_postgres_store(uri_, {.session = name(session)});
-  }
-  std::shared_ptr<gp::LedgerStore> open_read_only(const std::string& session = "default") const {
-    return gp::open_postgres_store(uri_, {.session = name(session), .read_only = true});
-  }
-  std::shared_ptr<gp::LedgerStore> open_trusting(const std::string& head, bool read_only = false) const {
-    return gp::open_postgres_store(uri_, {.session = name("default"), .read_only = read_only, .expected_head = head});
-  }
-  std::shared_ptr<gp::LedgerStore> open_unflushed(const std::string& session = "default") const {
-    return gp::open_postgres_store(uri_, {.session = name(session), .synchronous_commit = false});
-  }
-  gp::LedgerVerification verify(const std::string& session = "default", const std::string& head = "") const {
-    return gp::verify_postgres_ledger(uri_, name(session), head);
-  }
-  std::string key(const std::string& session) const { return gp_test::sql_literal(name(session)); }
-  std::string hash_literal(const std::string& hex) const { return "decode('" + hex + "', 'hex')"; }
-  void sql(const std::string& statement) const { gp_test::postgres_sql(uri_, statement); }
-  std::string location() const { return uri_; }
-
- private:
-  std::string uri_;
-  std::string prefix_;
-};
-
-// n rows, row k carrying version k - 1 and a body naming k.
-gp::LedgerHead fill(gp::LedgerStore& store, int n, int from = 1) {
-  gp::LedgerHead head;
-  for (int k = from; k < from + n; ++k) {
-    const gp::LedgerRow row{static_cast<std::uint64_t>(k - 1), "fire",
-                            json{{"a", "act-" + std::to_string(k)}, {"k", k}}};
-    head = store.append(std::span(&row, 1));
-  }
-  return head;
-}
-
-std::vector<gp::StoredRow> all_rows(const gp::LedgerStore& store) {
-  std::vector<gp::StoredRow> out;
-  store.read(1, [&](const gp::StoredRow& r) {
-    out.push_back(r);
-    return true;
-  });
-  return out;
-}
 
 // ---- the cases, each run on every store ---------------------------------------------
 
@@ -849,21 +766,6 @@ void tool_verifies(const B& b) {
 #endif
 
 }  // namespace
-
-// Each case twice: on an SQLite file, and on PostgreSQL (skipped, and said so, when no
-// server was given).
-#define GP_STORE_CASE_TAGGED(sentence, tags, fn)                 \
-  TEST_CASE("SQLite: " sentence, "[store][sqlite]" tags) {       \
-    const SqliteBackend b;                                       \
-    fn(b);                                                       \
-  }                                                              \
-  TEST_CASE("PostgreSQL: " sentence, "[store][postgres]" tags) { \
-    const auto uri = gp_test::postgres_uri();                    \
-    if (!uri) return;                                            \
-    const PostgresBackend b(*uri);                               \
-    fn(b);                                                       \
-  }
-#define GP_STORE_CASE(sentence, fn) GP_STORE_CASE_TAGGED(sentence, "", fn)
 
 GP_STORE_CASE(
     "each stored hash is SHA-256 of the previous hash and the row's bytes, from a genesis bound to the session",

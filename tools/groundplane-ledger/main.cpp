@@ -2,9 +2,10 @@
 // FILE may also be a postgresql:// (or postgres://) URI: the ledger in PostgreSQL, read
 // without taking any session's lease. Nothing is ever written.
 //
-//   groundplane-ledger verify FILE [--session S] [--head HEX]
+//   groundplane-ledger verify FILE [--session S] [--head HEX] [--key-file K]
 //       re-derives the session's hash chain; with --head (a head published earlier, as
-//       GroundTruth::head gave it) also catches rows cut from the tail.
+//       GroundTruth::head gave it) also catches rows cut from the tail; a keyed chain
+//       (SqliteStoreOptions::key) with its key, read from the file K.
 //   groundplane-ledger show FILE [--session S]
 //       the session's ground-truth block, restored from the file alone
 //   groundplane-ledger export FILE [--session S]
@@ -21,8 +22,9 @@
 // chain first: when it does not verify, their first line says so (export's as a JSON
 // object), what the rows say follows, and they exit 1. A session the file does not hold
 // is named with the sessions it does hold.
-// Exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or bad
-// usage (whatever keeps a command from a verdict is said on standard error).
+// Exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, a keyed
+// chain read without its key, or bad usage (whatever keeps a command from a verdict is
+// said on standard error).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -30,12 +32,14 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -66,10 +70,10 @@ constexpr int exit_tampered = 1;
 constexpr int exit_unusable = 2;
 
 constexpr std::string_view usage =
-    "usage: groundplane-ledger verify FILE [--session S] [--head HEX]\n"
-    "       groundplane-ledger show   FILE [--session S]\n"
-    "       groundplane-ledger export FILE [--session S]\n"
-    "       groundplane-ledger audit  FILE [--session S]\n"
+    "usage: groundplane-ledger verify FILE [--session S] [--head HEX] [--key-file K]\n"
+    "       groundplane-ledger show   FILE [--session S] [--key-file K]\n"
+    "       groundplane-ledger export FILE [--session S] [--key-file K]\n"
+    "       groundplane-ledger audit  FILE [--session S] [--key-file K]\n"
     "       groundplane-ledger --help | --version\n"
     "\n"
     "Checks and reads a groundplane ledger without the app that wrote it; writes nothing.\n"
@@ -90,19 +94,24 @@ constexpr std::string_view usage =
     "                does not hold is named with the ones it does\n"
     "  --head HEX    verify only: a head published earlier (GroundTruth::head); catches\n"
     "                rows cut from the tail, which the chain alone cannot\n"
+    "  --key-file K  the file holding a keyed chain's key (its exact bytes, at least 16);\n"
+    "                a keyed chain is verified only with its key: without it, verify\n"
+    "                cannot (exit 2; 1 with --head) and show, export and audit print the\n"
+    "                rows below a warning that nothing in them is verified (exit 2)\n"
     "  --help, -h    print this and exit\n"
     "  --version     print the version and exit\n"
     "Options go before or after the command and FILE, as --session S or --session=S, each\n"
     "once; -- ends the options (a FILE that starts with a dash goes after it).\n"
     "\n"
-    "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or\n"
-    "      bad usage\n";
+    "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, a\n"
+    "      keyed chain read without its key, or bad usage\n";
 
-constexpr std::array<gp::tools::Flag, 5> flags{{{"--help", gp::tools::Takes::nothing},
+constexpr std::array<gp::tools::Flag, 6> flags{{{"--help", gp::tools::Takes::nothing},
                                                 {"-h", gp::tools::Takes::nothing},
                                                 {"--version", gp::tools::Takes::nothing},
                                                 {"--session", gp::tools::Takes::text},
-                                                {"--head", gp::tools::Takes::text}}};
+                                                {"--head", gp::tools::Takes::text},
+                                                {"--key-file", gp::tools::Takes::text}}};
 
 constexpr std::array<std::string_view, 4> commands{"verify", "show", "export", "audit"};
 
@@ -112,12 +121,30 @@ struct Args {
   std::string session = "default";  // without --session: the file's one session, if it holds one
   bool session_given = false;
   std::optional<std::string> head;
+  std::string key;  // the chain's key, read from --key-file; "" for none
 };
+
+// A key file's exact bytes are the key: nothing is trimmed, so a key with a final
+// newline is a key with a final newline. An exit code when it cannot be used.
+std::optional<int> read_key_file(const std::string& path, std::string& key) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  if (in) bytes << in.rdbuf();
+  if (!in || in.bad())
+    return gp::tools::usage_error(program, "--key-file " + gp::detail::escape(path) + " cannot be read");
+  key = std::move(bytes).str();
+  if (key.size() < gp::chain_key_min_bytes)
+    return gp::tools::usage_error(program, "--key-file " + gp::detail::escape(path) + " holds " +
+                                               std::to_string(key.size()) + " bytes; a key is at least " +
+                                               std::to_string(gp::chain_key_min_bytes));
+  return std::nullopt;
+}
 
 // The command line (tools/command_line.hpp); an exit code when it is to stop here.
 std::variant<Args, int> parse(int argc, char** argv) {
   Args a;
   std::vector<std::string> positional;
+  std::optional<std::string> key_file;
   const auto stop = gp::tools::read_command_line(
       program, usage, flags, argc, argv,
       [&](std::string_view flag, const std::string& value) {
@@ -126,6 +153,8 @@ std::variant<Args, int> parse(int argc, char** argv) {
           a.session_given = true;
         } else if (flag == "--head") {
           a.head = value;
+        } else if (flag == "--key-file") {
+          key_file = value;
         }
       },
       [&](std::string_view arg) -> std::string {
@@ -144,6 +173,8 @@ std::variant<Args, int> parse(int argc, char** argv) {
   a.file = positional[1];
   if (a.session.empty()) return gp::tools::usage_error(program, "--session needs a session name");
   if (a.head && a.command != "verify") return gp::tools::usage_error(program, "--head is read by verify only");
+  if (key_file)
+    if (const auto stop_at = read_key_file(*key_file, a.key)) return *stop_at;
   return a;
 }
 
@@ -153,12 +184,13 @@ bool is_postgres_uri(std::string_view file) {
 
 gp::LedgerVerification verify_any(const Args& a, std::string_view head) {
 #if GROUNDPLANE_LEDGER_POSTGRES
-  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, head);
+  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, head, a.key);
 #else
   if (is_postgres_uri(a.file))
-    return {false, 0, "", 0, "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)"};
+    return gp::detail::failed_verification(
+        "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)");
 #endif
-  return gp::verify_sqlite_ledger(a.file, a.session, head);
+  return gp::verify_sqlite_ledger(a.file, a.session, head, a.key);
 }
 
 // Without --session, a file (or database) that holds exactly one session is read as
@@ -184,12 +216,14 @@ int verify(const Args& a) {
   const gp::LedgerVerification v = verify_any(a, head);
   if (v.ok) {
     std::cout << "intact: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ", " << v.rows
-              << " row(s), head " << (v.head.empty() ? std::string("(none: no rows)") : v.head) << "\n";
+              << " row(s), head " << (v.head.empty() ? std::string("(none: no rows)") : v.head)
+              << (v.keyed ? " (keyed, key id " + v.key_id + ")" : std::string()) << "\n";
     if (!head.empty()) std::cout << "the published head " << head << " is in the chain\n";
     return exit_intact;
   }
   if (v.first_bad_row == 0) {
-    std::cerr << program << ": cannot verify: " << v.problem << "\n";
+    std::cerr << program << ": cannot verify: " << v.problem
+              << (v.keyed && a.key.empty() ? "; give its key with --key-file" : "") << "\n";
     return exit_unusable;
   }
   std::cout << "NOT INTACT: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ": first bad row "
@@ -209,6 +243,11 @@ std::optional<int> verify_first(const Args& a, const std::function<void(const st
               << "\"\n";
     return std::nullopt;
   }
+  if (v.first_bad_row == 0 && v.keyed && a.key.empty()) {  // its key lost, or not given: read, never vouched for
+    warn("this ledger's chain is keyed (key id " + v.key_id +
+         ") and no key was given (--key-file): nothing in it is verified; what follows is read from unverified rows");
+    return exit_unusable;
+  }
   if (v.first_bad_row == 0) {  // unreadable, not a ledger, or no such session (named with those it holds)
     std::cerr << program << ": " << v.problem << "\n";
     return std::nullopt;
@@ -223,13 +262,14 @@ void warn_line(const std::string& warning) { std::cout << "WARNING: " << warning
 std::shared_ptr<gp::LedgerStore> open_for_reading(const Args& a) {
   try {
 #if GROUNDPLANE_LEDGER_POSTGRES
-    if (is_postgres_uri(a.file)) return gp::open_postgres_store(a.file, {.session = a.session, .read_only = true});
+    if (is_postgres_uri(a.file))
+      return gp::open_postgres_store(a.file, {.session = a.session, .read_only = true, .key = a.key});
 #else
     if (is_postgres_uri(a.file))
       throw gp::LedgerStoreError(
           "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)");
 #endif
-    return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true});
+    return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true, .key = a.key});
   } catch (const std::exception& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return nullptr;

@@ -66,6 +66,9 @@ struct PostgresStoreOptions {
   // store refuses a stored chain that does not pass through it (LedgerStoreError), so a
   // chain rewritten and recomputed after it is caught. "": the chain is verified alone.
   std::string expected_head = "";
+  // A secret the app holds (at least 16 bytes; "" for none): each row's hash is then
+  // HMAC-SHA256 under it, as SqliteStoreOptions::key says.
+  std::string key = "";
 };
 
 namespace detail {
@@ -211,8 +214,8 @@ inline void pg_prepare_schema(PGconn* conn) {
       " session text NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,"
       " kind text NOT NULL, body text NOT NULL, hash bytea NOT NULL,"
       " PRIMARY KEY (session, seq));"
-      "INSERT INTO groundplane_schema(version) SELECT 2 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
-  static_assert(postgres_schema_version == 2, "the CREATE above inserts the version this release writes");
+      "INSERT INTO groundplane_schema(version) SELECT 3 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
+  static_assert(postgres_schema_version == 3, "the CREATE above inserts the version this release writes");
   const PgResult there = pg_exec(conn,
                                  "SELECT to_regclass('groundplane_schema') IS NOT NULL AND"
                                  " to_regclass('groundplane_sessions') IS NOT NULL AND"
@@ -339,7 +342,11 @@ class PostgresStore final : public LedgerStore {
       : session_(std::move(options.session)),
         read_only_(options.read_only),
         lease_(options.lease),
-        expected_(expected_head_option(options.expected_head, "gp::PostgresStoreOptions::expected_head")) {
+        expected_(expected_head_option(options.expected_head, "gp::PostgresStoreOptions::expected_head")),
+        key_(chain_key_option(options.key, "gp::PostgresStoreOptions::key")),
+        hash_(key_.secret()),
+        body_writer_(ledger_max_nesting) {
+    if (!options.key.empty()) OPENSSL_cleanse(options.key.data(), options.key.size());
     if (session_.empty()) throw ConfigurationError("gp::PostgresStoreOptions::session is empty");
     if (session_.find('\0') != std::string::npos)
       throw ConfigurationError("gp::PostgresStoreOptions::session contains a NUL byte");
@@ -360,6 +367,7 @@ class PostgresStore final : public LedgerStore {
       acquire();
     }
     load_head();
+    check_key();
     if (!read_only_) {
       // Every form of the append, prepared in one round trip.
       std::string prepare;
@@ -418,9 +426,10 @@ class PostgresStore final : public LedgerStore {
     for (const LedgerRow& r : rows) {
       if (r.kind.find('\0') != std::string::npos)
         throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
-      std::string body(body_writer_.write(r.body));
       ++seq;
-      prev = chain_next(sha_, prev, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
+      nlohmann::json keyed_first;
+      std::string body(write_body(body_writer_, seq, seq == 1 ? first_row_body(r.body, key_, keyed_first) : r.body));
+      prev = hash_.next(prev, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
       if (as_values) {
         params.push_back(std::to_string(seq));
         params.push_back(std::to_string(r.version));
@@ -483,8 +492,9 @@ class PostgresStore final : public LedgerStore {
 
   void read_verified(const std::function<bool(const StoredRow&)>& visit) const override {
     const std::lock_guard lock(mutex_);
+    if (unverifiable_) throw unverifiable_restore(session_, recorded_key_id_);
     read_verified_rows(
-        session_, expected_ ? &*expected_ : nullptr,
+        session_, key_, expected_ ? &*expected_ : nullptr, foreign_,
         [&](const auto& each) { pg_read_rows(conn_.get(), session_, 0, each); }, pg_broke_off, visit);
   }
 
@@ -492,9 +502,10 @@ class PostgresStore final : public LedgerStore {
     try {
       const std::lock_guard lock(mutex_);
       return walk_chain(
-          session_, nullptr, [&](const auto& visit) { pg_read_rows(conn_.get(), session_, 0, visit); }, pg_broke_off);
+          session_, key_, nullptr, foreign_, [&](const auto& visit) { pg_read_rows(conn_.get(), session_, 0, visit); },
+          pg_broke_off);
     } catch (const std::exception& e) {
-      return LedgerVerification{false, 0, "", 0, e.what()};
+      return failed_verification(e.what());
     }
   }
 
@@ -586,9 +597,19 @@ class PostgresStore final : public LedgerStore {
     }
   }
 
+  // The session's first row says whether its chain is keyed: this store's key must agree.
+  void check_key() {
+    if (rows_ == 0) return;
+    const std::string params[] = {session_};
+    const PgResult r = pg_exec(conn_.get(), "SELECT body FROM groundplane_rows WHERE session = $1 AND seq = 1", params);
+    const RecordedKey recorded = PQntuples(r.get()) == 1 ? recorded_key(pg_bytes(r.get(), 0, 0)) : RecordedKey{};
+    unverifiable_ = check_chain_key(recorded, key_, read_only_, "session \"" + escape(session_) + "\"");
+    recorded_key_id_ = recorded.id;
+  }
+
   void load_head() {
     rows_ = 0;
-    prev_ = chain_genesis(sha_, session_);
+    prev_ = hash_.genesis(session_);
     const std::string params[] = {session_};
     const PgResult r = pg_exec(
         conn_.get(), "SELECT seq, hash FROM groundplane_rows WHERE session = $1 ORDER BY seq DESC LIMIT 1", params);
@@ -617,7 +638,11 @@ class PostgresStore final : public LedgerStore {
   std::string new_owner_;  // " by host:pid (epoch N)" once moved
   std::uint64_t epoch_ = 0;
   std::chrono::steady_clock::time_point last_renewal_{};
-  Sha256 sha_;
+  ChainKey key_;                 // the app's key, if any
+  ChainHash hash_;               // SHA-256, or HMAC-SHA256 under key_
+  bool unverifiable_ = false;    // keyed, opened to read without its key
+  std::string recorded_key_id_;  // the key id the session's first row records
+  std::string foreign_;          // opened to read: what the database holds that the store did not create
   CanonicalWriter body_writer_;  // one serializer for every row this store writes
   std::uint64_t rows_ = 0;
   RowHash prev_{};
@@ -637,8 +662,9 @@ inline std::shared_ptr<LedgerStore> open_postgres_store(const std::string& conni
 
 namespace detail {
 inline LedgerVerification verify_postgres_database(const std::string& conninfo, std::string_view session,
-                                                   std::string_view published_head, const RowHash& published) noexcept {
-  const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
+                                                   std::string_view published_head, const RowHash& published,
+                                                   const ChainKey& key) noexcept {
+  const auto unreadable = [](std::string problem) { return failed_verification(std::move(problem)); };
   try {
     detail::PgConn conn;
     try {
@@ -671,8 +697,9 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
             !published_head.empty());
       }
     }
+    const std::string foreign;
     return detail::walk_chain(
-        session, published_head.empty() ? nullptr : &published,
+        session, key, published_head.empty() ? nullptr : &published, foreign,
         [&](const auto& visit) { detail::pg_read_rows(conn.get(), name, 0, visit); }, detail::pg_broke_off);
   } catch (const std::exception& e) {
     return unreadable(e.what());
@@ -687,13 +714,20 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
 // writes nothing. Never throws: a database that cannot be reached or holds no such
 // session is ok = false with first_bad_row = 0 — or 1 when a head was published for it.
 inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, std::string_view session = "default",
-                                                 std::string_view published_head = {}) noexcept {
+                                                 std::string_view published_head = {},
+                                                 std::string_view key = {}) noexcept {
   RowHash published{};
   if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
-    return {false, 0, "", 0,
-            "the published head \"" + std::string(published_head) + "\" is not a head hash (64 hexadecimal digits)"};
-  return detail::unreachable_head(published_head,
-                                  detail::verify_postgres_database(conninfo, session, published_head, published));
+    return detail::failed_verification("the published head \"" + std::string(published_head) +
+                                       "\" is not a head hash (64 hexadecimal digits)");
+  std::optional<detail::ChainKey> chain_key;
+  try {
+    chain_key.emplace(detail::chain_key_option(key, "the key"));
+  } catch (const std::exception& e) {
+    return detail::failed_verification(e.what());
+  }
+  return detail::unreachable_head(
+      published_head, detail::verify_postgres_database(conninfo, session, published_head, published, *chain_key));
 }
 
 }  // namespace groundplane

@@ -1,0 +1,322 @@
+// What an attacker with write access to the ledger's file or database tries, one case per
+// kind of attack, each run on SQLite and on PostgreSQL where it applies: rows appended
+// onto the real head by someone without the key, a keyed chain opened without its key or
+// with another, a chain that claims to be keyed or not. (The edits that break the chain
+// itself — bytes, deletions, swaps, other sessions' rows — are test_store_suite.cpp's.)
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <nlohmann/json.hpp>
+#include "catch2_compat.hpp"
+
+#include "groundplane/session.hpp"
+#include "groundplane/store/postgres.hpp"
+#include "groundplane/store/sqlite.hpp"
+#include "store_backends.hpp"
+#include "store_fixtures.hpp"
+
+namespace gp = groundplane;
+using gp_test::all_rows;
+using gp_test::fill;
+using nlohmann::json;
+
+namespace {
+
+// 32 bytes each: the app's key, and one a thief made up.
+const std::string app_key = "the key of the app: 32 bytes, ok";
+const std::string thief_key = "a thief made this key: 32 bytes!";
+
+// HMAC-SHA256 by OpenSSL's one-shot HMAC(), apart from the store's own code.
+gp::RowHash hmac_sha256(std::string_view key, std::string_view message) {
+  gp::RowHash out{};
+  unsigned int n = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(message.data()),  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+       message.size(), out.data(), &n);
+  REQUIRE(n == out.size());
+  return out;
+}
+
+std::string as_text(const gp::RowHash& h) { return {reinterpret_cast<const char*>(h.data()), h.size()}; }
+
+// hex of the first 8 bytes of HMAC-SHA256(key, "groundplane-key-id"), as the format says
+std::string key_id_of(std::string_view key) {
+  const gp::RowHash h = hmac_sha256(key, "groundplane-key-id");
+  return gp::to_hex(std::span(h.data(), 8));
+}
+
+gp::HandlerResult ok_handler(const json&) { return {}; }
+
+void declare_ship(gp::Session& s, int* shipped = nullptr) {
+  s.declare("note", {.does = "Save a note.", .handler = ok_handler});
+  s.declare("ship", {.does = "Ship it.",
+                     .handler =
+                         [shipped](const json&) {
+                           if (shipped) ++*shipped;
+                           return gp::HandlerResult{};
+                         },
+                     .high_effect = true});
+}
+
+// A session whose one approval was given and spent: the app's head at the end.
+template <class B>
+std::string spent_approval(const B& b, const gp_test::StoreOpen& how) {
+  gp::Session s({.require_human_approval = true, .store = b.open_as(how)});
+  declare_ship(s);
+  REQUIRE(s.fire("ship").reason == "APPROVAL_REQUIRED");
+  const auto ask = s.confirm_ask("ship", {{"order", 7}});
+  REQUIRE(s.approve_ask(ask.id, "ops").ok);
+  REQUIRE(s.fire("ship", {.payload = {{"order", 7}}, .ask_id = ask.id}).ok);
+  REQUIRE(s.fire("ship", {.payload = {{"order", 7}}, .ask_id = ask.id}).reason == "APPROVAL_SPENT");
+  return s.head();
+}
+
+// A row appended after the stored head by someone who can write the database but does
+// not hold the app's key: hashed onto the real head, with SHA-256 (as an unkeyed chain
+// would be) or with a key of their own.
+template <class B>
+std::uint64_t append_forged(const B& b, const std::string& kind, const std::string& body,
+                            const std::string& forger_key = "") {
+  const auto rows = all_rows(*b.open_as({.read_only = true, .key = app_key}));
+  REQUIRE_FALSE(rows.empty());
+  const gp::StoredRow& last = rows.back();
+  const std::uint64_t seq = last.seq + 1;
+  const std::string bytes = as_text(last.hash) + gp::canonical_bytes(seq, last.version, kind, body);
+  gp::RowHash h{};
+  if (forger_key.empty()) {
+    gp::detail::Sha256 sha;
+    h = sha(bytes);
+  } else {
+    h = hmac_sha256(forger_key, bytes);
+  }
+  b.sql("INSERT INTO groundplane_rows(session, seq, version, kind, body, hash) VALUES (" + b.key("default") + ", " +
+        std::to_string(seq) + ", " + std::to_string(last.version) + ", " + gp_test::sql_literal(kind) + ", " +
+        gp_test::sql_literal(body) + ", " + b.hash_literal(gp::to_hex(h)) + ")");
+  return seq;
+}
+
+// ---- a keyed chain ----------------------------------------------------------------------
+
+template <class B>
+void keyed_chain_is_hmac(const B& b) {
+  const auto store = b.open_as({.key = app_key});
+  fill(*store, 3);
+  const auto rows = all_rows(*store);
+  REQUIRE(rows.size() == 3);
+  // The first row records the key id, first of its members; never the key.
+  CHECK(rows[0].body == R"({"_k":")" + key_id_of(app_key) + R"(","a":"act-1","k":1})");
+  for (const auto& r : rows) CHECK(r.body.find(app_key) == std::string::npos);
+  CHECK(rows[1].body == R"({"a":"act-2","k":2})");
+  gp::detail::Sha256 sha;
+  gp::RowHash prev = sha(gp::chain_genesis_bytes(b.name("default")));  // the unkeyed chain's genesis
+  for (const auto& r : rows) {
+    INFO("row " << r.seq);
+    CHECK(gp::to_hex(r.hash) == gp::to_hex(hmac_sha256(app_key, as_text(prev) + gp::canonical_bytes(r))));
+    prev = r.hash;
+  }
+  const auto v = b.verify("default", "", app_key);
+  CHECK(v.ok);
+  CHECK(v.rows == 3);
+  CHECK(v.keyed);
+  CHECK(v.key_id == key_id_of(app_key));
+  CHECK(v.head == gp::to_hex(prev));
+  CHECK(store->verify().ok);
+  const auto unkeyed = b.open("plain");
+  fill(*unkeyed, 1);
+  CHECK_FALSE(b.verify("plain").keyed);
+  CHECK(b.verify("plain").key_id.empty());
+}
+
+template <class B>
+void keyed_open_refusals(const B& b) {
+  fill(*b.open_as({.key = app_key}), 2);
+  const std::string id = key_id_of(app_key);
+  const std::string other = key_id_of(thief_key);
+  CHECK_THROWS_AS(b.open(), gp::LedgerStoreError);
+  CHECK_THROWS_WITH(b.open(), Catch::Contains("is keyed (key id " + id + ")"));
+  for (const bool read_only : {false, true}) {
+    INFO((read_only ? "read-only" : "writable"));
+    CHECK_THROWS_AS(b.open_as({.read_only = read_only, .key = thief_key}), gp::LedgerStoreError);
+    CHECK_THROWS_WITH(b.open_as({.read_only = read_only, .key = thief_key}),
+                      Catch::Contains("key id " + id) && Catch::Contains("key id " + other));
+  }
+  // An unkeyed session is not upgraded by a key either.
+  fill(*b.open("plain"), 2);
+  for (const bool read_only : {false, true}) {
+    INFO((read_only ? "read-only" : "writable"));
+    CHECK_THROWS_AS(b.open_as({.session = "plain", .read_only = read_only, .key = app_key}), gp::LedgerStoreError);
+    CHECK_THROWS_WITH(b.open_as({.session = "plain", .read_only = read_only, .key = app_key}),
+                      Catch::Contains("not keyed"));
+  }
+  // A key is a secret of at least 16 bytes; "" is no key.
+  CHECK_THROWS_AS(b.open_as({.session = "new", .key = "fifteen bytes.."}), gp::ConfigurationError);
+  CHECK_NOTHROW(b.open_as({.session = "new", .key = "sixteen bytes..."}));
+  CHECK(b.verify("default", "", "short").problem.find("at least 16 bytes") != std::string::npos);
+}
+
+template <class B>
+void keyless_verification(const B& b) {
+  const std::string head = fill(*b.open_as({.key = app_key}), 4).hex;
+  const auto v = b.verify();
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row == 0);  // not judged: nothing can be vouched for without the key
+  CHECK(v.rows == 0);
+  CHECK(v.keyed);
+  CHECK(v.key_id == key_id_of(app_key));
+  CHECK_THAT(v.problem, Catch::Contains("keyed"));
+  const auto with_head = b.verify("default", head);
+  CHECK_FALSE(with_head.ok);
+  CHECK(with_head.first_bad_row == 1);  // a head vouches the rows existed: unverifiable is a failure
+  // With another key, or a key on an unkeyed chain: row 1, naming both.
+  const auto wrong = b.verify("default", "", thief_key);
+  CHECK(wrong.first_bad_row == 1);
+  CHECK_THAT(wrong.problem, Catch::Contains(key_id_of(app_key)) && Catch::Contains(key_id_of(thief_key)));
+  fill(*b.open("plain"), 2);
+  const auto upgraded = b.verify("plain", "", app_key);
+  CHECK(upgraded.first_bad_row == 1);
+  CHECK_FALSE(upgraded.keyed);
+  CHECK_THAT(upgraded.problem, Catch::Contains("unkeyed") && Catch::Contains(key_id_of(app_key)));
+}
+
+// A keyed session whose key is lost: its rows can be read, never verified or restored.
+template <class B>
+void lost_key_reads_only(const B& b) {
+  spent_approval(b, {.key = app_key});
+  const auto store = b.open_read_only();
+  CHECK(all_rows(*store).size() > 5);
+  const auto v = store->verify();
+  CHECK_FALSE(v.ok);
+  CHECK(v.keyed);
+  CHECK_THROWS_AS(gp::Session({.require_human_approval = true, .store = store}), gp::LedgerStoreError);
+  CHECK_THROWS_WITH(gp::Session({.require_human_approval = true, .store = b.open_read_only()}),
+                    Catch::Contains("cannot restore session \"" + b.name("default") + "\"") &&
+                        Catch::Contains("keyed (key id " + key_id_of(app_key) + ")"));
+  // With its key, the same rows restore.
+  gp::Session restored({.require_human_approval = true, .store = b.open_as({.read_only = true, .key = app_key})});
+  CHECK(restored.view().attempts() == 3);
+}
+
+// The attack that beats a kept head alone: a decision appended onto the real head turning
+// the spent ask back to approved. With the key, it fails at its row, head or not.
+template <class B>
+void appended_reapproval_refused(const B& b) {
+  const std::string head = spent_approval(b, {.key = app_key});
+  const std::uint64_t written = all_rows(*b.open_as({.read_only = true, .key = app_key})).size();
+  const std::string reapproval = R"({"at":1700000000000000,"by":"ops","q":0,"rd":{},"s":1})";
+  for (const std::string& forger : {std::string(), thief_key}) {
+    INFO((forger.empty() ? "hashed with SHA-256" : "hashed with the thief's own key"));
+    b.sql("DELETE FROM groundplane_rows WHERE session = " + b.key("default") + " AND seq > " + std::to_string(written));
+    const std::uint64_t seq = append_forged(b, "qd", reapproval, forger);
+    REQUIRE(seq == written + 1);
+    const auto v = b.verify("default", head, app_key);
+    CHECK_FALSE(v.ok);
+    CHECK(v.first_bad_row == seq);
+    CHECK(v.rows == seq - 1);
+    int shipped = 0;
+    try {
+      gp::Session s({.require_human_approval = true, .store = b.open_as({.expected_head = head, .key = app_key})});
+      declare_ship(s, &shipped);
+      s.fire("ship", {.payload = {{"order", 7}}, .ask_id = "ask-1"});
+      FAIL("restored a session with a row appended by someone without the key");
+    } catch (const gp::LedgerStoreError& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("first bad row " + std::to_string(seq) + ":"));
+    }
+    CHECK(shipped == 0);
+  }
+}
+
+// A standing grant appended the same way: refused at its row.
+template <class B>
+void appended_grant_refused(const B& b) {
+  const std::string head = spent_approval(b, {.key = app_key});
+  const std::uint64_t seq = append_forged(b, "sg", R"({"a":"ship","by":"ops","on":1})");
+  CHECK(b.verify("default", "", app_key).first_bad_row == seq);
+  CHECK(b.verify("default", head, app_key).first_bad_row == seq);
+  CHECK_THROWS_WITH(gp::Session({.require_human_approval = true, .store = b.open_as({.key = app_key})}),
+                    Catch::Contains("first bad row " + std::to_string(seq) + ":"));
+}
+
+#ifdef GROUNDPLANE_LEDGER_TOOL
+struct ToolRun {
+  int code;
+  std::string out;
+};
+ToolRun run_tool(const std::string& args) {
+  const std::string cmd = std::string(GROUNDPLANE_LEDGER_TOOL) + " " + args + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// groundplane-ledger takes the key from a file, and only from a file.
+template <class B>
+void tool_with_key_file(const B& b) {
+  const std::string head = spent_approval(b, {.key = app_key});
+  gp_test::TempLedger key_file{"key"};
+  gp_test::TempLedger thief_file{"key"};
+  std::ofstream(key_file.path(), std::ios::binary) << app_key;
+  std::ofstream(thief_file.path(), std::ios::binary) << thief_key;
+  const std::string loc = "'" + b.location() + "' --session '" + b.name("default") + "'";
+  const std::string with_key = " --key-file '" + key_file.str() + "'";
+  const auto intact = run_tool("verify " + loc + with_key);
+  CHECK(intact.code == 0);
+  CHECK_THAT(intact.out, Catch::Contains("keyed, key id " + key_id_of(app_key)));
+  CHECK(run_tool("verify " + loc + with_key + " --head " + head).code == 0);
+  const auto keyless = run_tool("verify " + loc);
+  CHECK(keyless.code == 2);
+  CHECK_THAT(keyless.out, Catch::Contains("keyed (key id " + key_id_of(app_key) + ")"));
+  CHECK(run_tool("verify " + loc + " --head " + head).code == 1);
+  CHECK(run_tool("verify " + loc + " --key-file '" + thief_file.str() + "'").code == 1);
+  for (const char* command : {"show", "export", "audit"}) {
+    INFO(command);
+    CHECK(run_tool(std::string(command) + " " + loc + with_key).code == 0);
+    const auto unverified = run_tool(std::string(command) + " " + loc);
+    CHECK(unverified.code == 2);  // read, but nothing in it vouched for
+    CHECK_THAT(unverified.out, Catch::Contains("no key was given"));
+    CHECK(unverified.out.size() > 200);  // what the rows say is printed below the warning
+  }
+  const std::uint64_t seq = append_forged(b, "sg", R"({"a":"ship","by":"ops","on":1})");
+  const auto tampered = run_tool("verify " + loc + with_key + " --head " + head);
+  CHECK(tampered.code == 1);
+  CHECK_THAT(tampered.out, Catch::Contains("first bad row " + std::to_string(seq)));
+  // The key is never taken from the command line.
+  CHECK(run_tool("verify " + loc + " --key '" + app_key + "'").code == 2);
+}
+#endif
+
+}  // namespace
+
+GP_STORE_CASE(
+    "a keyed chain hashes every row with HMAC-SHA256 from the unkeyed genesis, its first row naming the key id",
+    keyed_chain_is_hmac)
+GP_STORE_CASE("a keyed session opened without its key or with another, or an unkeyed one opened with a key, is refused",
+              keyed_open_refusals)
+GP_STORE_CASE("verified without its key a keyed chain is never intact; with another key it fails at row 1 naming both",
+              keyless_verification)
+GP_STORE_CASE("a keyed session whose key is lost is read only and never restored without it", lost_key_reads_only)
+GP_STORE_CASE(
+    "with a key and a kept head, a decision appended onto the real head turning a spent ask back to approved is "
+    "refused "
+    "at its row",
+    appended_reapproval_refused)
+GP_STORE_CASE("with a key, a standing grant appended onto the real head is refused at its row", appended_grant_refused)
+#ifdef GROUNDPLANE_LEDGER_TOOL
+GP_STORE_CASE("groundplane-ledger verifies a keyed chain with --key-file, and without it says it cannot",
+              tool_with_key_file)
+#endif
