@@ -71,6 +71,12 @@ class SqliteBackend {
   }
   std::string hash_literal(const std::string& hex) const { return "X'" + hex + "'"; }
   void sql(const std::string& statement) const { gp_test::raw_sql(file_.path(), statement); }
+  // A trigger on the rows table that drops each row written (swallow) or refuses it.
+  void plant_trigger(const std::string& name, bool swallow) const {
+    sql("CREATE TRIGGER " + name + " BEFORE INSERT ON groundplane_rows BEGIN SELECT RAISE(" +
+        (swallow ? "IGNORE" : "ABORT, 'no'") + "); END");
+  }
+  void drop_trigger(const std::string& name) const { sql("DROP TRIGGER " + name); }
   std::string location() const { return file_.str(); }
 
  private:
@@ -81,6 +87,12 @@ class PostgresBackend {
  public:
   static constexpr std::size_t warm_up_fires = 2'000;
   explicit PostgresBackend(std::string uri) : uri_(std::move(uri)), prefix_(gp_test::unique_session("suite") + "-") {}
+  // In a schema of its own (first on its search_path), for the cases that change the
+  // ledger's tables themselves.
+  PostgresBackend(const std::string& uri, const char* stem)
+      : own_(std::make_shared<OwnSchema>(uri, stem)),
+        uri_(own_->uri()),
+        prefix_(gp_test::unique_session("suite") + "-") {}
   std::string name(const std::string& session) const { return prefix_ + session; }
   std::shared_ptr<gp::LedgerStore> open(const std::string& session = "default") const {
     return gp::open_postgres_store(uri_, {.session = name(session)});
@@ -109,8 +121,17 @@ class PostgresBackend {
   std::string hash_literal(const std::string& hex) const { return "decode('" + hex + "', 'hex')"; }
   void sql(const std::string& statement) const { gp_test::postgres_sql(uri_, statement); }
   std::string location() const { return uri_; }
+  // A trigger on the rows table (which must be this backend's own schema's) that drops each
+  // row written (swallow: its function returns NULL) or refuses it.
+  void plant_trigger(const std::string& name, bool swallow) const {
+    sql("CREATE FUNCTION " + name + "_f() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN " +
+        (swallow ? "RETURN NULL;" : "RAISE EXCEPTION 'no';") + " END$$; CREATE TRIGGER " + name +
+        " BEFORE INSERT ON groundplane_rows FOR EACH ROW EXECUTE FUNCTION " + name + "_f()");
+  }
+  void drop_trigger(const std::string& name) const { sql("DROP TRIGGER " + name + " ON groundplane_rows"); }
 
  private:
+  std::shared_ptr<OwnSchema> own_;  // when in a schema of its own
   std::string uri_;
   std::string prefix_;
 };
@@ -151,3 +172,16 @@ inline std::vector<gp::StoredRow> all_rows(const gp::LedgerStore& store) {
     fn(b);                                                       \
   }
 #define GP_STORE_CASE(sentence, fn) GP_STORE_CASE_TAGGED(sentence, "", fn)
+// The same, for cases that change the ledger's tables themselves: on PostgreSQL in a
+// schema of its own.
+#define GP_STORE_CASE_OWN_TABLES(sentence, fn)              \
+  TEST_CASE("SQLite: " sentence, "[store][sqlite]") {       \
+    const gp_test::SqliteBackend b;                         \
+    fn(b);                                                  \
+  }                                                         \
+  TEST_CASE("PostgreSQL: " sentence, "[store][postgres]") { \
+    const auto uri = gp_test::postgres_uri();               \
+    if (!uri) return;                                       \
+    const gp_test::PostgresBackend b(*uri, "tamper");       \
+    fn(b);                                                  \
+  }

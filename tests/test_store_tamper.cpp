@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -248,6 +249,66 @@ void appended_grant_refused(const B& b) {
                     Catch::Contains("first bad row " + std::to_string(seq) + ":"));
 }
 
+// ---- the store refuses what it did not write -------------------------------------------
+
+// A trigger planted on the rows table before the store opens: the open is refused naming
+// it, and the verifiers do not call the ledger intact.
+template <class B>
+void planted_trigger_refused_at_open(const B& b) {
+  spent_approval(b, {});
+  const std::uint64_t rows = b.verify().rows;
+  b.plant_trigger("swallow", true);
+  CHECK_THROWS_AS(b.open(), gp::LedgerStoreError);
+  CHECK_THROWS_WITH(b.open(), Catch::Contains("trigger") && Catch::Contains("swallow"));
+  const auto v = b.verify();
+  CHECK_FALSE(v.ok);
+  CHECK(v.rows == rows);
+  CHECK(v.first_bad_row == rows + 1);
+  CHECK_THAT(v.problem, Catch::Contains("swallow"));
+  CHECK_THROWS_WITH(gp::Session({.require_human_approval = true, .store = b.open_read_only()}),
+                    Catch::Contains("swallow"));
+  CHECK(all_rows(*b.open_read_only()).size() == rows);  // an auditor still reads the rows
+}
+
+// A trigger planted while the store is open, swallowing every row: the fire that would
+// spend the approval is a LedgerStoreError at that fire, its handler never runs, and
+// after the trigger is gone and the app restarts, the approval is spent by one fire only.
+template <class B>
+void planted_trigger_refused_at_fire(const B& b) {
+  int shipped = 0;
+  for (const bool swallow : {true, false}) {
+    INFO((swallow ? "a trigger that drops the row" : "a trigger that refuses the row"));
+    const std::string trigger = swallow ? "planted_drop" : "planted_refuse";
+    const int shipped_before = shipped;
+    std::string ask_id;
+    {
+      gp::Session s({.require_human_approval = true, .store = b.open()});
+      declare_ship(s, &shipped);
+      const auto ask = s.confirm_ask("ship", {{"order", swallow ? 7 : 8}});
+      REQUIRE(s.approve_ask(ask.id, "ops").ok);
+      ask_id = ask.id;
+      b.plant_trigger(trigger, swallow);
+      try {
+        s.fire("ship", {.payload = {{"order", swallow ? 7 : 8}}, .ask_id = ask.id});
+        FAIL("a fire whose row a trigger swallowed returned");
+      } catch (const gp::LedgerStoreError& e) {
+        INFO(e.what());
+        CHECK_THAT(e.what(), Catch::Contains("planted"));
+        CHECK_THAT(e.what(), !Catch::Contains("another writer"));
+      }
+      CHECK(shipped == shipped_before);
+    }
+    CHECK_THROWS_WITH(b.open(), Catch::Contains(trigger));
+    b.drop_trigger(trigger);
+    gp::Session r({.require_human_approval = true, .store = b.open()});
+    declare_ship(r, &shipped);
+    CHECK(r.fire("ship", {.payload = {{"order", swallow ? 7 : 8}}, .ask_id = ask_id}).ok);
+    CHECK(r.fire("ship", {.payload = {{"order", swallow ? 7 : 8}}, .ask_id = ask_id}).reason == "APPROVAL_SPENT");
+    CHECK(b.verify().ok);
+  }
+  CHECK(shipped == 2);
+}
+
 #ifdef GROUNDPLANE_LEDGER_TOOL
 struct ToolRun {
   int code;
@@ -320,3 +381,109 @@ GP_STORE_CASE("with a key, a standing grant appended onto the real head is refus
 GP_STORE_CASE("groundplane-ledger verifies a keyed chain with --key-file, and without it says it cannot",
               tool_with_key_file)
 #endif
+GP_STORE_CASE_OWN_TABLES(
+    "a trigger planted on the rows table is refused by name when the store opens, and verify "
+    "does not call the ledger intact",
+    planted_trigger_refused_at_open)
+GP_STORE_CASE_OWN_TABLES(
+    "a trigger planted while the store is open makes that fire a LedgerStoreError naming it, "
+    "its handler never run",
+    planted_trigger_refused_at_fire)
+
+// ---- PostgreSQL: what else can stand between the store and its tables ------------------
+
+namespace {
+
+// A ledger in a schema of its own, its session's rows written; then `plant` is run in
+// that schema (or beside it), and opening the store must be refused saying `names`.
+void postgres_open_refused(const std::function<void(const gp_test::OwnSchema&)>& plant,
+                           const std::vector<std::string>& names, const std::string& search_path_extra = "") {
+  const auto uri = gp_test::postgres_uri();
+  if (!uri) return;
+  const gp_test::OwnSchema own(*uri, "pg");
+  {
+    gp::Session s({.store = gp::open_postgres_store(own.uri(), {.session = "s"})});
+    s.declare("note", {.does = "Save a note.", .handler = ok_handler});
+    s.fire("note");
+  }
+  plant(own);
+  const std::string where =
+      search_path_extra.empty() ? own.uri() : gp_test::with_search_path(*uri, search_path_extra + "," + own.name());
+  for (const bool read_only : {false, true}) {
+    INFO((read_only ? "read-only" : "writable"));
+    try {
+      gp::Session s({.store = gp::open_postgres_store(where, {.session = "s", .read_only = read_only})});
+      FAIL("restored a ledger holding what the store did not create");
+    } catch (const gp::LedgerStoreError& e) {
+      INFO(e.what());
+      for (const auto& name : names) CHECK_THAT(e.what(), Catch::Contains(name));
+    }
+  }
+  const auto v = gp::verify_postgres_ledger(where, "s");
+  CHECK_FALSE(v.ok);
+  CHECK(v.first_bad_row >= 1);
+  for (const auto& name : names) CHECK_THAT(v.problem, Catch::Contains(name));
+}
+
+}  // namespace
+
+TEST_CASE("PostgreSQL: a rule on the rows table is refused by name", "[store][postgres]") {
+  postgres_open_refused(
+      [](const gp_test::OwnSchema& own) {
+        gp_test::postgres_sql(own.uri(), "CREATE RULE swallow AS ON INSERT TO groundplane_rows DO INSTEAD NOTHING");
+      },
+      {"rule", "swallow"});
+}
+
+TEST_CASE("PostgreSQL: row-level security on the rows table, and its policies, are refused by name",
+          "[store][postgres]") {
+  postgres_open_refused(
+      [](const gp_test::OwnSchema& own) {
+        gp_test::postgres_sql(own.uri(),
+                              "ALTER TABLE groundplane_rows ENABLE ROW LEVEL SECURITY;"
+                              "CREATE POLICY hide_decisions ON groundplane_rows USING (kind <> 'qd')");
+      },
+      {"row-level security", "hide_decisions"});
+}
+
+TEST_CASE("PostgreSQL: a table inheriting the rows table is refused by name", "[store][postgres]") {
+  postgres_open_refused(
+      [](const gp_test::OwnSchema& own) {
+        gp_test::postgres_sql(own.uri(), "CREATE TABLE more_rows () INHERITS (groundplane_rows)");
+      },
+      {"more_rows"});
+}
+
+TEST_CASE("PostgreSQL: a relation named like a ledger table earlier on the search_path is refused by name",
+          "[store][postgres]") {
+  const auto uri = gp_test::postgres_uri();
+  if (!uri) return;
+  const gp_test::OwnSchema shadow(*uri, "shadow");
+  postgres_open_refused(
+      [&](const gp_test::OwnSchema&) {
+        gp_test::postgres_sql(shadow.uri(), "CREATE VIEW groundplane_rows AS SELECT 1 AS seq");
+      },
+      {shadow.name() + ".groundplane_rows"}, shadow.name());
+}
+
+TEST_CASE("PostgreSQL: a trigger planted while the store is open is refused at the next append, not taken for a move",
+          "[store][postgres]") {
+  const auto uri = gp_test::postgres_uri();
+  if (!uri) return;
+  const gp_test::OwnSchema own(*uri, "pgtrig");
+  const auto store = gp::open_postgres_store(own.uri(), {.session = "s"});
+  fill(*store, 2);
+  gp_test::postgres_sql(
+      own.uri(),
+      "CREATE FUNCTION later_f() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$;"
+      "CREATE TRIGGER later AFTER INSERT ON groundplane_rows FOR EACH ROW EXECUTE FUNCTION later_f()");
+  try {
+    fill(*store, 1, 3);
+    FAIL("an append returned with a trigger on the rows table");
+  } catch (const gp::SessionMoved& e) {
+    FAIL("taken for a move: " << e.what());
+  } catch (const gp::LedgerStoreError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("later"));
+  }
+  CHECK(all_rows(*gp::open_postgres_store(own.uri(), {.session = "s", .read_only = true})).size() == 2);
+}
