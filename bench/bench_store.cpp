@@ -61,7 +61,12 @@ class Capture final : public gp::LedgerStore {
   void read(std::uint64_t, const std::function<bool(const gp::StoredRow&)>&) const override {}
   void read_verified(const std::function<bool(const gp::StoredRow&)>&) const override {}
   gp::LedgerHead head() const override { return {rows_.size(), ""}; }
-  gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }
+  gp::LedgerVerification verify() const noexcept override {
+    gp::LedgerVerification v;
+    v.ok = true;
+    v.rows = rows_.size();
+    return v;
+  }
   std::vector<gp::LedgerRow> rows_;
 
  private:

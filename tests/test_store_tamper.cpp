@@ -88,8 +88,8 @@ std::string spent_approval(const B& b, const gp_test::StoreOpen& how) {
 // would be) or with a key of their own.
 template <class B>
 std::uint64_t append_forged(const B& b, const std::string& kind, const std::string& body,
-                            const std::string& forger_key = "") {
-  const auto rows = all_rows(*b.open_as({.read_only = true, .key = app_key}));
+                            const std::string& forger_key = "", const std::string& session_key = app_key) {
+  const auto rows = all_rows(*b.open_as({.read_only = true, .key = session_key}));
   REQUIRE_FALSE(rows.empty());
   const gp::StoredRow& last = rows.back();
   const std::uint64_t seq = last.seq + 1;
@@ -106,6 +106,23 @@ std::uint64_t append_forged(const B& b, const std::string& kind, const std::stri
         gp_test::sql_literal(body) + ", " + b.hash_literal(gp::to_hex(h)) + ")");
   return seq;
 }
+
+#ifdef GROUNDPLANE_LEDGER_TOOL
+struct ToolRun {
+  int code;
+  std::string out;
+};
+ToolRun run_tool(const std::string& args) {
+  const std::string cmd = std::string(GROUNDPLANE_LEDGER_TOOL) + " " + args + " 2>&1";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+#endif
 
 // ---- a keyed chain ----------------------------------------------------------------------
 
@@ -309,22 +326,59 @@ void planted_trigger_refused_at_fire(const B& b) {
   CHECK(shipped == 2);
 }
 
+// A row nested far past what the format allows, chained onto an unkeyed session's head as
+// its writer would chain it: every reader refuses it by name, and none of them crashes.
+template <class B>
+void deep_row_refused_by_every_reader(const B& b) {
+  spent_approval(b, {});
+  const std::uint64_t written = all_rows(*b.open_read_only()).size();
+  for (const std::size_t depth : {std::size_t{100'000}, std::size_t{1'000'000}}) {
+    INFO(depth << " deep");
+    b.sql("DELETE FROM groundplane_rows WHERE session = " + b.key("default") + " AND seq > " + std::to_string(written));
+    const std::string body = R"({"dl":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
+    const std::uint64_t seq = append_forged(b, "s", body, "", "");
+    const auto v = b.verify();
+    CHECK(v.first_bad_row == seq);
+    CHECK(v.rows == seq - 1);
+    CHECK_THAT(v.problem, Catch::Contains("more than 512 deep"));
+    for (const bool read_only : {false, true}) {
+      INFO((read_only ? "read-only" : "writable"));
+      CHECK_THROWS_WITH(
+          gp::Session({.require_human_approval = true, .store = read_only ? b.open_read_only() : b.open()}),
+          Catch::Contains("first bad row " + std::to_string(seq) + ":") && Catch::Contains("512"));
+    }
 #ifdef GROUNDPLANE_LEDGER_TOOL
-struct ToolRun {
-  int code;
-  std::string out;
-};
-ToolRun run_tool(const std::string& args) {
-  const std::string cmd = std::string(GROUNDPLANE_LEDGER_TOOL) + " " + args + " 2>&1";
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+    const std::string loc = "'" + b.location() + "' --session '" + b.name("default") + "'";
+    for (const char* command : {"verify", "show", "export", "audit"}) {
+      INFO(command);
+      CHECK(run_tool(std::string(command) + " " + loc).code == 1);
+    }
+#endif
+  }
 }
 
+// A restart row naming the largest index a file can hold: refused by the restore, and
+// audit names it as it is, never as t-0.
+template <class B>
+void restart_past_the_ledger(const B& b) {
+  spent_approval(b, {});
+  const std::uint64_t seq = append_forged(b, "rs", R"({"t":[18446744073709551615],"w":[]})", "", "");
+  CHECK(b.verify().ok);  // the chain holds: it is the row that is impossible
+  CHECK_THROWS_WITH(
+      gp::Session({.require_human_approval = true, .store = b.open()}),
+      Catch::Contains("row " + std::to_string(seq) + " (rs)") && Catch::Contains("t-18446744073709551616"));
+#ifdef GROUNDPLANE_LEDGER_TOOL
+  const auto audit = run_tool("audit '" + b.location() + "' --session '" + b.name("default") + "'");
+  CHECK(audit.code == 0);
+  CHECK_THAT(audit.out, Catch::Contains("t-18446744073709551616"));
+  CHECK_THAT(audit.out, !Catch::Contains("t-0"));
+  const auto show = run_tool("show '" + b.location() + "' --session '" + b.name("default") + "'");
+  CHECK(show.code == 1);  // it verifies, but no session writes that row: tampered
+  CHECK_THAT(show.out, Catch::Contains("t-18446744073709551616"));
+#endif
+}
+
+#ifdef GROUNDPLANE_LEDGER_TOOL
 // groundplane-ledger takes the key from a file, and only from a file.
 template <class B>
 void tool_with_key_file(const B& b) {
@@ -487,3 +541,10 @@ TEST_CASE("PostgreSQL: a trigger planted while the store is open is refused at t
   }
   CHECK(all_rows(*gp::open_postgres_store(own.uri(), {.session = "s", .read_only = true})).size() == 2);
 }
+
+GP_STORE_CASE(
+    "a row nested 100,000 and 1,000,000 deep fails verification at its row, is refused by the restore and "
+    "makes every groundplane-ledger command exit 1, never crash",
+    deep_row_refused_by_every_reader)
+GP_STORE_CASE("a restart row naming fire index 2^64-1 is refused by the restore, and audit names it as it is",
+              restart_past_the_ledger)

@@ -309,6 +309,10 @@ int show(const Args& a) {
     if (*verdict != exit_intact) rows = std::make_shared<UnverifiedReader>(store);
     const gp::Session session({.store = rows});
     std::cout << session.ground_truth().text << "\n";
+  } catch (const gp::detail::RowRefused& e) {  // a row no session writes: the ledger was altered
+    std::cerr << program << ": " << (*verdict == exit_intact ? "" : "the unverified rows cannot be restored: ")
+              << e.what() << "\n";
+    return exit_tampered;
   } catch (const std::exception& e) {
     if (*verdict == exit_intact) throw;
     std::cerr << program << ": the unverified rows cannot be restored: " << e.what() << "\n";
@@ -440,18 +444,18 @@ class Audit {
     return named(id) + " (" + in_quotes(*it->second) + ")";
   }
   std::string transition(std::uint64_t k) const {
-    std::string out = "t-" + std::to_string(k + 1);
+    std::string out = rows::index_id("t-", k);
     if (k < transitions_.size()) out += " (" + named(transitions_[k]) + ")";
     return out;
   }
   std::string ask(std::uint64_t k) const {
-    std::string out = "ask-" + std::to_string(k + 1);
+    std::string out = rows::index_id("ask-", k);
     if (k < asks_.size())
       out += " (" + named(asks_[k].action) + (asks_[k].input.is_null() ? "" : " with " + shown(asks_[k].input)) + ")";
     return out;
   }
   std::string work(std::uint64_t k) const {
-    std::string out = "work-" + std::to_string(k + 1);
+    std::string out = rows::index_id("work-", k);
     if (k < work_.size()) out += " (" + in_quotes(work_[k]) + ")";
     return out;
   }

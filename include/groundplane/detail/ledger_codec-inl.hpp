@@ -94,6 +94,7 @@ GROUNDPLANE_INLINE std::vector<std::string> take_strings(RowBody& b, const Membe
 GROUNDPLANE_INLINE Report Report::decode(RowBody& b) {
   Report r;
   r.delta = b.require(delta_m.key).take(delta_m.key);
+  if (!r.delta.is_object()) throw MalformedRow("member \"" + std::string(delta_m.key) + "\" is not an object");
   r.agents_own = take_strings(b, own_m, "a JSON Pointer");
   return r;
 }
@@ -300,6 +301,10 @@ GROUNDPLANE_INLINE nlohmann::ordered_json named_value(std::string_view kind, con
 }
 
 GROUNDPLANE_INLINE nlohmann::ordered_json named_body(std::string_view kind, std::string_view body) {
+  // A body past the format's limits is not read: copying a tree nested a million deep
+  // would recurse a million deep.
+  if (body.size() > ledger_max_body_bytes || body_nesting(body, ledger_max_nesting) > ledger_max_nesting)
+    return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
   nlohmann::ordered_json stored = nlohmann::ordered_json::parse(body, nullptr, false);
   const KindInfo* info = find_kind(kind);
   if (stored.is_discarded() || !stored.is_object())

@@ -31,6 +31,13 @@ struct Member {
   std::string_view name;
 };
 
+// A row's id from its stored index (t-1 for transition 0, ask-1 for ask 0): the index a
+// file holds may be any 64-bit number, the largest's id included.
+inline std::string index_id(std::string_view prefix, std::uint64_t index) {
+  if (index == UINT64_MAX) return std::string(prefix) + "18446744073709551616";
+  return std::string(prefix) + std::to_string(index + 1);
+}
+
 // `does` as a row carries it: absent (the action's latest stored row said it already),
 // null (the action was not declared when the row was minted), or its sentence.
 using CarriedDoes = std::optional<std::optional<std::string>>;
@@ -273,7 +280,8 @@ constexpr const KindInfo* find_kind(std::string_view kind) noexcept {
 // name rather than its key, in the order its kind lists them, and an enum's number as the
 // enum's name. A member this release does not know, a number an enum's table lacks, and
 // the whole body of a kind it does not know are kept as stored. `kind` is the row's
-// stored kind; the result is discarded (is_discarded()) when `body` is not a JSON object.
+// stored kind; the result is discarded (is_discarded()) when `body` is not a JSON object,
+// or is past what the format allows a stored row (ledger_max_body_bytes, ledger_max_nesting).
 nlohmann::ordered_json named_body(std::string_view kind, std::string_view body);
 
 }  // namespace groundplane::detail::rows

@@ -42,10 +42,12 @@ struct Replay {
     return it == does.end() ? std::nullopt : it->second;
   }
 
-  LedgerStoreError bad(const std::string& why) const {
+  bool started = false;  // the session's first row was replayed
+
+  RowRefused bad(const std::string& why) const {
     // The kind is the file's, so escaped like any value read from outside.
-    return LedgerStoreError("cannot restore session \"" + escape(c.store->session()) + "\": row " +
-                            std::to_string(row->seq) + " (" + escape(row->kind) + ") " + why);
+    return RowRefused(row->seq, "cannot restore session \"" + escape(c.store->session()) + "\": row " +
+                                    std::to_string(row->seq) + " (" + escape(row->kind, 40) + ") " + why);
   }
 };
 
@@ -117,6 +119,8 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
   // Only a fire not graded yet is graded, and such a fire is always held.
   if (!L.transitions.holds(idx)) throw r.bad("grades a fire that was graded long before");
   TransitionRecord& t = L.transitions[idx];
+  if (t.outcome != Outcome::pending && t.outcome != Outcome::stopped)
+    throw r.bad("grades " + rows::index_id("t-", g.transition) + ", which was already graded");
   t.outcome = g.outcome;
   if (g.error) {
     t.extras.edit().error = std::move(*g.error);
@@ -158,12 +162,23 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
   L.awaiting_asks.insert(idx);
 }
 
+// The decisions a session writes: an awaiting ask approved or declined; an approved one
+// declined, revoked or spent by a fire. Nothing moves a declined, revoked or spent ask.
+GROUNDPLANE_INLINE bool decision_written(AskState from, AskState to) noexcept {
+  if (from == AskState::awaiting) return to == AskState::approved || to == AskState::declined;
+  if (from == AskState::approved) return to == AskState::declined || to == AskState::revoked || to == AskState::spent;
+  return false;
+}
+
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Decision&& d) {
   auto& c = r.c;
   auto& L = c.ledger;
   if (d.ask >= L.asks.size()) throw r.bad("names an ask that is not in the ledger");
   const auto idx = static_cast<std::size_t>(d.ask);
   AskStatus& a = L.asks[idx];
+  if (!decision_written(a.state, d.state))
+    throw r.bad("turns " + a.id + " from " + std::string(name_of(a.state)) + " to " + std::string(name_of(d.state)) +
+                ", which no session does");
   a.state = d.state;
   switch (a.state) {
     case AskState::approved:
@@ -239,12 +254,27 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkOpened&& o) {
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkClosed&& w) {
   auto& L = r.c.ledger;
-  if (w.work >= L.work.size()) return;
+  if (w.work >= L.work.size() || !L.work[static_cast<std::size_t>(w.work)].open)
+    throw r.bad("closes work that is not open (" + rows::index_id("work-", w.work) + ")");
   const auto idx = static_cast<std::size_t>(w.work);
-  if (!L.work[idx].open) return;
   L.work[idx].open = false;
   L.open_work.erase(idx);
   if (!L.work[idx].transition_id.empty()) L.working_by_action.erase(L.work[idx].action, idx);
+}
+
+// A restart row names the fires the stopped app was in and the work it left open: every
+// one of them is so in the session rebuilt so far.
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Restart&& rs) {
+  const auto& L = r.c.ledger;
+  for (const std::uint64_t f : rs.fires) {
+    const bool flying = f < L.transitions.size() && L.transitions.holds(static_cast<std::size_t>(f)) &&
+                        L.transitions[static_cast<std::size_t>(f)].outcome == Outcome::pending;
+    if (!flying) throw r.bad("names a fire the session does not hold in flight (" + rows::index_id("t-", f) + ")");
+  }
+  for (const std::uint64_t w : rs.work)
+    if (w >= L.work.size() || !L.work[static_cast<std::size_t>(w)].open)
+      throw r.bad("names work that is not open (" + rows::index_id("work-", w) + ")");
+  stop_all(r.c, rs.fires, rs.work, r.returned);
 }
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Report&& s) {
@@ -256,9 +286,13 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Report&& s) {
 // know is refused rather than skipped: skipping would restore a different session.
 GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
   r.row = &row;
-  if (!row.parsed) throw r.bad("is not a JSON object (run verify_sqlite_ledger)");
+  if (!row.parsed) throw r.bad(row.body.refusal());
   RowBody& b = row.body;
   const std::string& k = row.kind;
+  // The first row starts the session, and only the first.
+  if (k == rows::Start::kind && r.started) throw r.bad("starts a session that row 1 already started");
+  if (k != rows::Start::kind && !r.started) throw r.bad("is not the row that starts a session");
+  r.started = true;
   try {
     if (k == rows::Recorded::kind) apply(r, rows::Recorded::decode(b));
     else if (k == rows::Grade::kind) apply(r, rows::Grade::decode(b));
@@ -273,10 +307,8 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
     else if (k == rows::Move::kind) apply(r, rows::Move::decode(b));
     else if (k == rows::StaleFlag::kind) r.c.ledger.actions_may_be_stale = rows::StaleFlag::decode(b).on;
     else if (k == rows::Start::kind) apply(r, rows::Start::decode(b));
-    else if (k == rows::Restart::kind) {
-      const rows::Restart rs = rows::Restart::decode(b);
-      stop_all(r.c, rs.fires, rs.work, r.returned);
-    } else {
+    else if (k == rows::Restart::kind) apply(r, rows::Restart::decode(b));
+    else {
       throw r.bad("is of a kind this release does not know");
     }
   } catch (const MalformedRow& e) {

@@ -110,6 +110,19 @@ inline LedgerVerification failed_verification(std::string problem, std::uint64_t
 // A stored chain that does not verify, as LedgerStore::read_verified reports it: the
 // first row it cannot vouch for (rows count from 1) and what is wrong with it.
 // (0: the chain cannot be judged at all, as a keyed chain without its key.)
+// A restore that met a row it cannot restore — malformed, past the format's limits, of a
+// kind this release does not know, or one no session writes in the state rebuilt so far —
+// refused naming it: the rows before it may verify, yet the ledger is not one a session
+// wrote.
+class RowRefused : public LedgerStoreError {
+ public:
+  RowRefused(std::uint64_t row, const std::string& what) : LedgerStoreError(what), row_(row) {}
+  std::uint64_t row() const noexcept { return row_; }
+
+ private:
+  std::uint64_t row_;
+};
+
 class ChainBroken : public LedgerStoreError {
  public:
   ChainBroken(std::uint64_t first_bad_row, const std::string& problem)
