@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -139,6 +140,52 @@ TEST_CASE("A ledger an earlier release wrote is marked with this format once ope
   }
 }
 
+TEST_CASE(
+    "A session an earlier release wrote records the policy it is first opened with, in one row, and is held "
+    "to it from then on",
+    "[format]") {
+  for (const Fixture& f : all_fixtures()) {
+    if (f.file.filename().string().find("keyed") != std::string::npos) continue;
+    for (const auto& item : f.expected.items()) {
+      const std::string& session = item.key();
+      INFO(f.file.filename().string() << ", session " << session);
+      TempLedger copy{"fixture"};
+      copy_to(f.file, copy);
+      const auto rows = [&] {
+        std::vector<gp::StoredRow> out;
+        gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true})
+            ->read(1, [&](const gp::StoredRow& r) {
+              out.push_back(r);
+              return true;
+            });
+        return out;
+      };
+      const std::size_t before = rows().size();
+      REQUIRE(rows().front().body.find(R"("po":)") == std::string::npos);  // no policy stored before 0.4
+      {                                                                    // read, it checks nothing and writes nothing
+        const gp::Session r({.store = gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true})});
+      }
+      CHECK(rows().size() == before);
+      {
+        const gp::Session s({.require_human_approval = true,
+                             .approval_ttl = std::chrono::seconds(30),
+                             .store = gp::open_sqlite_store(copy.path(), {.session = session})});
+      }
+      const auto after = rows();
+      const std::size_t added = after.size() - before;  // the policy row, after a restart's
+      CHECK((added == 1 || (added == 2 && after[before].kind == "rs")));
+      const auto policy = std::find_if(after.begin() + static_cast<std::ptrdiff_t>(before), after.end(),
+                                       [](const gp::StoredRow& r) { return r.kind == "pol"; });
+      REQUIRE(policy != after.end());
+      CHECK(json::parse(policy->body) == json{{"po", {{"auf", false}, {"rha", true}, {"ttl", 30000}}}});
+      CHECK_THROWS_WITH(gp::Session({.store = gp::open_sqlite_store(copy.path(), {.session = session})}),
+                        Catch::Contains("require_human_approval: stored true, given false") &&
+                            Catch::Contains("approval_ttl: stored 30000 ms, given 0 ms"));
+      CHECK(gp::verify_sqlite_ledger(copy.path(), session).ok);
+    }
+  }
+}
+
 TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and each table maps both ways",
           "[format]") {
   using gp::detail::from_name;
@@ -174,6 +221,10 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
                                                  {gp::AskState::spent, 3},
                                                  {gp::AskState::revoked, 4}};
   for (const auto& [s, n] : states) CHECK(stored_of(s) == n);
+  CHECK(stored_of(gp::Concurrency::parallel) == 0);
+  CHECK(stored_of(gp::Concurrency::single_flight) == 1);
+  CHECK(stored_of(gp::Concurrency::once) == 2);
+  CHECK_FALSE(from_stored<gp::Concurrency>(3).has_value());
   // Names: what the block renders and what the codec and an export share.
   CHECK(gp::to_string(gp::Principal::system) == "system");
   CHECK(gp::to_string(gp::Outcome::not_observed) == "not_observed");
@@ -213,7 +264,7 @@ TEST_CASE("Each row kind is defined once, with a code, a name and named members,
       CHECK(doc.find("`" + std::string(m.key) + "`: " + std::string(m.name)) != std::string::npos);
     }
   }
-  CHECK(codes.size() == 14);
+  CHECK(codes.size() == 15);
   CHECK(gp::detail::rows::find_kind("zz") == nullptr);
 }
 

@@ -731,7 +731,7 @@ TEST_CASE("groundplane-ledger verify --head exits 1 when the session its head wa
   TenRows t;
   const std::string f = "'" + t.file.str() + "'";
   raw_sql(t.file.path(), "UPDATE groundplane_sessions SET name = 'default-old'");
-  const auto renamed = ledger_tool("verify " + f + " --head " + t.head);
+  const auto renamed = ledger_tool("verify " + f + " --session default --head " + t.head);
   INFO(renamed.out);
   CHECK(renamed.exit_code == 1);  // a head vouches for rows the file no longer holds under that name
   CHECK(renamed.out.find("first bad row 1") != std::string::npos);

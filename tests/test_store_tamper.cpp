@@ -5,6 +5,7 @@
 // itself — bytes, deletions, swaps, other sessions' rows — are test_store_suite.cpp's.)
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -266,6 +267,244 @@ void appended_grant_refused(const B& b) {
                     Catch::Contains("first bad row " + std::to_string(seq) + ":"));
 }
 
+// ---- a restored session keeps its policy -------------------------------------------------
+
+// Rows a store holds for its session, counted as they are (unverified).
+template <class B>
+std::size_t rows_held(const B& b, const std::string& session = "default", const std::string& key = "") {
+  return all_rows(*b.open_as({.session = session, .read_only = true, .key = key})).size();
+}
+
+// The second process of the newcomer's app, written as ledger-store.md once showed it:
+// no policy given. The restore is refused naming the member, and nothing is written.
+template <class B>
+void restore_with_another_policy_refused(const B& b) {
+  spent_approval(b, {});
+  const std::size_t before = rows_held(b);
+  try {
+    gp::Session s({.store = b.open()});
+    FAIL("restored a session stored under require_human_approval without it");
+  } catch (const gp::ConfigurationError& e) {
+    INFO(e.what());
+    CHECK_THAT(e.what(), Catch::Contains("require_human_approval: stored true, given false"));
+    CHECK_THAT(e.what(), Catch::Contains("policy_change"));
+  }
+  CHECK(rows_held(b) == before);
+  // Every member that differs is named, booleans as true/false and durations in ms.
+  try {
+    gp::Session s({.allow_unmaterialized_fires = true, .approval_ttl = std::chrono::minutes(1), .store = b.open()});
+    FAIL("restored a session with three members of its policy changed");
+  } catch (const gp::ConfigurationError& e) {
+    INFO(e.what());
+    CHECK_THAT(e.what(), Catch::Contains("require_human_approval: stored true, given false"));
+    CHECK_THAT(e.what(), Catch::Contains("allow_unmaterialized_fires: stored false, given true"));
+    CHECK_THAT(e.what(), Catch::Contains("approval_ttl: stored 0 ms, given 60000 ms"));
+  }
+  CHECK(rows_held(b) == before);
+  // The stored policy restores, and the spent approval stays spent.
+  int shipped = 0;
+  gp::Session s({.require_human_approval = true, .store = b.open()});
+  declare_ship(s, &shipped);
+  CHECK(s.fire("ship", {.payload = {{"order", 7}}, .ask_id = "ask-1"}).reason == "APPROVAL_SPENT");
+  CHECK(s.fire("ship").reason == "APPROVAL_REQUIRED");
+  CHECK(shipped == 0);
+}
+
+// SessionOptions::policy_change changes it on purpose: one row, audited, never rendered.
+template <class B>
+void policy_change_is_one_audited_row(const B& b) {
+  spent_approval(b, {});
+  std::string block;
+  {
+    gp::Session s({.require_human_approval = true, .store = b.open()});
+    declare_ship(s);
+    block = s.ground_truth().text;
+  }
+  const std::size_t before = rows_held(b);
+  {
+    gp::Session s({.require_human_approval = true, .store = b.open(), .policy_change = "nothing changes"});
+    declare_ship(s);
+  }
+  CHECK(rows_held(b) == before);  // a change that changes nothing writes nothing
+  {
+    gp::Session s(
+        {.approval_ttl = std::chrono::hours(1), .store = b.open(), .policy_change = "trial ends: ops signs off"});
+    declare_ship(s);
+    CHECK(s.ground_truth().text == block);  // never in the block
+  }
+  const auto rows = all_rows(*b.open_read_only());
+  REQUIRE(rows.size() == before + 1);
+  const json change = json::parse(rows.back().body);
+  CHECK(rows.back().kind == "pol");
+  CHECK(change.at("why") == "trial ends: ops signs off");
+  CHECK(change.at("po") == json{{"auf", false}, {"rha", false}, {"ttl", 3'600'000}});
+  CHECK(change.at("was").at("po") == json{{"auf", false}, {"rha", true}, {"ttl", 0}});
+  // From then on the new policy is the stored one.
+  CHECK_NOTHROW(gp::Session({.approval_ttl = std::chrono::hours(1), .store = b.open()}));
+  CHECK_THROWS_AS(gp::Session({.require_human_approval = true, .store = b.open()}), gp::ConfigurationError);
+  CHECK(b.verify().ok);
+}
+
+// A store opened to read (an auditor, groundplane-ledger show) restores with the stored
+// policy, whatever it is given, and checks nothing.
+template <class B>
+void read_only_restores_with_stored_policy(const B& b) {
+  using namespace std::chrono;
+  const system_clock::time_point t0{seconds(1'700'000'000)};
+  system_clock::time_point now = t0;
+  {
+    gp::Session s(
+        {.require_human_approval = true, .approval_ttl = seconds(10), .store = b.open(), .clock = [&] { return now; }});
+    declare_ship(s);
+    const auto ask = s.confirm_ask("ship", {{"order", 1}});
+    s.approve_ask(ask.id, "ops");
+  }
+  const std::size_t before = rows_held(b);
+  now = t0 + seconds(60);
+  const gp::Session r({.store = b.open_read_only(), .clock = [&] { return now; }});
+  // the stored approval_ttl (10 s), not the given 0 (never expires), ages the approval
+  CHECK_THAT(r.ground_truth().text, Catch::Contains("Approved by the human, but stale now: ship (ask-1)."));
+  CHECK(rows_held(b) == before);
+}
+
+// An action's high_effect and repeat rule are stored at its first declare and compared
+// when it is declared again: re-declared without high_effect after a restart, it cannot
+// skip its approvals.
+template <class B>
+void action_rules_kept(const B& b) {
+  {
+    gp::Session s({.require_human_approval = true, .store = b.open()});
+    s.declare("refund", {.does = "Refund the order.",
+                         .handler = ok_handler,
+                         .high_effect = true,
+                         .concurrency = gp::Concurrency::once});
+    s.declare("note", {.does = "Save a note.", .handler = ok_handler});
+  }
+  const std::size_t before = rows_held(b);
+  gp::Session s({.require_human_approval = true, .store = b.open()});
+  try {
+    s.declare("refund", {.does = "Refund the order.", .handler = ok_handler});
+    FAIL("re-declared an action without its stored high_effect");
+  } catch (const gp::ConfigurationError& e) {
+    INFO(e.what());
+    CHECK_THAT(e.what(), Catch::Contains("declare('refund')"));
+    CHECK_THAT(e.what(), Catch::Contains("high_effect: stored true, given false"));
+    CHECK_THAT(e.what(), Catch::Contains("concurrency: stored once, given parallel"));
+  }
+  CHECK(s.actions().empty());
+  CHECK(s.fire("refund").reason == "UNKNOWN_AFFORDANCE");
+  // Its other members are code and are not compared; the same rule declared again writes nothing.
+  s.declare("refund", {.does = "Refund the whole order.",
+                       .writes = {"refunded"},
+                       .handler = ok_handler,
+                       .high_effect = true,
+                       .concurrency = gp::Concurrency::once});
+  s.declare("note", {.does = "Save a note.", .handler = ok_handler});
+  CHECK(rows_held(b) == before + 1);  // the refusal of the undeclared refund
+  CHECK(s.fire("refund").reason == "APPROVAL_REQUIRED");
+}
+
+template <class B>
+void action_rule_change_is_recorded(const B& b) {
+  {
+    gp::Session s({.require_human_approval = true, .store = b.open()});
+    s.declare("refund", {.does = "Refund the order.", .handler = ok_handler, .high_effect = true});
+  }
+  const std::size_t before = rows_held(b);
+  {
+    gp::Session s({.require_human_approval = true, .store = b.open(), .policy_change = "refunds under 10 EUR"});
+    s.declare("refund", {.does = "Refund the order.", .handler = ok_handler});
+    CHECK(s.fire("refund").ok);
+  }
+  const auto rows = all_rows(*b.open_read_only());
+  REQUIRE(rows.size() >= before + 1);
+  const json change = json::parse(rows[before].body);
+  CHECK(rows[before].kind == "pol");
+  CHECK(change.at("ac") == json{{"refund", {{"cc", 0}, {"he", false}}}});
+  CHECK(change.at("was").at("ac") == json{{"refund", {{"cc", 0}, {"he", true}}}});
+  CHECK(change.at("why") == "refunds under 10 EUR");
+  gp::Session s({.require_human_approval = true, .store = b.open()});
+  CHECK_NOTHROW(s.declare("refund", {.does = "Refund the order.", .handler = ok_handler}));
+}
+
+// The policy in the first row rewritten (require_human_approval dropped) and the chain
+// recomputed by someone without the key: refused at row 1 with the key, and by a kept
+// head without it.
+template <class B>
+void rewritten_policy_refused(const B& b) {
+  for (const std::string& key : {app_key, std::string()}) {
+    INFO((key.empty() ? "unkeyed, with the kept head" : "keyed"));
+    const std::string session = key.empty() ? "plain" : "default";
+    std::string head;
+    {
+      gp::Session s({.require_human_approval = true, .store = b.open_as({.session = session, .key = key})});
+      declare_ship(s);
+      s.fire("note");
+      head = s.head();
+    }
+    const auto rows = all_rows(*b.open_as({.session = session, .read_only = true, .key = key}));
+    gp::detail::Sha256 sha;
+    gp::RowHash prev = sha(gp::chain_genesis_bytes(b.name(session)));
+    std::string sql;
+    for (const auto& r : rows) {
+      std::string body = r.body;
+      if (r.seq == 1) {
+        const auto at = body.find(R"("rha":true)");
+        REQUIRE(at != std::string::npos);
+        body.replace(at, 10, R"("rha":false)");
+        if (!key.empty()) body = "{" + body.substr(body.find(',') + 1);  // the key id dropped too
+      }
+      prev = sha(as_text(prev) + gp::canonical_bytes(r.seq, r.version, r.kind, body));
+      sql += "UPDATE groundplane_rows SET body = " + gp_test::sql_literal(body) +
+             ", hash = " + b.hash_literal(gp::to_hex(prev)) + " WHERE session = " + b.key(session) +
+             " AND seq = " + std::to_string(r.seq) + ";";
+    }
+    b.sql(sql);
+    if (key.empty()) {
+      CHECK(b.verify(session).ok);                                      // alone, a recomputed chain verifies...
+      CHECK(b.verify(session, head).first_bad_row == rows.size() + 1);  // ...not past the kept head
+      CHECK_THROWS_WITH(gp::Session({.store = b.open_as({.session = session, .expected_head = head})}),
+                        Catch::Contains("first bad row " + std::to_string(rows.size() + 1) + ":"));
+    } else {
+      CHECK(b.verify(session, "", key).first_bad_row == 1);
+      CHECK_THROWS_AS(b.open_as({.session = session, .key = key}), gp::LedgerStoreError);  // now unkeyed
+    }
+  }
+}
+
+// The same without the key and without a kept head: a policy row appended onto the real
+// head to drop the approvals is read back as the stored policy — which the app's own
+// policy then contradicts: the restore is refused, not weakened.
+template <class B>
+void appended_policy_row_refused_by_the_app(const B& b) {
+  spent_approval(b, {});
+  append_forged(b, "pol", R"({"po":{"auf":false,"rha":false,"ttl":0}})", "", "");
+  CHECK(b.verify().ok);
+  CHECK_THROWS_WITH(gp::Session({.require_human_approval = true, .store = b.open()}),
+                    Catch::Contains("require_human_approval: stored false, given true"));
+}
+
+// An ask spent, then a decision appended onto the real head turning it back to approved,
+// chained as the writer would chain it (no key, no kept head): no session writes that
+// row, and the restore refuses it by name.
+template <class B>
+void appended_reapproval_refused_without_key(const B& b) {
+  spent_approval(b, {});
+  const std::uint64_t seq = append_forged(b, "qd", R"({"at":1700000000000000,"by":"ops","q":0,"rd":{},"s":1})", "", "");
+  CHECK(b.verify().ok);  // the chain holds: it is the row that is impossible
+  int shipped = 0;
+  try {
+    gp::Session s({.require_human_approval = true, .store = b.open()});
+    declare_ship(s, &shipped);
+    s.fire("ship", {.payload = {{"order", 7}}, .ask_id = "ask-1"});
+    FAIL("restored a spent approval turned back to approved");
+  } catch (const gp::LedgerStoreError& e) {
+    INFO(e.what());
+    CHECK_THAT(e.what(), Catch::Contains("row " + std::to_string(seq) + " (qd) turns ask-1 from spent to approved"));
+  }
+  CHECK(shipped == 0);
+}
+
 // ---- the store refuses what it did not write -------------------------------------------
 
 // A trigger planted on the rows table before the store opens: the open is refused naming
@@ -435,6 +674,29 @@ GP_STORE_CASE("with a key, a standing grant appended onto the real head is refus
 GP_STORE_CASE("groundplane-ledger verifies a keyed chain with --key-file, and without it says it cannot",
               tool_with_key_file)
 #endif
+GP_STORE_CASE(
+    "a session restored with another policy than the one stored is refused naming each member, and nothing "
+    "is written",
+    restore_with_another_policy_refused)
+GP_STORE_CASE(
+    "policy_change changes the stored policy on purpose in one audited row, and one that changes nothing "
+    "writes nothing",
+    policy_change_is_one_audited_row)
+GP_STORE_CASE("a store opened to read restores with the stored policy and checks nothing",
+              read_only_restores_with_stored_policy)
+GP_STORE_CASE("an action re-declared after a restart without its stored high_effect or repeat rule is refused",
+              action_rules_kept)
+GP_STORE_CASE("policy_change records an action's weaker rule in one row", action_rule_change_is_recorded)
+GP_STORE_CASE(
+    "a policy rewritten in the first row and the chain recomputed is refused with the key, and past a kept "
+    "head",
+    rewritten_policy_refused)
+GP_STORE_CASE("a policy row appended without the key is read back, and the app's own policy refuses it",
+              appended_policy_row_refused_by_the_app)
+GP_STORE_CASE(
+    "without a key or a kept head, a decision appended onto the real head turning a spent ask back to "
+    "approved is refused at its row",
+    appended_reapproval_refused_without_key)
 GP_STORE_CASE_OWN_TABLES(
     "a trigger planted on the rows table is refused by name when the store opens, and verify "
     "does not call the ledger intact",

@@ -28,9 +28,9 @@ from cli_harness import expect, finish, run, usage_error
 # docs/ledger-format.md, "Row kinds" and "Enum values as stored".
 KIND_NAMES = {"init": "start", "m": "move", "ms": "actions_may_be_stale", "s": "report", "g": "refusal",
               "t": "transition", "u": "grade", "q": "ask", "qd": "decision", "sg": "standing_grant",
-              "wo": "work_opened", "wc": "work_closed", "rs": "restart"}
+              "wo": "work_opened", "wc": "work_closed", "rs": "restart", "pol": "policy"}
 MEMBER_NAMES = {
-    "init": {"n": "node", "st": "state"},
+    "init": {"n": "node", "st": "state", "po": "policy", "_k": "key_id"},
     "m": {"n": "node", "f": "focus"},
     "ms": {"on": "on"},
     "s": {"dl": "delta"},
@@ -46,6 +46,7 @@ MEMBER_NAMES = {
     "wo": {"l": "label", "t": "transition_id"},
     "wc": {"w": "work"},
     "rs": {"t": "stopped_fires", "w": "closed_work"},
+    "pol": {"po": "policy", "ac": "actions", "was": "was", "why": "reason"},
 }
 PRINCIPALS = ["agent", "user", "system"]
 OUTCOMES = ["pending", "observed", "not_observed", "unobservable", "handler_failed", "not_materialized",

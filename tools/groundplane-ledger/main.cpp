@@ -465,6 +465,16 @@ class Audit {
     return out;
   }
 
+  static std::string policy(const rows::Policy& p) {
+    return std::string("require_human_approval ") + (p.require_human_approval ? "true" : "false") +
+           ", allow_unmaterialized_fires " + (p.allow_unmaterialized_fires ? "true" : "false") + ", approval_ttl " +
+           std::to_string(p.approval_ttl_ms) + " ms";
+  }
+  static std::string rule_text(const rows::ActionRule& r) {
+    return std::string("high_effect ") + (r.high_effect ? "true" : "false") + ", concurrency " +
+           std::string(gp::to_string(r.concurrency));
+  }
+
   // What the fire asked for beyond the action: its payload and the ask it cited.
   static std::string attempt_details(const rows::Attempt& f) {
     std::string out;
@@ -478,7 +488,23 @@ class Audit {
     const std::string_view kind = r.kind;
     if (kind == rows::Start::kind) {
       const auto s = rows::Start::decode(body_);
-      return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state);
+      return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state) +
+             (s.policy ? ", under the policy " + policy(*s.policy) : std::string());
+    }
+    if (kind == rows::PolicyChange::kind) {
+      const auto p = rows::PolicyChange::decode(body_);
+      std::string out;
+      if (p.policy)
+        out = p.was_policy ? "the policy changed from " + policy(*p.was_policy) + " to " + policy(*p.policy)
+                           : "the policy was recorded: " + policy(*p.policy);
+      for (const auto& [id, rule] : p.actions) {
+        const auto was = p.was_actions.find(id);
+        out += (out.empty() ? "" : "; ") + std::string("the rule of ") + action(id) +
+               (was != p.was_actions.end() ? " changed from " + rule_text(was->second) + " to " + rule_text(rule)
+                                           : " was recorded: " + rule_text(rule));
+      }
+      if (!p.reason.empty()) out += ", for the reason " + in_quotes(p.reason);
+      return out;
     }
     if (kind == rows::Move::kind) {
       const auto m = rows::Move::decode(body_);

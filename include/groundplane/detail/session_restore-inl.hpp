@@ -42,7 +42,9 @@ struct Replay {
     return it == does.end() ? std::nullopt : it->second;
   }
 
-  bool started = false;  // the session's first row was replayed
+  bool started = false;                               // the session's first row was replayed
+  std::optional<rows::Policy> policy = std::nullopt;  // the stored policy (none before 0.4)
+  rows::ActionRules rules = {};                       // each action's stored rule
 
   RowRefused bad(const std::string& why) const {
     // The kind is the file's, so escaped like any value read from outside.
@@ -54,6 +56,12 @@ struct Replay {
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Start&& s) {
   r.c.ledger.node = r.text(std::move(s.node));
   r.c.state = std::move(s.state);
+  r.policy = s.policy;
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::PolicyChange&& p) {
+  if (p.policy) r.policy = p.policy;
+  for (auto& [id, rule] : p.actions) r.rules.insert_or_assign(id, rule);
 }
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Move&& m) {
@@ -308,6 +316,7 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
     else if (k == rows::StaleFlag::kind) r.c.ledger.actions_may_be_stale = rows::StaleFlag::decode(b).on;
     else if (k == rows::Start::kind) apply(r, rows::Start::decode(b));
     else if (k == rows::Restart::kind) apply(r, rows::Restart::decode(b));
+    else if (k == rows::PolicyChange::kind) apply(r, rows::PolicyChange::decode(b));
     else {
       throw r.bad("is of a kind this release does not know");
     }
@@ -316,6 +325,82 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
   } catch (const nlohmann::json::exception& e) {
     throw r.bad(std::string("is malformed: ") + e.what());
   }
+}
+
+GROUNDPLANE_INLINE std::string policy_differences(const rows::Policy& stored, const rows::Policy& given) {
+  std::string out;
+  const auto differs = [&](const rows::Member& m, std::string was, std::string now) {
+    if (was == now) return;
+    out += (out.empty() ? "" : "; ") + std::string(m.name) + ": stored " + was + ", given " + now;
+  };
+  const auto flag = [](bool on) { return std::string(on ? "true" : "false"); };
+  const auto ms = [](std::int64_t n) { return std::to_string(n) + " ms"; };
+  differs(rows::Policy::approval_m, flag(stored.require_human_approval), flag(given.require_human_approval));
+  differs(rows::Policy::unmaterialized_m, flag(stored.allow_unmaterialized_fires),
+          flag(given.allow_unmaterialized_fires));
+  differs(rows::Policy::ttl_m, ms(stored.approval_ttl_ms), ms(given.approval_ttl_ms));
+  return out;
+}
+
+GROUNDPLANE_INLINE std::string rule_differences(const rows::ActionRule& stored, const rows::ActionRule& given) {
+  std::string out;
+  if (stored.high_effect != given.high_effect)
+    out += std::string("high_effect: stored ") + (stored.high_effect ? "true" : "false") + ", given " +
+           (given.high_effect ? "true" : "false");
+  if (stored.concurrency != given.concurrency)
+    out += std::string(out.empty() ? "" : "; ") + "concurrency: stored " + std::string(name_of(stored.concurrency)) +
+           ", given " + std::string(name_of(given.concurrency));
+  return out;
+}
+
+GROUNDPLANE_INLINE void keep_action_rule(SessionCore& c, const std::string& id, const ActionSpec& spec) {
+  if (!c.store || !c.store->writable()) return;
+  const rows::ActionRule given{spec.high_effect, spec.concurrency};
+  const auto stored = c.stored_rules.find(id);
+  rows::PolicyChange row;
+  row.actions.emplace(id, given);
+  if (stored != c.stored_rules.end()) {
+    if (stored->second == given) return;
+    if (c.policy_change.empty())
+      throw ConfigurationError("gp::Session::declare(" + quote(id) +
+                               "): the ledger holds another rule for it: " + rule_differences(stored->second, given) +
+                               ". Declare it as stored, or set gp::SessionOptions::policy_change to the reason for "
+                               "the change (recorded in the ledger)");
+    row.was_actions.emplace(id, stored->second);
+    row.reason = c.policy_change;
+  }
+  c.emit(std::move(row));
+  c.flush();
+  c.stored_rules.insert_or_assign(id, given);
+}
+
+// The restored session's policy, against the one it is given: a read-only store's
+// session takes the stored one and checks nothing; a writable one is refused another
+// (ConfigurationError) unless given a policy_change, which the returned row records, as it
+// records the given policy of a session stored before 0.4.
+GROUNDPLANE_INLINE std::optional<rows::PolicyChange> settle_policy(SessionCore& c, const Replay& r) {
+  c.stored_rules = r.rules;
+  if (!c.store->writable()) {
+    if (r.policy) {
+      c.require_human_approval = r.policy->require_human_approval;
+      c.allow_unmaterialized_fires = r.policy->allow_unmaterialized_fires;
+      c.approval_ttl = std::chrono::milliseconds(r.policy->approval_ttl_ms);
+    }
+    return std::nullopt;
+  }
+  const rows::Policy given = c.policy();
+  rows::PolicyChange row;
+  row.policy = given;
+  if (!r.policy) return row;  // stored before 0.4: what it is held to from now on
+  if (*r.policy == given) return std::nullopt;
+  if (c.policy_change.empty())
+    throw ConfigurationError("gp::Session: session \"" + escape(c.store->session()) +
+                             "\" was stored with another policy: " + policy_differences(*r.policy, given) +
+                             ". Give the stored values, or set gp::SessionOptions::policy_change to the reason for the "
+                             "change (recorded in the ledger)");
+  row.was_policy = r.policy;
+  row.reason = c.policy_change;
+  return row;
 }
 
 GROUNDPLANE_INLINE void open_store(SessionCore& c) {
@@ -329,7 +414,7 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
     } catch (const ChainBroken& e) {
       throw refused(e);
     }
-    c.emit(rows::Start{c.ledger.node.str(), c.state});
+    c.emit(rows::Start{c.ledger.node.str(), c.state, c.policy()});
     c.flush();
     return;
   }
@@ -347,16 +432,18 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
   }
   c.head = to_hex(last);
   c.does_written = std::move(r.does);
+  // Checked before anything is written: a refused policy leaves the ledger as it was.
+  std::optional<rows::PolicyChange> policy = settle_policy(c, r);
   // The app stopped: what it was doing is no longer awaited.
   std::vector<std::size_t> flying = c.in_flight.all();
   std::sort(flying.begin(), flying.end());
   rows::Restart rs{{flying.begin(), flying.end()}, {c.ledger.open_work.begin(), c.ledger.open_work.end()}};
-  if (rs.fires.empty() && rs.work.empty()) return;
-  stop_all(c, rs.fires, rs.work, r.returned);
-  if (store.writable()) {
-    c.emit(std::move(rs));
-    c.flush();
-  }
+  const bool stopped = !rs.fires.empty() || !rs.work.empty();
+  if (stopped) stop_all(c, rs.fires, rs.work, r.returned);
+  if (!store.writable()) return;
+  if (stopped) c.emit(std::move(rs));
+  if (policy) c.emit(std::move(*policy));
+  c.flush();
 }
 
 }  // namespace groundplane::detail
