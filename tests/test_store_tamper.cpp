@@ -661,8 +661,9 @@ GP_STORE_CASE(
     keyed_chain_is_hmac)
 GP_STORE_CASE("a keyed session opened without its key or with another, or an unkeyed one opened with a key, is refused",
               keyed_open_refusals)
-GP_STORE_CASE("verified without its key a keyed chain is never intact; with another key it fails at row 1 naming both",
-              keyless_verification)
+GP_STORE_CASE(
+    "verified without its key a keyed chain is never intact, and with another key it fails at row 1 naming both",
+    keyless_verification)
 GP_STORE_CASE("a keyed session whose key is lost is read only and never restored without it", lost_key_reads_only)
 GP_STORE_CASE(
     "with a key and a kept head, a decision appended onto the real head turning a spent ask back to approved is "
