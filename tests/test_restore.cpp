@@ -329,3 +329,11 @@ TEST_CASE("A stored row nested or sized past the format's limits stops the resto
   CHECK_THROWS_WITH(gp::Session({.store = big}),
                     Catch::Contains("row 2 (s)") && Catch::Contains("more than the format allows"));
 }
+
+TEST_CASE("A store opened to read that holds no row of its session restores an empty session and writes nothing",
+          "[restore]") {
+  const auto store = std::make_shared<FixedRows>(std::vector<std::pair<std::string, std::string>>{});
+  const gp::Session s({.node = "shop", .require_human_approval = true, .store = store});
+  CHECK(s.version() == 0);
+  CHECK_THAT(s.ground_truth().text, Catch::Contains("No actions have been performed"));
+}

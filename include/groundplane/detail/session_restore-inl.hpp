@@ -414,6 +414,7 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
     } catch (const ChainBroken& e) {
       throw refused(e);
     }
+    if (!store.writable()) return;  // read, an empty session: nothing to start it with
     c.emit(rows::Start{c.ledger.node.str(), c.state, c.policy()});
     c.flush();
     return;
