@@ -293,7 +293,26 @@ std::string read_key(const char* path) {
   return key;
 }
 
+// A verifying restore alone, in a new process (--restore-only FILE [KEY_FILE]), in seconds.
+double restore_only_in_new_process(const std::filesystem::path& file, const std::filesystem::path& key_file = {}) {
+  const std::string cmd = "'" + std::filesystem::read_symlink("/proc/self/exe").string() + "' --restore-only '" +
+                          file.string() + "'" + (key_file.empty() ? std::string() : " '" + key_file.string() + "'");
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + cmd);
+  double seconds = 0;
+  const int got = std::fscanf(p, "%lf", &seconds);
+  if (::pclose(p) != 0 || got != 1) throw std::runtime_error("the restore run failed: " + cmd);
+  return seconds;
+}
+
 int main(int argc, char** argv) {
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--restore-only") {
+    const std::string key = argc == 4 ? read_key(argv[3]) : std::string();
+    const auto t0 = clock_type::now();
+    gp::Session r({.store = gp::open_sqlite_store(argv[2], {.read_only = true, .key = key})});
+    std::printf("%.6f\n", std::chrono::duration<double>(clock_type::now() - t0).count());
+    return r.version() > 0 ? 0 : 1;
+  }
   if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--restore") {
     const RestoreTimes t = time_restore(argv[2], argc == 4 ? read_key(argv[3]) : std::string());
     std::printf("%.6f %.6f %.6f %.6f %.6f %llu %llu %llu\n", t.read_only, t.verify, t.restore, t.restore_unverified,
@@ -385,6 +404,13 @@ int main(int argc, char** argv) {
   const RestoreTimes keyed_rt = time_restore_in_new_process(keyed_big_file, key_file);
   if (keyed_rt.verified_rows != rt.verified_rows || keyed_rt.version != rt.version)
     throw std::runtime_error("the keyed restore read another ledger");
+  // The two verifying restores again, alternating, three rounds each: the best of each
+  // (the machine's load then falls on both alike).
+  double best_unkeyed = rt.restore, best_keyed = keyed_rt.restore;
+  for (int round = 0; round < 3; ++round) {
+    best_unkeyed = std::min(best_unkeyed, restore_only_in_new_process(big_file));
+    best_keyed = std::min(best_keyed, restore_only_in_new_process(keyed_big_file, key_file));
+  }
   const KeyedFires kf = keyed_fires(dir, n_normal / 2, 3);
   const std::uint64_t big_rows = rt.verified_rows;
   const std::uint64_t read_rows = rt.read_rows;
@@ -415,9 +441,11 @@ int main(int argc, char** argv) {
   std::printf("%-44s %12.0f/s %10s\n", "fires, NORMAL, keyed (HMAC-SHA256; best of 3)", kf.keyed, "");
   std::printf("%-44s %12.2fx %10s\n", "  unkeyed against keyed", kf.unkeyed / kf.keyed, "<= 1.20x");
   std::printf("%-44s %12.3f s %10s\n",
-              ("keyed restore " + std::to_string(keyed_rt.verified_rows) + " rows, verified with the key").c_str(),
-              keyed_rt.restore, "");
-  std::printf("%-44s %12.2fx %10s\n", "  keyed restore against the unkeyed restore", keyed_rt.restore / rt.restore,
+              ("restore " + std::to_string(rt.verified_rows) + " rows, unkeyed (best of 4)").c_str(), best_unkeyed, "");
+  std::printf("%-44s %12.3f s %10s\n",
+              ("keyed restore " + std::to_string(keyed_rt.verified_rows) + " rows, with the key (best of 4)").c_str(),
+              best_keyed, "");
+  std::printf("%-44s %12.2fx %10s\n", "  keyed restore against the unkeyed restore", best_keyed / best_unkeyed,
               "<= 1.30x");
   std::printf("%-44s %12.3f s %10s\n", "  verify_sqlite_ledger with the key", keyed_rt.verify, "");
   std::printf("%-44s %12.1f B %10s\n", "memory per in-memory ledger row (no cap)", row_bytes, "<= 128");
