@@ -329,7 +329,7 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
 
 GROUNDPLANE_INLINE std::string policy_differences(const rows::Policy& stored, const rows::Policy& given) {
   std::string out;
-  const auto differs = [&](const rows::Member& m, std::string was, std::string now) {
+  const auto differs = [&](const rows::Member& m, const std::string& was, const std::string& now) {
     if (was == now) return;
     out += (out.empty() ? "" : "; ") + std::string(m.name) + ": stored " + was + ", given " + now;
   };

@@ -71,8 +71,9 @@ class HmacSha256 {
     char digest[] = "SHA256";
     const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
                                  OSSL_PARAM_construct_end()};
-    if (!ctx_ || EVP_MAC_init(ctx_.get(), reinterpret_cast<const unsigned char*>(key.data()), key.size(),
-                              params) != 1)  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the key's bytes viewed as unsigned chars
+    const auto* bytes = reinterpret_cast<const unsigned char*>(key.data());
+    if (!ctx_ || EVP_MAC_init(ctx_.get(), bytes, key.size(), params) != 1)
       throw LedgerStoreError("OpenSSL could not provide HMAC-SHA256 (EVP_MAC_fetch \"HMAC\")");
   }
 

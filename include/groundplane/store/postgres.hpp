@@ -255,6 +255,7 @@ inline std::optional<PgTables> pg_find_tables(PGconn* conn) {
     bool table;
   };
   std::vector<Found> found;
+  found.reserve(static_cast<std::size_t>(PQntuples(r.get())));
   for (int i = 0; i < PQntuples(r.get()); ++i)
     found.push_back({std::string(pg_bytes(r.get(), i, 0)), std::string(pg_bytes(r.get(), i, 1)),
                      pg_bytes(r.get(), i, 2) == std::string_view("\x01", 1)});
