@@ -61,7 +61,12 @@ class Capture final : public gp::LedgerStore {
   void read(std::uint64_t, const std::function<bool(const gp::StoredRow&)>&) const override {}
   void read_verified(const std::function<bool(const gp::StoredRow&)>&) const override {}
   gp::LedgerHead head() const override { return {rows_.size(), ""}; }
-  gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }
+  gp::LedgerVerification verify() const noexcept override {
+    gp::LedgerVerification v;
+    v.ok = true;
+    v.rows = rows_.size();
+    return v;
+  }
   std::vector<gp::LedgerRow> rows_;
 
  private:
@@ -198,32 +203,35 @@ struct RestoreTimes {
   std::uint64_t read_rows = 0, verified_rows = 0, version = 0;
 };
 
-RestoreTimes time_restore(const std::filesystem::path& file) {
+// With `key`, the file's chain is keyed: it is verified and restored with the key.
+RestoreTimes time_restore(const std::filesystem::path& file, const std::string& key = "") {
   RestoreTimes t;
   const auto r0 = clock_type::now();
-  gp::open_sqlite_store(file, {.read_only = true})->read(1, [&](const gp::StoredRow&) {
+  gp::open_sqlite_store(file, {.read_only = true, .key = key})->read(1, [&](const gp::StoredRow&) {
     ++t.read_rows;
     return true;
   });
   t.read_only = std::chrono::duration<double>(clock_type::now() - r0).count();
   const auto v0 = clock_type::now();
-  t.verified_rows = gp::verify_sqlite_ledger(file).rows;
+  t.verified_rows = gp::verify_sqlite_ledger(file, "default", "", key).rows;
   t.verify = std::chrono::duration<double>(clock_type::now() - v0).count();
   const auto t0 = clock_type::now();
   {
-    gp::Session r({.store = gp::open_sqlite_store(file, {.read_only = true})});
+    gp::Session r({.store = gp::open_sqlite_store(file, {.read_only = true, .key = key})});
     t.version = r.version();
   }
   t.restore = std::chrono::duration<double>(clock_type::now() - t0).count();
   const auto u0 = clock_type::now();
   {
-    gp::Session r({.store = std::make_shared<UnverifiedReads>(gp::open_sqlite_store(file, {.read_only = true}))});
+    gp::Session r(
+        {.store = std::make_shared<UnverifiedReads>(gp::open_sqlite_store(file, {.read_only = true, .key = key}))});
     if (r.version() != t.version) throw std::runtime_error("the unverified restore reached another version");
   }
   t.restore_unverified = std::chrono::duration<double>(clock_type::now() - u0).count();
   const auto c0 = clock_type::now();
   {
-    gp::Session r({.store = gp::open_sqlite_store(file, {.read_only = true}), .max_rows_in_memory = 10'000});
+    gp::Session r(
+        {.store = gp::open_sqlite_store(file, {.read_only = true, .key = key}), .max_rows_in_memory = 10'000});
     (void)r.version();
   }
   t.restore_capped = std::chrono::duration<double>(clock_type::now() - c0).count();
@@ -233,9 +241,10 @@ RestoreTimes time_restore(const std::filesystem::path& file) {
 // The same, in a new process (this program again, with --restore FILE): a restore is an app
 // starting on its file, not the process that just built a million rows in memory (there,
 // reading the rows alone measured 1.2-1.5 s against 0.56-0.62 s in a new process).
-RestoreTimes time_restore_in_new_process(const std::filesystem::path& file) {
-  const std::string cmd =
-      "'" + std::filesystem::read_symlink("/proc/self/exe").string() + "' --restore '" + file.string() + "'";
+RestoreTimes time_restore_in_new_process(const std::filesystem::path& file,
+                                         const std::filesystem::path& key_file = {}) {
+  const std::string cmd = "'" + std::filesystem::read_symlink("/proc/self/exe").string() + "' --restore '" +
+                          file.string() + "'" + (key_file.empty() ? std::string() : " '" + key_file.string() + "'");
   std::FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) throw std::runtime_error("cannot run " + cmd);
   RestoreTimes t;
@@ -251,9 +260,61 @@ RestoreTimes time_restore_in_new_process(const std::filesystem::path& file) {
 
 }  // namespace
 
+// The key the keyed rows are measured with (32 bytes, as an app's would be).
+const std::string bench_key = "bench key: thirty-two bytes long";
+
+// Fires per second unkeyed and keyed (NORMAL), alternating rounds on fresh files so that
+// the machine's load falls on both alike; the best of each.
+struct KeyedFires {
+  double unkeyed = 0, keyed = 0;
+};
+KeyedFires keyed_fires(const std::filesystem::path& dir, int fires, int rounds) {
+  KeyedFires k;
+  const auto file = dir / "bench-keyed.ledger";
+  for (int r = 0; r < rounds; ++r) {
+    for (const bool keyed : {false, true}) {
+      remove_ledger(file);
+      const double f = fires_per_second(
+          gp::open_sqlite_store(file, {.synchronous_commit = false, .key = keyed ? bench_key : std::string()}), fires);
+      double& best = keyed ? k.keyed : k.unkeyed;
+      best = std::max(best, f);
+    }
+  }
+  remove_ledger(file);
+  return k;
+}
+
+std::string read_key(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (!f) throw std::runtime_error(std::string("cannot read ") + path);
+  std::string key(256, '\0');
+  key.resize(std::fread(key.data(), 1, key.size(), f));
+  std::fclose(f);
+  return key;
+}
+
+// A verifying restore alone, in a new process (--restore-only FILE [KEY_FILE]), in seconds.
+double restore_only_in_new_process(const std::filesystem::path& file, const std::filesystem::path& key_file = {}) {
+  const std::string cmd = "'" + std::filesystem::read_symlink("/proc/self/exe").string() + "' --restore-only '" +
+                          file.string() + "'" + (key_file.empty() ? std::string() : " '" + key_file.string() + "'");
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + cmd);
+  double seconds = 0;
+  const int got = std::fscanf(p, "%lf", &seconds);
+  if (::pclose(p) != 0 || got != 1) throw std::runtime_error("the restore run failed: " + cmd);
+  return seconds;
+}
+
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "--restore") {
-    const RestoreTimes t = time_restore(argv[2]);
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--restore-only") {
+    const std::string key = argc == 4 ? read_key(argv[3]) : std::string();
+    const auto t0 = clock_type::now();
+    gp::Session r({.store = gp::open_sqlite_store(argv[2], {.read_only = true, .key = key})});
+    std::printf("%.6f\n", std::chrono::duration<double>(clock_type::now() - t0).count());
+    return r.version() > 0 ? 0 : 1;
+  }
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--restore") {
+    const RestoreTimes t = time_restore(argv[2], argc == 4 ? read_key(argv[3]) : std::string());
     std::printf("%.6f %.6f %.6f %.6f %.6f %llu %llu %llu\n", t.read_only, t.verify, t.restore, t.restore_unverified,
                 t.restore_capped, static_cast<unsigned long long>(t.read_rows),
                 static_cast<unsigned long long>(t.verified_rows), static_cast<unsigned long long>(t.version));
@@ -269,9 +330,11 @@ int main(int argc, char** argv) {
   const auto normal_file = dir / "bench-normal.ledger";
   const auto full_file = dir / "bench-full.ledger";
   const auto big_file = dir / "bench-restore.ledger";
+  const auto keyed_big_file = dir / "bench-restore-keyed.ledger";
   remove_ledger(normal_file);
   remove_ledger(full_file);
   remove_ledger(big_file);
+  remove_ledger(keyed_big_file);
 
   // First, while this process is small: resident memory is what these rows measure.
   // Bounded memory: GROUNDPLANE_BENCH_BOUNDED_FIRES in memory (10M by default), and
@@ -321,13 +384,34 @@ int main(int argc, char** argv) {
         s.fire("cart.add", {.payload = {{"sku", "A-1001"}}});
       }
     }
-    const auto store = gp::open_sqlite_store(big_file, {.synchronous_commit = false});
-    const std::span<const gp::LedgerRow> all(capture->rows_);
-    for (std::size_t k = 0; k < all.size(); k += 50'000)
-      store->append(all.subspan(k, std::min<std::size_t>(50'000, all.size() - k)));
+    for (const bool keyed : {false, true}) {
+      const auto store = gp::open_sqlite_store(keyed ? keyed_big_file : big_file,
+                                               {.synchronous_commit = false, .key = keyed ? bench_key : ""});
+      const std::span<const gp::LedgerRow> all(capture->rows_);
+      for (std::size_t k = 0; k < all.size(); k += 50'000)
+        store->append(all.subspan(k, std::min<std::size_t>(50'000, all.size() - k)));
+    }
   }
   // Where restore's time goes: reading the rows back alone, and re-deriving the chain.
+  // The same rows keyed, restored with the key, right after, in a new process too.
   const RestoreTimes rt = time_restore_in_new_process(big_file);
+  const auto key_file = dir / "bench.key";
+  {
+    std::FILE* f = std::fopen(key_file.string().c_str(), "wb");
+    std::fwrite(bench_key.data(), 1, bench_key.size(), f);
+    std::fclose(f);
+  }
+  const RestoreTimes keyed_rt = time_restore_in_new_process(keyed_big_file, key_file);
+  if (keyed_rt.verified_rows != rt.verified_rows || keyed_rt.version != rt.version)
+    throw std::runtime_error("the keyed restore read another ledger");
+  // The two verifying restores again, alternating, three rounds each: the best of each
+  // (the machine's load then falls on both alike).
+  double best_unkeyed = rt.restore, best_keyed = keyed_rt.restore;
+  for (int round = 0; round < 3; ++round) {
+    best_unkeyed = std::min(best_unkeyed, restore_only_in_new_process(big_file));
+    best_keyed = std::min(best_keyed, restore_only_in_new_process(keyed_big_file, key_file));
+  }
+  const KeyedFires kf = keyed_fires(dir, n_normal / 2, 3);
   const std::uint64_t big_rows = rt.verified_rows;
   const std::uint64_t read_rows = rt.read_rows;
   const std::uint64_t restored_version = rt.version;
@@ -353,6 +437,17 @@ int main(int argc, char** argv) {
   std::printf("%-44s %12.3f s %10s\n", ("verify_sqlite_ledger, " + std::to_string(big_rows) + " rows").c_str(),
               rt.verify, "");
   std::printf("%-44s %12.3f s %10s\n", "  restore, max_rows_in_memory = 10000", rt.restore_capped, "< 2");
+  std::printf("%-44s %12.0f/s %10s\n", "fires, NORMAL, unkeyed (best of 3 rounds)", kf.unkeyed, "");
+  std::printf("%-44s %12.0f/s %10s\n", "fires, NORMAL, keyed (HMAC-SHA256; best of 3)", kf.keyed, "");
+  std::printf("%-44s %12.2fx %10s\n", "  unkeyed against keyed", kf.unkeyed / kf.keyed, "<= 1.20x");
+  std::printf("%-44s %12.3f s %10s\n",
+              ("restore " + std::to_string(rt.verified_rows) + " rows, unkeyed (best of 4)").c_str(), best_unkeyed, "");
+  std::printf("%-44s %12.3f s %10s\n",
+              ("keyed restore " + std::to_string(keyed_rt.verified_rows) + " rows, with the key (best of 4)").c_str(),
+              best_keyed, "");
+  std::printf("%-44s %12.2fx %10s\n", "  keyed restore against the unkeyed restore", best_keyed / best_unkeyed,
+              "<= 1.30x");
+  std::printf("%-44s %12.3f s %10s\n", "  verify_sqlite_ledger with the key", keyed_rt.verify, "");
   std::printf("%-44s %12.1f B %10s\n", "memory per in-memory ledger row (no cap)", row_bytes, "<= 128");
   for (const Bounded* b : {&mem, &disk}) {
     const std::string where = b == &mem ? "in memory" : "NORMAL store";
@@ -377,5 +472,6 @@ int main(int argc, char** argv) {
   remove_ledger(normal_file);
   remove_ledger(full_file);
   remove_ledger(big_file);
+  remove_ledger(keyed_big_file);
   return 0;
 }

@@ -4,13 +4,20 @@
 // directory was written once, by the release its name gives, and is never rewritten:
 // every later release must restore and verify it (tests/test_ledger_fixtures.cpp).
 //
-//   ledger_fixture_writer FILE       (FILE must not exist; FILE.expected.json is written too)
+//   ledger_fixture_writer FILE [KEY_FILE]
+//       FILE must not exist; FILE.expected.json is written too. With KEY_FILE (a release
+//       with keyed chains), the "shop" session is keyed with the file's bytes, and the key
+//       is copied to FILE.key, which the tests read it from.
 //
-// Only the public API, so the same program builds against every release.
+// Only the public API, so the same program builds against every release: what a release
+// lacks (a key) is asked for only when given.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +28,30 @@ namespace gp = groundplane;
 using nlohmann::json;
 
 namespace {
+
+std::string shop_key;  // "": unkeyed
+
+// The store options for a session, keyed when a key was given (and the release has keys).
+template <class Options = gp::SqliteStoreOptions>
+Options store_options(const std::string& session, bool read_only = false) {
+  Options o;
+  o.session = session;
+  o.read_only = read_only;
+  if constexpr (requires { o.key = shop_key; }) {
+    if (session == "shop") o.key = shop_key;
+  } else if (!shop_key.empty()) {
+    std::fprintf(stderr, "this release has no keyed chains\n");
+    std::exit(2);
+  }
+  return o;
+}
+
+template <class Path = std::filesystem::path>
+gp::LedgerVerification verify(const Path& file, const std::string& session) {
+  if constexpr (requires { gp::verify_sqlite_ledger(file, session, std::string_view(), std::string_view()); })
+    return gp::verify_sqlite_ledger(file, session, std::string_view(), session == "shop" ? shop_key : "");
+  else return gp::verify_sqlite_ledger(file, session);
+}
 
 gp::HandlerResult ok(const json&) { return {}; }
 
@@ -54,7 +85,7 @@ void first_run(const std::filesystem::path& file) {
            {{"cart", 0}, {"price", 12.5}, {"ratio", 0.1}, {"big", 1e21}, {"tiny", 5e-7}, {"addr", {{"city", "Lyon"}}}},
        .require_human_approval = true,
        .allow_unmaterialized_fires = true,
-       .store = gp::open_sqlite_store(file, {.session = "shop"})});
+       .store = gp::open_sqlite_store(file, store_options("shop"))});
   declare_shop(s);
   s.move_to("cart", "item 7");
   s.fire("page.view", {.payload = {{"note", "caf\xe9"}, {"x", 1.5}, {"m", "\xF4\x8F\xBF\xBF"}}});
@@ -111,7 +142,9 @@ void first_run(const std::filesystem::path& file) {
 // The app starts again on the file: the restart row (the fire and the work it stopped
 // in), then more rows after it.
 void second_run(const std::filesystem::path& file) {
-  gp::Session s({.require_human_approval = true, .store = gp::open_sqlite_store(file, {.session = "shop"})});
+  gp::Session s({.require_human_approval = true,
+                 .allow_unmaterialized_fires = true,  // the policy the first run gave
+                 .store = gp::open_sqlite_store(file, store_options("shop"))});
   declare_shop(s);
   s.fire("page.view");
   const auto synced = s.fire("sync");
@@ -121,7 +154,7 @@ void second_run(const std::filesystem::path& file) {
 
 // A second session in the same file, so that rows can be swapped between sessions.
 void other_session(const std::filesystem::path& file) {
-  gp::Session s({.node = "inbox", .store = gp::open_sqlite_store(file, {.session = "bob"})});
+  gp::Session s({.node = "inbox", .store = gp::open_sqlite_store(file, store_options("bob"))});
   declare_shop(s);
   s.fire("page.view");
   s.fire("made.up");
@@ -133,8 +166,8 @@ void other_session(const std::filesystem::path& file) {
 
 // What this release restores from the file alone, for every session in it.
 json restored(const std::filesystem::path& file, const std::string& session) {
-  const auto v = gp::verify_sqlite_ledger(file, session);
-  const gp::Session s({.store = gp::open_sqlite_store(file, {.session = session, .read_only = true})});
+  const auto v = verify(file, session);
+  const gp::Session s({.store = gp::open_sqlite_store(file, store_options(session, true))});
   const auto g = s.ground_truth();
   json asks = json::array();
   for (const auto& a : s.asks()) asks.push_back({{"id", a.id}, {"state", static_cast<int>(a.state)}});
@@ -154,8 +187,8 @@ json restored(const std::filesystem::path& file, const std::string& session) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: ledger_fixture_writer FILE\n");
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: ledger_fixture_writer FILE [KEY_FILE]\n");
     return 2;
   }
   const std::filesystem::path file = argv[1];
@@ -163,10 +196,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s exists: a fixture is written once\n", file.c_str());
     return 2;
   }
+  if (argc == 3) {
+    std::ifstream in(argv[2], std::ios::binary);
+    shop_key.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ofstream(file.string() + ".key", std::ios::binary) << shop_key;
+  }
   first_run(file);
   second_run(file);
   other_session(file);
-  const json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}};
+  json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}};
+  if (!shop_key.empty()) expected["shop"]["keyed"] = true;
   std::ofstream(file.string() + ".expected.json")
       << expected.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   return 0;

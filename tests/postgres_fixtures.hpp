@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <unistd.h>
 
@@ -41,5 +42,47 @@ inline void postgres_sql(const std::string& uri, const std::string& sql) {
   const auto conn = groundplane::detail::pg_connect(uri);
   groundplane::detail::pg_run(conn.get(), sql.c_str());
 }
+
+// `uri` with the connection's search_path set to `path` (a libpq `options` parameter).
+inline std::string with_search_path(const std::string& uri, const std::string& path) {
+  std::string encoded;
+  for (const char c : "-c search_path=" + path) {
+    if (c == ' ') encoded += "%20";
+    else if (c == '=') encoded += "%3D";
+    else if (c == ',') encoded += "%2C";
+    else encoded += c;
+  }
+  return uri + (uri.find('?') == std::string::npos ? "?" : "&") + "options=" + encoded;
+}
+
+// A schema of its own, dropped (with everything in it) when it goes: for the cases that
+// change the ledger's tables themselves (a trigger planted on them), which would change
+// them for every other test sharing the database.
+class OwnSchema {
+ public:
+  OwnSchema(std::string uri, const std::string& stem)
+      : uri_(std::move(uri)), name_("gp_" + stem + "_" + std::to_string(::getpid()) + "_" + std::to_string(next())) {
+    postgres_sql(uri_, "CREATE SCHEMA " + name_);
+  }
+  ~OwnSchema() {
+    try {
+      postgres_sql(uri_, "DROP SCHEMA " + name_ + " CASCADE");
+    } catch (...) {  // a schema left behind costs nothing but its name
+    }
+  }
+  OwnSchema(const OwnSchema&) = delete;
+  OwnSchema& operator=(const OwnSchema&) = delete;
+  const std::string& name() const noexcept { return name_; }
+  // The server's URI with this schema first on the connection's search_path.
+  std::string uri() const { return with_search_path(uri_, name_); }
+
+ private:
+  static int next() {
+    static std::atomic<int> counter{0};
+    return counter++;
+  }
+  std::string uri_;
+  std::string name_;
+};
 
 }  // namespace gp_test

@@ -6,12 +6,14 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -54,6 +56,13 @@ std::vector<Fixture> all_fixtures() {
   return out;
 }
 
+// The key a fixture's session is keyed with ("" for an unkeyed session): FILE.key.
+std::string key_of(const Fixture& f, const json& want) {
+  if (!want.value("keyed", false)) return "";
+  std::ifstream in(f.file.string() + ".key", std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 // A fixture is never written to: each test works on a copy.
 void copy_to(const fs::path& from, const TempLedger& to) { fs::copy_file(from, to.path()); }
 
@@ -83,11 +92,14 @@ TEST_CASE("Every ledger an earlier release wrote restores as that release restor
       INFO(f.file.filename().string() << ", session " << session);
       TempLedger copy{"fixture"};
       copy_to(f.file, copy);
-      const auto v = gp::verify_sqlite_ledger(copy.path(), session);
+      const std::string key = key_of(f, want);
+      const auto v = gp::verify_sqlite_ledger(copy.path(), session, "", key);
       CHECK(v.ok == want.at("verified").get<bool>());
       CHECK(v.rows == want.at("rows").get<std::uint64_t>());
       CHECK(v.head == want.at("head").get<std::string>());
-      const gp::Session s({.store = gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true})});
+      CHECK(v.keyed == !key.empty());
+      const gp::Session s(
+          {.store = gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true, .key = key})});
       const auto g = s.ground_truth();
       CHECK(g.text == want.at("block").get<std::string>());
       CHECK(g.version == want.at("version").get<std::uint64_t>());
@@ -121,21 +133,72 @@ TEST_CASE("A ledger an earlier release wrote is marked with this format once ope
     for (const auto& [session, want] : f.expected.items()) {
       INFO("session " << session);
       const std::string head = want.at("head").get<std::string>();
+      const std::string key = key_of(f, want);
       const int before = schema_version(copy.path());  // an earlier session's write may have marked it
-      const gp::Session r({.store = gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true})});
+      const gp::Session r(
+          {.store = gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true, .key = key})});
       CHECK(schema_version(copy.path()) == before);  // reading changes nothing
       {
-        gp::Session s({.store = gp::open_sqlite_store(copy.path(), {.session = session, .expected_head = head})});
+        // Whatever policy the session was stored with, this open changes it on purpose.
+        gp::Session s(
+            {.store = gp::open_sqlite_store(copy.path(), {.session = session, .expected_head = head, .key = key}),
+             .policy_change = "opened by the format's tests"});
         s.declare("page.view", {.does = "Show the page.", .handler = ok_handler});
         CHECK(s.ground_truth().text.find(want.at("block").get<std::string>().substr(0, 40)) == 0);
         CHECK(s.fire("page.view").ok);
       }
       // Every head published under the earlier release still verifies.
-      const auto v = gp::verify_sqlite_ledger(copy.path(), session, head);
+      const auto v = gp::verify_sqlite_ledger(copy.path(), session, head, key);
       CHECK(v.ok);
       CHECK(v.rows > want.at("rows").get<std::uint64_t>());
     }
     CHECK(schema_version(copy.path()) == gp::ledger_format_version);
+  }
+}
+
+TEST_CASE(
+    "A session an earlier release wrote records the policy it is first opened with, in one row, and is held "
+    "to it from then on",
+    "[format]") {
+  for (const Fixture& f : all_fixtures()) {
+    if (f.file.filename().string().find("keyed") != std::string::npos) continue;
+    for (const auto& item : f.expected.items()) {
+      const std::string& session = item.key();
+      INFO(f.file.filename().string() << ", session " << session);
+      TempLedger copy{"fixture"};
+      copy_to(f.file, copy);
+      const auto rows = [&] {
+        std::vector<gp::StoredRow> out;
+        gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true})
+            ->read(1, [&](const gp::StoredRow& r) {
+              out.push_back(r);
+              return true;
+            });
+        return out;
+      };
+      const std::size_t before = rows().size();
+      REQUIRE(rows().front().body.find(R"("po":)") == std::string::npos);  // no policy stored before 0.4
+      {                                                                    // read, it checks nothing and writes nothing
+        const gp::Session r({.store = gp::open_sqlite_store(copy.path(), {.session = session, .read_only = true})});
+      }
+      CHECK(rows().size() == before);
+      {
+        const gp::Session s({.require_human_approval = true,
+                             .approval_ttl = std::chrono::seconds(30),
+                             .store = gp::open_sqlite_store(copy.path(), {.session = session})});
+      }
+      const auto after = rows();
+      const std::size_t added = after.size() - before;  // the policy row, after a restart's
+      CHECK((added == 1 || (added == 2 && after[before].kind == "rs")));
+      const auto policy = std::find_if(after.begin() + static_cast<std::ptrdiff_t>(before), after.end(),
+                                       [](const gp::StoredRow& r) { return r.kind == "pol"; });
+      REQUIRE(policy != after.end());
+      CHECK(json::parse(policy->body) == json{{"po", {{"auf", false}, {"rha", true}, {"ttl", 30000}}}});
+      CHECK_THROWS_WITH(gp::Session({.store = gp::open_sqlite_store(copy.path(), {.session = session})}),
+                        Catch::Contains("require_human_approval: stored true, given false") &&
+                            Catch::Contains("approval_ttl: stored 30000 ms, given 0 ms"));
+      CHECK(gp::verify_sqlite_ledger(copy.path(), session).ok);
+    }
   }
 }
 
@@ -174,6 +237,10 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
                                                  {gp::AskState::spent, 3},
                                                  {gp::AskState::revoked, 4}};
   for (const auto& [s, n] : states) CHECK(stored_of(s) == n);
+  CHECK(stored_of(gp::Concurrency::parallel) == 0);
+  CHECK(stored_of(gp::Concurrency::single_flight) == 1);
+  CHECK(stored_of(gp::Concurrency::once) == 2);
+  CHECK_FALSE(from_stored<gp::Concurrency>(3).has_value());
   // Names: what the block renders and what the codec and an export share.
   CHECK(gp::to_string(gp::Principal::system) == "system");
   CHECK(gp::to_string(gp::Outcome::not_observed) == "not_observed");
@@ -213,7 +280,7 @@ TEST_CASE("Each row kind is defined once, with a code, a name and named members,
       CHECK(doc.find("`" + std::string(m.key) + "`: " + std::string(m.name)) != std::string::npos);
     }
   }
-  CHECK(codes.size() == 14);
+  CHECK(codes.size() == 15);
   CHECK(gp::detail::rows::find_kind("zz") == nullptr);
 }
 
@@ -317,12 +384,20 @@ struct Verdict {
   std::uint64_t rows = 0;
   std::string head;
   std::uint64_t first_bad_row = 0;
+  bool keyed = false;
+  std::string key_id;
 };
 
-Verdict python_verdict(const fs::path& file, const std::string& session, const std::string& head) {
+Verdict python_verdict(const fs::path& file, const std::string& session, const std::string& head,
+                       const std::string& key = "") {
   std::string cmd = std::string("'") + GROUNDPLANE_PYTHON + "' '" + GROUNDPLANE_SOURCE_DIR +
                     "/tools/verify_ledger.py' '" + file.string() + "' --session '" + session + "' --json";
   if (!head.empty()) cmd += " --head " + head;
+  TempLedger key_file{"key"};
+  if (!key.empty()) {
+    std::ofstream(key_file.path(), std::ios::binary) << key;
+    cmd += " --key-file '" + key_file.str() + "'";
+  }
   std::FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -331,20 +406,24 @@ Verdict python_verdict(const fs::path& file, const std::string& session, const s
   ::pclose(p);
   INFO("python said: " << out);
   const json j = json::parse(out);
-  return {j.at("ok").get<bool>(), j.at("rows").get<std::uint64_t>(), j.at("head").get<std::string>(),
-          j.at("first_bad_row").get<std::uint64_t>()};
+  return {j.at("ok").get<bool>(),          j.at("rows").get<std::uint64_t>(),
+          j.at("head").get<std::string>(), j.at("first_bad_row").get<std::uint64_t>(),
+          j.at("keyed").get<bool>(),       j.at("key_id").get<std::string>()};
 }
 
-// Both verifiers on the file; they must agree on all four fields.
-Verdict agree(const fs::path& file, const std::string& session, const std::string& head = "") {
-  const auto c = gp::verify_sqlite_ledger(file, session, head);
-  const Verdict py = python_verdict(file, session, head);
+// Both verifiers on the file; they must agree on every field but the problem's words.
+Verdict agree(const fs::path& file, const std::string& session, const std::string& head = "",
+              const std::string& key = "") {
+  const auto c = gp::verify_sqlite_ledger(file, session, head, key);
+  const Verdict py = python_verdict(file, session, head, key);
   INFO("verify_sqlite_ledger: ok " << c.ok << ", rows " << c.rows << ", first bad row " << c.first_bad_row << ": "
                                    << c.problem);
   CHECK(py.ok == c.ok);
   CHECK(py.rows == c.rows);
   CHECK(py.head == c.head);
   CHECK(py.first_bad_row == c.first_bad_row);
+  CHECK(py.keyed == c.keyed);
+  CHECK(py.key_id == c.key_id);
   return py;
 }
 
@@ -396,6 +475,7 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
       const json& want = item.value();
       const std::string head = want.at("head").get<std::string>();
       const auto rows = want.at("rows").get<std::uint64_t>();
+      const std::string key = key_of(f, want);
       REQUIRE(rows >= 8);
       const auto variant = [&](const std::string& what, const std::function<void(const fs::path&)>& tamper,
                                const std::string& with_head, std::optional<std::uint64_t> first_bad) {
@@ -404,11 +484,17 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
         TempLedger copy{"agree"};
         copy_to(f.file, copy);
         tamper(copy.path());
-        const Verdict v = agree(copy.path(), session, with_head);
+        const Verdict v = agree(copy.path(), session, with_head, key);
         if (first_bad) CHECK(v.first_bad_row == *first_bad);
       };
       const auto none = [](const fs::path&) {};
       const std::string other = session == "shop" ? "bob" : "shop";
+      if (!key.empty()) {  // a keyed session, also without its key
+        TempLedger copy{"agree"};
+        copy_to(f.file, copy);
+        CHECK(agree(copy.path(), session, "").first_bad_row == 0);
+        CHECK(agree(copy.path(), session, head).first_bad_row == 1);
+      }
       variant("intact", none, "", 0);
       variant("intact", none, head, 0);
       TempLedger read_copy{"agree"};  // even a read-only open leaves -shm and -wal files beside a file
@@ -460,7 +546,7 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
             raw_sql(p, "UPDATE groundplane_rows SET body = '{}', hash = x'" + gp::to_hex(forged) + "' WHERE seq = 4" +
                            in_session(session));
           },
-          "", 5);
+          "", key.empty() ? 5 : 4);  // keyed: a SHA-256 hash is none of its chain's
       variant(
           "a row deleted",
           [&](const fs::path& p) { raw_sql(p, "DELETE FROM groundplane_rows WHERE seq = 6" + in_session(session)); },
@@ -481,7 +567,8 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
                            gp_test::sql_literal(session) +
                            "), seq, version, kind, body, hash FROM groundplane_rows WHERE 1" + in_session(other));
           },
-          "", 1);
+          // rows of a keyed session in an unkeyed one's place claim a key: not judged without it
+          "", key.empty() && f.expected.at(other).value("keyed", false) ? 0 : 1);
       variant(
           "the tail cut",
           [&](const fs::path& p) { raw_sql(p, "DELETE FROM groundplane_rows WHERE seq > 5" + in_session(session)); },
@@ -494,8 +581,8 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
         recompute(p, session, 3,
                   [](const gp::StoredRow& r) { return r.seq == 3 ? std::string("{\"a\":\"x\"}") : r.body; });
       };
-      variant("the chain rewritten from row 3 and recomputed", rewritten, "", 0);
-      variant("the chain rewritten from row 3 and recomputed", rewritten, head, rows + 1);
+      variant("the chain rewritten from row 3 and recomputed", rewritten, "", key.empty() ? 0 : 3);
+      variant("the chain rewritten from row 3 and recomputed", rewritten, head, key.empty() ? rows + 1 : 3);
       const auto newer = [&](const fs::path& p) { raw_sql(p, "UPDATE groundplane_schema SET version = 99"); };
       variant("a schema version from a newer release", newer, "", 0);
       variant("a schema version from a newer release", newer, head, 1);
@@ -508,6 +595,155 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
           "no ledger tables", [](const fs::path& p) { raw_sql(p, "DROP TABLE groundplane_schema"); }, head, 1);
     }
   }
+}
+
+namespace {
+
+// The id of a session's entry, as SQL.
+std::string in_session_id(const std::string& session) {
+  return "(SELECT id FROM groundplane_sessions WHERE name = " + gp_test::sql_literal(session) + ")";
+}
+
+// A ledger file holding a keyed session ("shop", under `key`) and an unkeyed one ("bob"),
+// each a few fires, an ask and a decision long.
+void two_sessions(const fs::path& file, const std::string& key) {
+  for (const std::string& session : {std::string("shop"), std::string("bob")}) {
+    gp::Session s({.require_human_approval = true,
+                   .store = gp::open_sqlite_store(file, {.session = session, .key = session == "shop" ? key : ""})});
+    s.declare("cart.add", {.does = "Add the item.", .handler = ok_handler});
+    s.declare("order.place", {.does = "Place the order.", .handler = ok_handler, .high_effect = true});
+    for (int k = 0; k < 4; ++k) s.fire("cart.add", {.payload = {{"sku", k}, {"note", "[{\"quoted\" ]"}}});
+    const auto ask = s.confirm_ask("order.place", {{"cart", 4}});
+    s.approve_ask(ask.id, "ana");
+    s.fire("order.place", {.payload = {{"cart", 4}}, .ask_id = ask.id});
+  }
+}
+
+// A body nested `depth` arrays deep (and an object around them).
+std::string nested_body(std::size_t depth) {
+  return R"({"dl":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "tools/verify_ledger.py agrees with verify_sqlite_ledger on keyed chains and on files groundplane never writes",
+    "[format][python]") {
+  const std::string key = "a key held by the app, 32 bytes.";
+  TempLedger original{"agree-keyed"};
+  two_sessions(original.path(), key);
+  const auto variant = [&](const std::string& what, const std::function<void(const fs::path&)>& tamper,
+                           const std::string& session, const std::string& head, const std::string& with_key,
+                           std::optional<std::uint64_t> first_bad) {
+    INFO(what << ", session " << session << (with_key.empty() ? ", no key" : ", with a key")
+              << (head.empty() ? "" : ", with a head"));
+    TempLedger copy{"agree-keyed"};
+    fs::copy_file(original.path(), copy.path());
+    tamper(copy.path());
+    const Verdict v = agree(copy.path(), session, head, with_key);
+    if (first_bad) CHECK(v.first_bad_row == *first_bad);
+  };
+  const auto none = [](const fs::path&) {};
+  const std::string head = gp::verify_sqlite_ledger(original.path(), "shop", "", key).head;
+  REQUIRE_FALSE(head.empty());
+  variant("intact", none, "shop", "", key, 0);
+  variant("intact", none, "shop", head, key, 0);
+  variant("intact", none, "shop", "", "", 0);  // keyed: not judged without the key
+  variant("intact", none, "shop", head, "", 1);
+  variant("intact", none, "shop", "", "another key, 32 bytes long also!", 1);
+  variant("intact", none, "bob", "", key, 1);  // unkeyed, given a key
+  variant("intact", none, "bob", "", "", 0);
+  variant(
+      "a row appended without the key",
+      [&](const fs::path& p) {
+        std::uint64_t n = 0;
+        gp::RowHash last{};
+        gp::open_sqlite_store(p, {.session = "shop", .read_only = true, .key = key})
+            ->read(1, [&](const gp::StoredRow& r) {
+              n = r.seq;
+              last = r.hash;
+              return true;
+            });
+        gp::detail::Sha256 sha;
+        const std::string body = R"({"a":"order.place","by":"ana","on":1})";
+        const auto h = gp::detail::chain_next(sha, last, gp::canonical_bytes(n + 1, 1, "sg", body));
+        raw_sql(p, "INSERT INTO groundplane_rows VALUES (" + in_session_id("shop") + ", " + std::to_string(n + 1) +
+                       ", 1, 'sg', '" + body + "', x'" + gp::to_hex(h) + "')");
+      },
+      "shop", head, key, std::nullopt);
+  variant(
+      "row 1's key id made malformed",
+      [&](const fs::path& p) {
+        raw_sql(p, "UPDATE groundplane_rows SET body = replace(body, '{\"_k\":\"', '{\"_k\":\"zz') WHERE seq = 1" +
+                       in_session("shop"));
+      },
+      "shop", "", "", 1);
+  variant(
+      "row 1's key id removed and the chain recomputed unkeyed",
+      [&](const fs::path& p) {
+        recompute(p, "shop", 1, [](const gp::StoredRow& r) {
+          if (r.seq != 1) return r.body;
+          return "{" + r.body.substr(r.body.find(',') + 1);
+        });
+      },
+      "shop", "", key, 1);
+  // A name or a version stored as groundplane never stores it.
+  const auto blob_twin = [&](const fs::path& p) {
+    raw_sql(p,
+            "INSERT INTO groundplane_sessions(name) VALUES (CAST('bob' AS BLOB));"
+            "INSERT INTO groundplane_rows SELECT (SELECT max(id) FROM groundplane_sessions), seq, version, kind, body,"
+            " hash FROM groundplane_rows WHERE seq <= 3" +
+                in_session("bob"));
+  };
+  variant("a second entry for the session, its name a blob", blob_twin, "bob", "", "", 1);
+  variant(
+      "the session's name stored as a blob",
+      [&](const fs::path& p) {
+        raw_sql(p, "UPDATE groundplane_sessions SET name = CAST(name AS BLOB) WHERE name = 'bob'");
+      },
+      "bob", "", "", 1);
+  for (const std::string version : {"'2x'", "'3'", "3.0", "x'33'", "4294967299"}) {
+    variant(
+        "the format version stored as " + version,
+        [&](const fs::path& p) { raw_sql(p, "UPDATE groundplane_schema SET version = " + version); }, "bob", "", "", 0);
+  }
+  // Schema objects groundplane did not create: the rows before them verify, no more.
+  for (const std::string& object :
+       {std::string("CREATE TRIGGER t BEFORE INSERT ON groundplane_rows BEGIN SELECT RAISE(IGNORE); END"),
+        std::string("CREATE TRIGGER t AFTER UPDATE ON groundplane_sessions BEGIN SELECT 1; END"),
+        std::string("CREATE INDEX i ON groundplane_rows(kind)"),
+        std::string("CREATE VIEW v AS SELECT * FROM groundplane_rows"),
+        std::string("ALTER TABLE groundplane_rows RENAME TO gp_old; CREATE VIEW groundplane_rows AS SELECT * FROM "
+                    "gp_old WHERE kind <> 'qd'"),
+        std::string("CREATE TABLE GroundPlane_Schema2(x)")}) {
+    variant(
+        object, [&](const fs::path& p) { raw_sql(p, object); }, "bob", "", "", std::nullopt);
+  }
+  // Rows past the format's limits, their hashes recomputed: they fail at their row.
+  for (const std::size_t depth : {std::size_t{511}, std::size_t{512}, std::size_t{100'000}}) {
+    variant(
+        "a row nested " + std::to_string(depth) + " deep",
+        [&](const fs::path& p) {
+          recompute(p, "bob", 3, [&](const gp::StoredRow& r) { return r.seq == 3 ? nested_body(depth) : r.body; });
+        },
+        "bob", "", "", depth < 512 ? 0 : 3);
+  }
+  variant(
+      "brackets in strings and a string left open",
+      [&](const fs::path& p) {
+        recompute(p, "bob", 3, [&](const gp::StoredRow& r) {
+          return r.seq == 3 ? std::string(R"({"a":"[[[[\"{{{{","b":)") + std::string(600, '[') + "\"" : r.body;
+        });
+      },
+      "bob", "", "", std::nullopt);
+  variant(
+      "a row over 64 MiB",
+      [&](const fs::path& p) {
+        recompute(p, "bob", 4, [&](const gp::StoredRow& r) {
+          return r.seq == 4 ? R"({"a":")" + std::string(gp::ledger_max_body_bytes, 'x') + "\"}" : r.body;
+        });
+      },
+      "bob", "", "", 4);
 }
 
 TEST_CASE(

@@ -176,6 +176,11 @@ TEST_CASE("A Session on a store that lost its lease throws SessionMoved from its
   const auto ok = [](const json&) { return gp::HandlerResult{}; };
   gp::Session a({.store = gp::open_postgres_store(*uri, {.session = session})});
   a.declare("note", {.does = "Save a note.", .handler = ok});
+  bool ran = false;
+  a.declare("send", {.does = "Send mail.", .handler = [&](const json&) {
+                       ran = true;
+                       return gp::HandlerResult{};
+                     }});
   a.fire("note", {.payload = {{"by", "a"}}});
   gp_test::postgres_sql(*uri,
                         "UPDATE groundplane_sessions SET lease_until = clock_timestamp() - interval '1 second'"
@@ -184,12 +189,10 @@ TEST_CASE("A Session on a store that lost its lease throws SessionMoved from its
   gp::Session b({.store = gp::open_postgres_store(*uri, {.session = session})});
   b.declare("note", {.does = "Save a note.", .handler = ok});
   b.fire("note", {.payload = {{"by", "b"}}});
-  bool ran = false;
-  a.declare("send", {.does = "Send mail.", .handler = [&](const json&) {
-                       ran = true;
-                       return gp::HandlerResult{};
-                     }});
   CHECK_THROWS_AS(a.fire("send", {.payload = {{"by", "a"}, {"after", "moved"}}}), gp::SessionMoved);
+  // An action's first declare stores its rule: refused too, and not mounted.
+  CHECK_THROWS_AS(a.declare("archive", {.does = "Archive it.", .handler = ok}), gp::SessionMoved);
+  CHECK(a.availability("archive") == gp::Availability::unknown);
   CHECK_FALSE(ran);  // the fire is stored before its handler runs: refused, it never ran
   const auto v = gp::verify_postgres_ledger(*uri, session);
   CHECK(v.ok);

@@ -53,7 +53,12 @@ class FixedRows final : public gp::LedgerStore {
   void read_verified(const std::function<bool(const gp::StoredRow&)>& visit) const override { read(1, visit); }
   gp::LedgerHead head() const override { return {rows_.size(), ""}; }
   bool writable() const noexcept override { return false; }
-  gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }
+  gp::LedgerVerification verify() const noexcept override {
+    gp::LedgerVerification v;
+    v.ok = true;
+    v.rows = rows_.size();
+    return v;
+  }
 
   mutable std::atomic<std::uint64_t> visited{0};
 
@@ -215,4 +220,120 @@ TEST_CASE("Rows read on a second thread are the rows read on this one, in the sa
   CHECK(threaded.front() == "3 v1 u 0");
   CHECK(threaded[7] == "10 v2 u unparsed");
   CHECK(threaded[8] == R"(11 v2 g cart.add [1,{"b":null}])");
+}
+
+TEST_CASE("A row the library never writes in the state the restore has rebuilt stops it, naming the row", "[restore]") {
+  const std::string init = R"({"n":"shop","st":{}})";
+  // An ask, approved, spent by a fire: the rows a session writes, which every case below
+  // extends by one it never writes at that point.
+  const std::vector<std::pair<std::string, std::string>> spent{
+      {"init", init},
+      {"q", R"({"a":"ship","d":"Ship it.","in":{"order":7}})"},
+      {"qd", R"({"at":1,"by":"ops","q":0,"rd":{},"s":1})"},
+      {"t", R"({"a":"ship","k":"ask-1","pl":{"order":7}})"},
+      {"qd", R"({"q":0,"s":3,"sb":"t-1"})"},
+      {"u", R"({"o":3,"rc":1,"t":0})"},
+  };
+  struct Case {
+    std::string what;
+    std::vector<std::pair<std::string, std::string>> rows;
+    std::string says;
+  };
+  const auto then = [&](std::vector<std::pair<std::string, std::string>> more) {
+    auto rows = spent;
+    rows.insert(rows.end(), more.begin(), more.end());
+    return rows;
+  };
+  const std::vector<Case> cases{
+      {"a spent ask approved again", then({{"qd", R"({"at":2,"by":"ops","q":0,"rd":{},"s":1})"}}),
+       "row 7 (qd) turns ask-1 from spent to approved"},
+      {"a spent ask spent again", then({{"qd", R"({"q":0,"s":3,"sb":"t-1"})"}}), "row 7 (qd) turns ask-1 from spent"},
+      {"a spent ask revoked", then({{"qd", R"({"q":0,"rb":"ops","s":4})"}}), "row 7 (qd) turns ask-1 from spent"},
+      {"a declined ask approved",
+       {{"init", init},
+        {"q", R"({"a":"ship","d":"Ship it.","in":{}})"},
+        {"qd", R"({"by":"ops","q":0,"s":2})"},
+        {"qd", R"({"at":2,"by":"ops","q":0,"rd":{},"s":1})"}},
+       "row 4 (qd) turns ask-1 from declined to approved"},
+      {"a revoked ask approved",
+       {{"init", init},
+        {"q", R"({"a":"ship","d":"Ship it.","in":{}})"},
+        {"qd", R"({"at":1,"by":"ops","q":0,"rd":{},"s":1})"},
+        {"qd", R"({"q":0,"rb":"ops","s":4})"},
+        {"qd", R"({"at":2,"by":"ops","q":0,"rd":{},"s":1})"}},
+       "row 5 (qd) turns ask-1 from revoked to approved"},
+      {"an ask spent without an approval",
+       {{"init", init}, {"q", R"({"a":"ship","d":"Ship it.","in":{}})"}, {"qd", R"({"q":0,"s":3,"sb":"t-1"})"}},
+       "row 3 (qd) turns ask-1 from awaiting to spent"},
+      {"a decision on an ask the ledger does not hold", then({{"qd", R"({"at":2,"by":"ops","q":1,"rd":{},"s":1})"}}),
+       "row 7 (qd) names an ask that is not in the ledger"},
+      {"a second first row", then({{"init", init}}), "row 7 (init) starts a session that row 1 already started"},
+      {"a session that starts with another row",
+       {{"t", R"({"a":"ship"})"}},
+       "row 1 (t) is not the row that starts a session"},
+      {"a restart naming a fire past the ledger", then({{"rs", R"({"t":[18446744073709551615],"w":[]})"}}),
+       "row 7 (rs) names a fire the session does not hold in flight (t-18446744073709551616)"},
+      {"a restart naming a settled fire", then({{"rs", R"({"t":[0],"w":[]})"}}),
+       "row 7 (rs) names a fire the session does not hold in flight (t-1)"},
+      {"a restart naming work never opened", then({{"rs", R"({"t":[],"w":[3]})"}}),
+       "row 7 (rs) names work that is not open (work-4)"},
+      {"a work row for unknown work", then({{"wc", R"({"w":0})"}}), "row 7 (wc) closes work that is not open (work-1)"},
+      {"work closed twice", then({{"wo", R"({"l":"printing"})"}, {"wc", R"({"w":0})"}, {"wc", R"({"w":0})"}}),
+       "row 9 (wc) closes work that is not open (work-1)"},
+      {"a report whose delta is a number", then({{"s", R"({"dl":5})"}}), "row 7 (s) is malformed"},
+      {"a report whose delta is an array", then({{"s", R"({"dl":[{"cart":1}]})"}}), "row 7 (s) is malformed"},
+      {"a grade of a fire already graded", then({{"u", R"({"o":1,"t":0})"}}),
+       "row 7 (u) grades t-1, which was already graded"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    const auto store = std::make_shared<FixedRows>(c.rows);
+    try {
+      gp::Session s({.store = store});
+      FAIL_CHECK("restored a session from a row the library never writes there");
+    } catch (const gp::LedgerStoreError& e) {
+      INFO(e.what());
+      CHECK_THAT(e.what(), Catch::Contains("cannot restore session \"default\""));
+      CHECK_THAT(e.what(), Catch::Contains(c.says));
+    }
+  }
+  // What the library does write there restores.
+  const auto right = std::make_shared<FixedRows>(then({{"q", R"({"a":"ship","in":{"order":8}})"},
+                                                       {"qd", R"({"at":3,"by":"ops","q":1,"rd":{},"s":1})"},
+                                                       {"qd", R"({"by":"ops","q":1,"s":2})"},
+                                                       {"wo", R"({"l":"printing"})"},
+                                                       {"wc", R"({"w":0})"}}));
+  const gp::Session s({.store = right});
+  CHECK(s.asks().size() == 2);
+  CHECK(s.asks()[1].state == gp::AskState::declined);
+}
+
+TEST_CASE("A stored row nested or sized past the format's limits stops the restore naming it, at any depth",
+          "[restore]") {
+  for (const std::size_t depth : {std::size_t{513}, std::size_t{100'000}, std::size_t{1'000'000}}) {
+    INFO(depth << " deep");
+    const std::string deep = R"({"dl":)" + std::string(depth - 1, '[') + std::string(depth - 1, ']') + "}";
+    const auto store = std::make_shared<FixedRows>(
+        std::vector<std::pair<std::string, std::string>>{{"init", R"({"n":"shop","st":{}})"}, {"s", deep}});
+    CHECK_THROWS_WITH(gp::Session({.store = store}),
+                      Catch::Contains("row 2 (s)") && Catch::Contains("nests arrays and objects more than 512 deep"));
+  }
+  const std::string at_limit = R"({"dl":{"a":)" + std::string(510, '[') + std::string(510, ']') + "}}";
+  const auto fits = std::make_shared<FixedRows>(
+      std::vector<std::pair<std::string, std::string>>{{"init", R"({"n":"shop","st":{}})"}, {"s", at_limit}});
+  const gp::Session s({.store = fits});
+  CHECK(s.state().contains("a"));
+  const std::string huge = R"({"dl":{"a":")" + std::string(gp::ledger_max_body_bytes, 'x') + R"("}})";
+  const auto big = std::make_shared<FixedRows>(
+      std::vector<std::pair<std::string, std::string>>{{"init", R"({"n":"shop","st":{}})"}, {"s", huge}});
+  CHECK_THROWS_WITH(gp::Session({.store = big}),
+                    Catch::Contains("row 2 (s)") && Catch::Contains("more than the format allows"));
+}
+
+TEST_CASE("A store opened to read that holds no row of its session restores an empty session and writes nothing",
+          "[restore]") {
+  const auto store = std::make_shared<FixedRows>(std::vector<std::pair<std::string, std::string>>{});
+  const gp::Session s({.node = "shop", .require_human_approval = true, .store = store});
+  CHECK(s.version() == 0);
+  CHECK_THAT(s.ground_truth().text, Catch::Contains("No actions have been performed"));
 }

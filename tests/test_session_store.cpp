@@ -71,7 +71,7 @@ TEST_CASE("With a store, every row is committed before the call that made it ret
   gp::Session s({.node = "shop", .require_human_approval = true, .store = store_on(f)});
   declare_shop(s);
   std::uint64_t before = stored_rows(f);
-  CHECK(before == 1);  // the session's start: node and state
+  CHECK(before == 5);  // the session's start (node, state, policy) and each action's rule at its declare
   const auto step = [&](const char* what, auto&& call) {
     call();
     const std::uint64_t now = stored_rows(f);  // another connection, reading the file

@@ -1,8 +1,9 @@
 // The command line as groundplane's programs read it, the same in each: options in any
-// order, before or after the other arguments, each as `--name value` or `--name=value`;
-// --help (-h) prints the usage to standard output and --version the program's version,
-// both exit 0; a mistake is one line naming it, then one pointing to --help, on standard
-// error, exit 2.
+// order, before or after the other arguments, each as `--name value` or `--name=value`,
+// each given once unless it is repeatable; `--` ends the options (every argument after
+// it is an argument, even one that starts with a dash); --help (-h) prints the usage to
+// standard output and --version the program's version, both exit 0; a mistake is one
+// line naming it, then one pointing to --help, on standard error, exit 2.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/version.hpp"
@@ -25,6 +27,7 @@ enum class Takes { nothing, text, count };
 struct Flag {
   std::string_view name;
   Takes takes;
+  bool repeatable = false;  // given twice, a flag that is not is a mistake: which one was meant?
 };
 
 // A positive decimal number of at most 18 digits; nullopt for anything else.
@@ -52,16 +55,27 @@ inline std::optional<int> read_command_line(
     std::string_view program, std::string_view usage, std::span<const Flag> flags, int argc, char** argv,
     const std::function<void(std::string_view flag, const std::string& value)>& option,
     const std::function<std::string(std::string_view argument)>& argument) {
+  std::vector<std::string_view> given;
+  bool options_ended = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (!options_ended && arg == "--") {
+      options_ended = true;
+      continue;
+    }
     const std::string_view name = arg.substr(0, arg.rfind("--", 0) == 0 ? arg.find('=') : std::string_view::npos);
-    const auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
+    const auto flag = options_ended
+                          ? flags.end()
+                          : std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
     if (flag == flags.end()) {
-      if (!arg.empty() && arg.front() == '-')
+      if (!options_ended && !arg.empty() && arg.front() == '-')
         return usage_error(program, "unknown option '" + detail::escape(arg) + "'");
       if (std::string refused = argument(arg); !refused.empty()) return usage_error(program, refused);
       continue;
     }
+    if (!flag->repeatable && std::find(given.begin(), given.end(), flag->name) != given.end())
+      return usage_error(program, std::string(flag->name) + " is given twice");
+    given.push_back(flag->name);
     const bool inline_value = name.size() < arg.size();
     if (flag->takes == Takes::nothing && inline_value)
       return usage_error(program, std::string(name) + " takes no value");

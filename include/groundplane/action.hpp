@@ -38,10 +38,10 @@ enum class Concurrency {
 };
 
 namespace detail {
-// Never stored (actions are code, declared again after a restore): names only.
-inline constexpr EnumName<Concurrency> concurrency_names[] = {{Concurrency::parallel, "parallel", -1},
-                                                              {Concurrency::single_flight, "single_flight", -1},
-                                                              {Concurrency::once, "once", -1}};
+// Stored with an action's rule (docs/ledger-format.md): the numbers are the format's.
+inline constexpr EnumName<Concurrency> concurrency_names[] = {{Concurrency::parallel, "parallel", 0},
+                                                              {Concurrency::single_flight, "single_flight", 1},
+                                                              {Concurrency::once, "once", 2}};
 template <>
 inline constexpr std::span<const EnumName<Concurrency>> enum_table<Concurrency> = concurrency_names;
 }  // namespace detail

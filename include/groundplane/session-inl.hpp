@@ -254,6 +254,7 @@ GROUNDPLANE_INLINE ActionHandle Session::declare(std::string id, ActionSpec spec
   detail::validate_argument_checks(*core_, id, spec.argument_checks);  // reads only what construction set
   detail::SessionLock lock(*core_);
   auto& c = *core_;
+  detail::keep_action_rule(c, id, spec);  // stored at the first declare, compared at every later one
   const std::uint64_t gen = c.next_generation++;
   c.ever_declared[id] = true;
   detail::SharedText does(spec.does);

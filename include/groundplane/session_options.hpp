@@ -19,6 +19,10 @@ class FactRegistry;  // registry.hpp
 // The durable ledger a session writes through: groundplane/store/ledger_store.hpp (the
 // interface), groundplane/store/sqlite.hpp (a store). Without one, everything is in memory.
 
+// Members are policy (stored with the session, compared when it is restored:
+// require_human_approval, allow_unmaterialized_fires, approval_ttl), runtime (store, clock,
+// facts, max_rows_in_memory, max_data_bytes, policy_change) or initial values (node, state:
+// used only by a session the store does not hold yet). docs/session.md lists each.
 struct SessionOptions {
   std::string node = "";
   nlohmann::json state = nlohmann::json::object();
@@ -42,6 +46,13 @@ struct SessionOptions {
   // The facts ActionSpec::argument_checks read (registry.hpp). It must outlive the
   // session; facts recorded into it later are read by later fires.
   const FactRegistry* facts = nullptr;
+  // Why the policy changes ("": it does not). A store keeps the policy a session was
+  // first written with — require_human_approval, allow_unmaterialized_fires, approval_ttl,
+  // and each action's high_effect and concurrency — and refuses a restore (or a declare)
+  // under another (ConfigurationError, naming each member); with a reason, the new values
+  // are accepted and recorded with it in one row (groundplane-ledger audit shows it; the
+  // block never does). A change that changes nothing writes nothing.
+  std::string policy_change = "";
 };
 
 }  // namespace groundplane

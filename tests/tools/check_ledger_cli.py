@@ -28,9 +28,9 @@ from cli_harness import expect, finish, run, usage_error
 # docs/ledger-format.md, "Row kinds" and "Enum values as stored".
 KIND_NAMES = {"init": "start", "m": "move", "ms": "actions_may_be_stale", "s": "report", "g": "refusal",
               "t": "transition", "u": "grade", "q": "ask", "qd": "decision", "sg": "standing_grant",
-              "wo": "work_opened", "wc": "work_closed", "rs": "restart"}
+              "wo": "work_opened", "wc": "work_closed", "rs": "restart", "pol": "policy"}
 MEMBER_NAMES = {
-    "init": {"n": "node", "st": "state"},
+    "init": {"n": "node", "st": "state", "po": "policy", "_k": "key_id"},
     "m": {"n": "node", "f": "focus"},
     "ms": {"on": "on"},
     "s": {"dl": "delta"},
@@ -46,6 +46,7 @@ MEMBER_NAMES = {
     "wo": {"l": "label", "t": "transition_id"},
     "wc": {"w": "work"},
     "rs": {"t": "stopped_fires", "w": "closed_work"},
+    "pol": {"po": "policy", "ac": "actions", "was": "was", "why": "reason"},
 }
 PRINCIPALS = ["agent", "user", "system"]
 OUTCOMES = ["pending", "observed", "not_observed", "unobservable", "handler_failed", "not_materialized",
@@ -97,6 +98,18 @@ def check_command_line(program, ledger, version):
     usage_error(program, ["show", ledger, "--session"], "--session needs a value")
     usage_error(program, ["export", ledger, "--head", "00"], "--head is read by verify only")
     usage_error(program, ["show", ledger, "--help=yes"], "--help takes no value")
+    usage_error(program, ["verify", ledger, "--head", "00", "--head", "11"], "--head is given twice")
+    usage_error(program, ["audit", ledger, "--session", "shop", "--session=bob"], "--session is given twice")
+    usage_error(program, ["show", ledger, "--", "--session"],
+                "unexpected argument '--session': one command and one FILE are read")
+
+    # `--` ends the options: a FILE that starts with a dash is read as a FILE.
+    dashed = os.path.join(os.path.dirname(ledger), "-dashed.ledger")
+    shutil.copyfile(ledger, dashed)
+    rc, out, err = run(program, ["audit", "--session", "shop", "--", dashed.replace(os.path.dirname(ledger) + "/", "")],
+                       cwd=os.path.dirname(ledger))
+    expect("after --, an argument that starts with a dash is the FILE", rc == 0 and out.startswith("#1 v0"),
+           f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
 
     outputs = [run(program, args) for args in (["audit", ledger, "--session", "bob"],
                                                ["--session", "bob", "audit", ledger],
@@ -204,11 +217,52 @@ def check_tampered(program, ledger, tmp):
 
 
 def check_missing_session(program, ledger):
-    for command in ("show", "export", "audit"):
+    for command in ("verify", "show", "export", "audit"):
         rc, out, err = run(program, [command, ledger, "--session", "nobody"])
         expect(f"{command} --session nobody: exit 2, nothing on stdout, the session named and the file's listed",
                rc == 2 and out == "" and 'holds no session "nobody"' in err and "(it holds: bob, shop)" in err,
                f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
+    # Without --session, a file of several sessions is asked for "default", which it lacks.
+    for command in ("verify", "show", "export", "audit"):
+        rc, out, err = run(program, [command, ledger])
+        expect(f"{command} without --session on a file of two sessions: exit 2, the sessions it holds named",
+               rc == 2 and out == "" and 'holds no session "default" (it holds: bob, shop)' in err,
+               f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
+
+
+def check_one_session(program, ledger, tmp):
+    """A file holding exactly one session is read without --session."""
+    single = os.path.join(tmp, "single.ledger")
+    shutil.copyfile(ledger, single)
+    db = sqlite3.connect(single)
+    db.execute("DELETE FROM groundplane_rows WHERE session = (SELECT id FROM groundplane_sessions WHERE name = 'bob')")
+    db.execute("DELETE FROM groundplane_sessions WHERE name = 'bob'")
+    db.commit()
+    db.close()
+    rows = stored_rows(single, "shop")
+    rc, out, err = run(program, ["verify", single])
+    expect("verify without --session on a file of one session verifies that session",
+           rc == 0 and out.startswith('intact: session "shop"') and f"{len(rows)} row(s)" in out and err == "",
+           f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
+    for command in ("show", "export", "audit"):
+        rc, out, err = run(program, [command, single])
+        named = run(program, [command, single, "--session", "shop"])
+        expect(f"{command} without --session on a file of one session reads it, as --session shop does",
+               rc == 0 and err == "" and (rc, out, err) == named and out,
+               f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
+
+
+def check_errors_on_stderr(program, tmp):
+    """Whatever stops a command before it has a verdict goes to standard error, never to standard output."""
+    not_a_ledger = os.path.join(tmp, "not-a-ledger.txt")
+    with open(not_a_ledger, "w") as f:
+        f.write("hello\n")
+    for command in ("verify", "show", "export", "audit"):
+        for path in (not_a_ledger, os.path.join(tmp, "missing.ledger")):
+            rc, out, err = run(program, [command, path])
+            expect(f"{command} of {os.path.basename(path)}: exit 2, nothing on stdout, the reason on stderr",
+                   rc == 2 and out == "" and err.startswith("groundplane-ledger: "),
+                   f"exit {rc}\nstdout: {out[:300]!r}\nstderr: {err[:300]!r}")
 
 
 def main():
@@ -225,6 +279,8 @@ def main():
         check_export(program, ledger)
         check_tampered(program, ledger, tmp)
         check_missing_session(program, ledger)
+        check_one_session(program, ledger, tmp)
+        check_errors_on_stderr(program, tmp)
     finish()
 
 

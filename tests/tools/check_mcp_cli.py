@@ -44,6 +44,9 @@ def main():
     usage_error(program, ["--page-size"], "--page-size needs a value")
     usage_error(program, ["--page-size", "0"], "--page-size needs a positive number, got '0'")
     usage_error(program, ["--session=yes"], "--session takes no value")
+    usage_error(program, ["--page-size", "2", "--page-size=3"], "--page-size is given twice")
+    usage_error(program, ["--verbose", "--verbose"], "--verbose is given twice")
+    usage_error(program, ["--", "--verbose"], "unexpected argument '--verbose': groundplane-mcp takes options only")
 
     with tempfile.TemporaryDirectory() as tmp:
         facts = os.path.join(tmp, "facts.json")
@@ -52,7 +55,9 @@ def main():
                        "b": {"kind": "fact", "value": 2, "tool": "t"}}, f)
         orders = [["--facts", facts, "--page-size", "1", "--verbose"],
                   ["--verbose", "--page-size", "1", "--facts", facts],
-                  ["--page-size=1", "--facts=" + facts]]
+                  ["--page-size=1", "--facts=" + facts],
+                  ["--page-size=1", "--facts=" + facts, "--allow-origin", "http://a.example",
+                   "--allow-origin", "http://b.example"]]
         for args in orders:
             got = list_facts_pages(program, args)
             expect(f"{' '.join(a if a != facts else 'FILE' for a in args)}: every option took effect (one fact a page)",

@@ -8,9 +8,9 @@ import sys
 failures = []
 
 
-def run(program, args, stdin=b""):
-    """(exit code, stdout, stderr) of `program args`, fed `stdin`."""
-    done = subprocess.run([program, *args], input=stdin, capture_output=True, timeout=60)
+def run(program, args, stdin=b"", cwd=None):
+    """(exit code, stdout, stderr) of `program args`, fed `stdin`, run in `cwd`."""
+    done = subprocess.run([program, *args], input=stdin, capture_output=True, timeout=60, cwd=cwd)
     return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
 
 

@@ -2,9 +2,10 @@
 // FILE may also be a postgresql:// (or postgres://) URI: the ledger in PostgreSQL, read
 // without taking any session's lease. Nothing is ever written.
 //
-//   groundplane-ledger verify FILE [--session S] [--head HEX]
+//   groundplane-ledger verify FILE [--session S] [--head HEX] [--key-file K]
 //       re-derives the session's hash chain; with --head (a head published earlier, as
-//       GroundTruth::head gave it) also catches rows cut from the tail.
+//       GroundTruth::head gave it) also catches rows cut from the tail; a keyed chain
+//       (SqliteStoreOptions::key) with its key, read from the file K.
 //   groundplane-ledger show FILE [--session S]
 //       the session's ground-truth block, restored from the file alone
 //   groundplane-ledger export FILE [--session S]
@@ -15,24 +16,30 @@
 //       every refusal with its reason
 //   groundplane-ledger --help | --version
 //
-// Options go before or after the command and FILE. show, export and audit verify the
+// Options go before or after the command and FILE, each once; -- ends them. Without
+// --session, a file holding exactly one session is read as that session, else as
+// "default". show, export and audit verify the
 // chain first: when it does not verify, their first line says so (export's as a JSON
 // object), what the rows say follows, and they exit 1. A session the file does not hold
 // is named with the sessions it does hold.
-// Exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or bad
-// usage.
+// Exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, a keyed
+// chain read without its key, or bad usage (whatever keeps a command from a verdict is
+// said on standard error).
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,10 +70,10 @@ constexpr int exit_tampered = 1;
 constexpr int exit_unusable = 2;
 
 constexpr std::string_view usage =
-    "usage: groundplane-ledger verify FILE [--session S] [--head HEX]\n"
-    "       groundplane-ledger show   FILE [--session S]\n"
-    "       groundplane-ledger export FILE [--session S]\n"
-    "       groundplane-ledger audit  FILE [--session S]\n"
+    "usage: groundplane-ledger verify FILE [--session S] [--head HEX] [--key-file K]\n"
+    "       groundplane-ledger show   FILE [--session S] [--key-file K]\n"
+    "       groundplane-ledger export FILE [--session S] [--key-file K]\n"
+    "       groundplane-ledger audit  FILE [--session S] [--key-file K]\n"
     "       groundplane-ledger --help | --version\n"
     "\n"
     "Checks and reads a groundplane ledger without the app that wrote it; writes nothing.\n"
@@ -82,41 +89,73 @@ constexpr std::string_view usage =
     "is a warning saying so (export's a JSON object {\"warning\": ...}), what the rows say\n"
     "follows, and they exit 1.\n"
     "\n"
-    "  --session S   the session to read (default: default); one file may hold many, and a\n"
-    "                session it does not hold is named with the ones it does\n"
+    "  --session S   the session to read; without it, the file's one session when it holds\n"
+    "                exactly one, else \"default\". One file may hold many, and a session it\n"
+    "                does not hold is named with the ones it does\n"
     "  --head HEX    verify only: a head published earlier (GroundTruth::head); catches\n"
     "                rows cut from the tail, which the chain alone cannot\n"
+    "  --key-file K  the file holding a keyed chain's key (its exact bytes, at least 16);\n"
+    "                a keyed chain is verified only with its key: without it, verify\n"
+    "                cannot (exit 2; 1 with --head) and show, export and audit print the\n"
+    "                rows below a warning that nothing in them is verified (exit 2)\n"
     "  --help, -h    print this and exit\n"
     "  --version     print the version and exit\n"
-    "Options go before or after the command and FILE, as --session S or --session=S.\n"
+    "Options go before or after the command and FILE, as --session S or --session=S, each\n"
+    "once; -- ends the options (a FILE that starts with a dash goes after it).\n"
     "\n"
-    "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, or\n"
-    "      bad usage\n";
+    "exit: 0 intact, 1 tampered or torn, 2 unreadable, not a ledger, no such session, a\n"
+    "      keyed chain read without its key, or bad usage\n";
 
-constexpr std::array<gp::tools::Flag, 5> flags{{{"--help", gp::tools::Takes::nothing},
+constexpr std::array<gp::tools::Flag, 6> flags{{{"--help", gp::tools::Takes::nothing},
                                                 {"-h", gp::tools::Takes::nothing},
                                                 {"--version", gp::tools::Takes::nothing},
                                                 {"--session", gp::tools::Takes::text},
-                                                {"--head", gp::tools::Takes::text}}};
+                                                {"--head", gp::tools::Takes::text},
+                                                {"--key-file", gp::tools::Takes::text}}};
 
 constexpr std::array<std::string_view, 4> commands{"verify", "show", "export", "audit"};
 
 struct Args {
   std::string command;
   std::string file;
-  std::string session = "default";
+  std::string session = "default";  // without --session: the file's one session, if it holds one
+  bool session_given = false;
   std::optional<std::string> head;
+  std::string key;  // the chain's key, read from --key-file; "" for none
 };
+
+// A key file's exact bytes are the key: nothing is trimmed, so a key with a final
+// newline is a key with a final newline. An exit code when it cannot be used.
+std::optional<int> read_key_file(const std::string& path, std::string& key) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  if (in) bytes << in.rdbuf();
+  if (!in || in.bad())
+    return gp::tools::usage_error(program, "--key-file " + gp::detail::escape(path) + " cannot be read");
+  key = std::move(bytes).str();
+  if (key.size() < gp::chain_key_min_bytes)
+    return gp::tools::usage_error(program, "--key-file " + gp::detail::escape(path) + " holds " +
+                                               std::to_string(key.size()) + " bytes; a key is at least " +
+                                               std::to_string(gp::chain_key_min_bytes));
+  return std::nullopt;
+}
 
 // The command line (tools/command_line.hpp); an exit code when it is to stop here.
 std::variant<Args, int> parse(int argc, char** argv) {
   Args a;
   std::vector<std::string> positional;
+  std::optional<std::string> key_file;
   const auto stop = gp::tools::read_command_line(
       program, usage, flags, argc, argv,
       [&](std::string_view flag, const std::string& value) {
-        if (flag == "--session") a.session = value;
-        else if (flag == "--head") a.head = value;
+        if (flag == "--session") {
+          a.session = value;
+          a.session_given = true;
+        } else if (flag == "--head") {
+          a.head = value;
+        } else if (flag == "--key-file") {
+          key_file = value;
+        }
       },
       [&](std::string_view arg) -> std::string {
         if (positional.size() == 2)
@@ -134,6 +173,8 @@ std::variant<Args, int> parse(int argc, char** argv) {
   a.file = positional[1];
   if (a.session.empty()) return gp::tools::usage_error(program, "--session needs a session name");
   if (a.head && a.command != "verify") return gp::tools::usage_error(program, "--head is read by verify only");
+  if (key_file)
+    if (const auto stop_at = read_key_file(*key_file, a.key)) return *stop_at;
   return a;
 }
 
@@ -143,12 +184,31 @@ bool is_postgres_uri(std::string_view file) {
 
 gp::LedgerVerification verify_any(const Args& a, std::string_view head) {
 #if GROUNDPLANE_LEDGER_POSTGRES
-  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, head);
+  if (is_postgres_uri(a.file)) return gp::verify_postgres_ledger(a.file, a.session, head, a.key);
 #else
   if (is_postgres_uri(a.file))
-    return {false, 0, "", 0, "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)"};
+    return gp::detail::failed_verification(
+        "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)");
 #endif
-  return gp::verify_sqlite_ledger(a.file, a.session, head);
+  return gp::verify_sqlite_ledger(a.file, a.session, head, a.key);
+}
+
+// Without --session, a file (or database) that holds exactly one session is read as
+// that session; one that holds several, or none, is asked for "default", and a file
+// lacking it names the sessions it holds.
+void choose_session(Args& a) {
+  if (a.session_given) return;
+  std::vector<std::string> names;
+  try {
+#if GROUNDPLANE_LEDGER_POSTGRES
+    if (is_postgres_uri(a.file)) names = gp::detail::postgres_session_names(a.file);
+    else names = gp::detail::sqlite_session_names(std::filesystem::path(a.file));
+#else
+    if (!is_postgres_uri(a.file)) names = gp::detail::sqlite_session_names(std::filesystem::path(a.file));
+#endif
+  } catch (const std::exception&) {  // unreadable or not a ledger: the command says so
+  }
+  if (names.size() == 1) a.session = names.front();
 }
 
 int verify(const Args& a) {
@@ -156,12 +216,14 @@ int verify(const Args& a) {
   const gp::LedgerVerification v = verify_any(a, head);
   if (v.ok) {
     std::cout << "intact: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ", " << v.rows
-              << " row(s), head " << (v.head.empty() ? std::string("(none: no rows)") : v.head) << "\n";
+              << " row(s), head " << (v.head.empty() ? std::string("(none: no rows)") : v.head)
+              << (v.keyed ? " (keyed, key id " + v.key_id + ")" : std::string()) << "\n";
     if (!head.empty()) std::cout << "the published head " << head << " is in the chain\n";
     return exit_intact;
   }
   if (v.first_bad_row == 0) {
-    std::cout << "cannot verify: " << v.problem << "\n";
+    std::cerr << program << ": cannot verify: " << v.problem
+              << (v.keyed && a.key.empty() ? "; give its key with --key-file" : "") << "\n";
     return exit_unusable;
   }
   std::cout << "NOT INTACT: session \"" << gp::detail::escape(a.session) << "\" in " << a.file << ": first bad row "
@@ -181,6 +243,11 @@ std::optional<int> verify_first(const Args& a, const std::function<void(const st
               << "\"\n";
     return std::nullopt;
   }
+  if (v.first_bad_row == 0 && v.keyed && a.key.empty()) {  // its key lost, or not given: read, never vouched for
+    warn("this ledger's chain is keyed (key id " + v.key_id +
+         ") and no key was given (--key-file): nothing in it is verified; what follows is read from unverified rows");
+    return exit_unusable;
+  }
   if (v.first_bad_row == 0) {  // unreadable, not a ledger, or no such session (named with those it holds)
     std::cerr << program << ": " << v.problem << "\n";
     return std::nullopt;
@@ -195,13 +262,14 @@ void warn_line(const std::string& warning) { std::cout << "WARNING: " << warning
 std::shared_ptr<gp::LedgerStore> open_for_reading(const Args& a) {
   try {
 #if GROUNDPLANE_LEDGER_POSTGRES
-    if (is_postgres_uri(a.file)) return gp::open_postgres_store(a.file, {.session = a.session, .read_only = true});
+    if (is_postgres_uri(a.file))
+      return gp::open_postgres_store(a.file, {.session = a.session, .read_only = true, .key = a.key});
 #else
     if (is_postgres_uri(a.file))
       throw gp::LedgerStoreError(
           "this groundplane-ledger was built without PostgreSQL support (groundplane::postgres)");
 #endif
-    return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true});
+    return gp::open_sqlite_store(a.file, {.session = a.session, .read_only = true, .key = a.key});
   } catch (const std::exception& e) {
     std::cerr << program << ": " << e.what() << "\n";
     return nullptr;
@@ -241,6 +309,10 @@ int show(const Args& a) {
     if (*verdict != exit_intact) rows = std::make_shared<UnverifiedReader>(store);
     const gp::Session session({.store = rows});
     std::cout << session.ground_truth().text << "\n";
+  } catch (const gp::detail::RowRefused& e) {  // a row no session writes: the ledger was altered
+    std::cerr << program << ": " << (*verdict == exit_intact ? "" : "the unverified rows cannot be restored: ")
+              << e.what() << "\n";
+    return exit_tampered;
   } catch (const std::exception& e) {
     if (*verdict == exit_intact) throw;
     std::cerr << program << ": the unverified rows cannot be restored: " << e.what() << "\n";
@@ -372,18 +444,18 @@ class Audit {
     return named(id) + " (" + in_quotes(*it->second) + ")";
   }
   std::string transition(std::uint64_t k) const {
-    std::string out = "t-" + std::to_string(k + 1);
+    std::string out = rows::index_id("t-", k);
     if (k < transitions_.size()) out += " (" + named(transitions_[k]) + ")";
     return out;
   }
   std::string ask(std::uint64_t k) const {
-    std::string out = "ask-" + std::to_string(k + 1);
+    std::string out = rows::index_id("ask-", k);
     if (k < asks_.size())
       out += " (" + named(asks_[k].action) + (asks_[k].input.is_null() ? "" : " with " + shown(asks_[k].input)) + ")";
     return out;
   }
   std::string work(std::uint64_t k) const {
-    std::string out = "work-" + std::to_string(k + 1);
+    std::string out = rows::index_id("work-", k);
     if (k < work_.size()) out += " (" + in_quotes(work_[k]) + ")";
     return out;
   }
@@ -391,6 +463,16 @@ class Audit {
     std::string out;
     for (const auto k : indices) out += (out.empty() ? "" : ", ") + (this->*say)(k);
     return out;
+  }
+
+  static std::string policy(const rows::Policy& p) {
+    return std::string("require_human_approval ") + (p.require_human_approval ? "true" : "false") +
+           ", allow_unmaterialized_fires " + (p.allow_unmaterialized_fires ? "true" : "false") + ", approval_ttl " +
+           std::to_string(p.approval_ttl_ms) + " ms";
+  }
+  static std::string rule_text(const rows::ActionRule& r) {
+    return std::string("high_effect ") + (r.high_effect ? "true" : "false") + ", concurrency " +
+           std::string(gp::to_string(r.concurrency));
   }
 
   // What the fire asked for beyond the action: its payload and the ask it cited.
@@ -406,7 +488,23 @@ class Audit {
     const std::string_view kind = r.kind;
     if (kind == rows::Start::kind) {
       const auto s = rows::Start::decode(body_);
-      return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state);
+      return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state) +
+             (s.policy ? ", under the policy " + policy(*s.policy) : std::string());
+    }
+    if (kind == rows::PolicyChange::kind) {
+      const auto p = rows::PolicyChange::decode(body_);
+      std::string out;
+      if (p.policy)
+        out = p.was_policy ? "the policy changed from " + policy(*p.was_policy) + " to " + policy(*p.policy)
+                           : "the policy was recorded: " + policy(*p.policy);
+      for (const auto& [id, rule] : p.actions) {
+        const auto was = p.was_actions.find(id);
+        out += (out.empty() ? "" : "; ") + std::string("the rule of ") + action(id) +
+               (was != p.was_actions.end() ? " changed from " + rule_text(was->second) + " to " + rule_text(rule)
+                                           : " was recorded: " + rule_text(rule));
+      }
+      if (!p.reason.empty()) out += ", for the reason " + in_quotes(p.reason);
+      return out;
     }
     if (kind == rows::Move::kind) {
       const auto m = rows::Move::decode(body_);
@@ -544,7 +642,8 @@ int audit(const Args& a) {
 int main(int argc, char** argv) {
   auto parsed = parse(argc, argv);
   if (const int* code = std::get_if<int>(&parsed)) return *code;
-  const Args a = std::get<Args>(std::move(parsed));
+  Args a = std::get<Args>(std::move(parsed));
+  choose_session(a);
   try {
     if (a.command == "verify") return verify(a);
     if (a.command == "show") return show(a);

@@ -70,8 +70,9 @@ constexpr std::string_view usage =
     "  --verbose       log routine events to stderr too (by default only problems)\n"
     "  --help          print this and exit\n"
     "  --version       print the version and exit\n"
-    "Options go in any order; a value follows its option as the next argument or after\n"
-    "'=' (--page-size 10, --page-size=10).\n"
+    "Options go in any order, each once (--allow-origin may repeat); a value follows its\n"
+    "option as the next argument or after '=' (--page-size 10, --page-size=10); -- ends\n"
+    "the options.\n"
     "\n"
     "Streamable HTTP (POST and DELETE at /mcp; each MCP session has its own facts):\n"
     "  --http [HOST:]PORT      serve HTTP instead of stdio; HOST defaults to 127.0.0.1\n"
@@ -214,7 +215,7 @@ constexpr std::array<Flag, 25> flags{{{"--help", Takes::nothing},
                                       {"--http", Takes::text},
                                       {"--allow-non-loopback", Takes::nothing},
                                       {"--token-file", Takes::text},
-                                      {"--allow-origin", Takes::text},
+                                      {"--allow-origin", Takes::text, true},
                                       {"--max-body", Takes::count},
                                       {"--max-header-bytes", Takes::count},
                                       {"--max-headers", Takes::count},

@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -97,25 +99,36 @@ void put_json_integer(std::string& out, Int v) {
   out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+// A value nested deeper than a writer was allowed to write (CanonicalWriter's max_nesting).
+class NestedTooDeep : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Writes canonical text into one buffer reused from body to body.
 class CanonicalWriter {
  public:
-  CanonicalWriter() = default;
+  // Arrays and objects nested deeper than max_nesting (the value itself is 1) are not
+  // written: write throws NestedTooDeep (and never recurses past it).
+  explicit CanonicalWriter(std::size_t max_nesting = SIZE_MAX) : max_nesting_(max_nesting) {}
   CanonicalWriter(const CanonicalWriter&) = delete;
   CanonicalWriter& operator=(const CanonicalWriter&) = delete;
 
   // The value's canonical text, valid until the next write.
   std::string_view write(const nlohmann::json& v) {
     text_.clear();
-    put(text_, v);
+    put(text_, v, max_nesting_);
     return text_;
   }
 
-  static void put(std::string& out, const nlohmann::json& v) {
+  // `levels`: how many more arrays and objects may open, this value's included.
+  static void put(std::string& out, const nlohmann::json& v, std::size_t levels = SIZE_MAX) {
     using t = nlohmann::json::value_t;
+    if ((v.type() == t::object || v.type() == t::array) && levels-- == 0)
+      throw NestedTooDeep("a value nests arrays and objects deeper than the ledger allows");
     switch (v.type()) {
       case t::object:
-        put_object(out, v);
+        put_object(out, v, levels);
         return;
       case t::array: {
         out.push_back('[');
@@ -123,7 +136,7 @@ class CanonicalWriter {
         for (const auto& item : v) {
           if (!first) out.push_back(',');
           first = false;
-          put(out, item);
+          put(out, item, levels);
         }
         out.push_back(']');
         return;
@@ -154,7 +167,7 @@ class CanonicalWriter {
   }
 
  private:
-  static void put_object(std::string& out, const nlohmann::json& v) {
+  static void put_object(std::string& out, const nlohmann::json& v, std::size_t levels) {
     // nlohmann's objects iterate in key order already; only a key that changes in its
     // stored-text form can change its place.
     bool reencoded = false;
@@ -167,7 +180,7 @@ class CanonicalWriter {
         first = false;
         put_escaped_json_string(out, it.key());
         out.push_back(':');
-        put(out, it.value());
+        put(out, it.value(), levels);
       }
     } else {
       std::vector<std::pair<std::string, const nlohmann::json*>> members;
@@ -179,7 +192,7 @@ class CanonicalWriter {
         first = false;
         put_escaped_json_string(out, key);
         out.push_back(':');
-        put(out, *value);
+        put(out, *value, levels);
       }
     }
     out.push_back('}');
@@ -198,6 +211,7 @@ class CanonicalWriter {
     out.push_back('}');
   }
 
+  std::size_t max_nesting_;
   std::string text_;
 };
 

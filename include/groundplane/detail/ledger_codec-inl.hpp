@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace groundplane::detail::rows {
@@ -46,14 +47,105 @@ inline bool take_flag(const RowBody& b, const Member& m) { return b.integer(m.ke
 
 inline nlohmann::json empty_body() { return nlohmann::json(nlohmann::json::value_t::object); }
 
+GROUNDPLANE_INLINE nlohmann::json Policy::encode() const {
+  nlohmann::json b = empty_body();
+  b[key_of(approval_m)] = require_human_approval;
+  b[key_of(unmaterialized_m)] = allow_unmaterialized_fires;
+  b[key_of(ttl_m)] = approval_ttl_ms;
+  return b;
+}
+
+// A member of a stored object read as a type; MalformedRow naming it otherwise.
+template <class T>
+T stored_member(const nlohmann::json& object, const Member& m, const char* what) {
+  const auto it = object.find(m.key);
+  if (it == object.end()) throw MalformedRow("its member \"" + std::string(m.key) + "\" is missing");
+  const bool fits = std::is_same_v<T, bool> ? it->is_boolean() : it->is_number_integer();
+  if (!fits) throw MalformedRow("its member \"" + std::string(m.key) + "\" is not " + what);
+  return it->get<T>();
+}
+
+GROUNDPLANE_INLINE Policy Policy::decode(const nlohmann::json& stored) {
+  if (!stored.is_object()) throw MalformedRow("the policy is not an object");
+  Policy p;
+  p.require_human_approval = stored_member<bool>(stored, approval_m, "true or false");
+  p.allow_unmaterialized_fires = stored_member<bool>(stored, unmaterialized_m, "true or false");
+  p.approval_ttl_ms = stored_member<std::int64_t>(stored, ttl_m, "an integer");
+  if (p.approval_ttl_ms < 0) throw MalformedRow("the policy's approval_ttl is negative");
+  return p;
+}
+
+GROUNDPLANE_INLINE nlohmann::json ActionRule::encode() const {
+  nlohmann::json b = empty_body();
+  b[key_of(high_effect_m)] = high_effect;
+  b[key_of(concurrency_m)] = stored_of(concurrency);
+  return b;
+}
+GROUNDPLANE_INLINE ActionRule ActionRule::decode(const nlohmann::json& stored) {
+  if (!stored.is_object()) throw MalformedRow("an action's rule is not an object");
+  ActionRule r;
+  r.high_effect = stored_member<bool>(stored, high_effect_m, "true or false");
+  const auto cc = stored_member<std::int64_t>(stored, concurrency_m, "an integer");
+  const auto c = from_stored<Concurrency>(cc);
+  if (!c)
+    throw MalformedRow("an action's concurrency holds " + std::to_string(cc) +
+                       ", which is no value this release stores there");
+  r.concurrency = *c;
+  return r;
+}
+
+// An object of action rules by action id, as a policy row holds them.
+GROUNDPLANE_INLINE nlohmann::json encode_rules(const ActionRules& rules) {
+  nlohmann::json b = empty_body();
+  for (const auto& [id, rule] : rules) b[id] = rule.encode();
+  return b;
+}
+GROUNDPLANE_INLINE ActionRules decode_rules(const nlohmann::json& stored) {
+  if (!stored.is_object()) throw MalformedRow("the action rules are not an object");
+  ActionRules out;
+  for (const auto& [id, rule] : stored.items()) out.emplace(id, ActionRule::decode(rule));
+  return out;
+}
+
 GROUNDPLANE_INLINE nlohmann::json Start::encode() && {
   nlohmann::json b = empty_body();
   b[key_of(node_m)] = std::move(node);
   b[key_of(state_m)] = std::move(state);
+  if (policy) b[key_of(policy_member)] = policy->encode();
   return b;
 }
 GROUNDPLANE_INLINE Start Start::decode(RowBody& b) {
-  return {b.take_text(node_m.key), b.take_tree(state_m.key, nlohmann::json::object())};
+  Start s{b.take_text(node_m.key), b.take_tree(state_m.key, nlohmann::json::object()), std::nullopt};
+  if (b.has(policy_member.key)) s.policy = Policy::decode(b.take(policy_member.key));
+  return s;
+}
+
+GROUNDPLANE_INLINE nlohmann::json PolicyChange::encode() && {
+  nlohmann::json b = empty_body();
+  if (policy) b[key_of(policy_member)] = policy->encode();
+  if (!actions.empty()) b[key_of(actions_m)] = encode_rules(actions);
+  if (was_policy || !was_actions.empty()) {
+    nlohmann::json was = empty_body();
+    if (was_policy) was[key_of(policy_member)] = was_policy->encode();
+    if (!was_actions.empty()) was[key_of(actions_m)] = encode_rules(was_actions);
+    b[key_of(was_m)] = std::move(was);
+  }
+  if (!reason.empty()) b[key_of(why_m)] = std::move(reason);
+  return b;
+}
+GROUNDPLANE_INLINE PolicyChange PolicyChange::decode(RowBody& b) {
+  PolicyChange p;
+  if (b.has(policy_member.key)) p.policy = Policy::decode(b.take(policy_member.key));
+  if (b.has(actions_m.key)) p.actions = decode_rules(b.take(actions_m.key));
+  if (b.has(was_m.key)) {
+    const nlohmann::json was = b.take_tree(was_m.key, nlohmann::json::object());
+    if (!was.is_object()) throw MalformedRow("member \"" + std::string(was_m.key) + "\" is not an object");
+    if (const auto it = was.find(policy_member.key); it != was.end()) p.was_policy = Policy::decode(*it);
+    if (const auto it = was.find(actions_m.key); it != was.end()) p.was_actions = decode_rules(*it);
+  }
+  p.reason = b.take_text(why_m.key);
+  if (!p.policy && p.actions.empty()) throw MalformedRow("it sets neither the session's policy nor an action's rule");
+  return p;
 }
 
 GROUNDPLANE_INLINE nlohmann::json Move::encode() && {
@@ -94,6 +186,7 @@ GROUNDPLANE_INLINE std::vector<std::string> take_strings(RowBody& b, const Membe
 GROUNDPLANE_INLINE Report Report::decode(RowBody& b) {
   Report r;
   r.delta = b.require(delta_m.key).take(delta_m.key);
+  if (!r.delta.is_object()) throw MalformedRow("member \"" + std::string(delta_m.key) + "\" is not an object");
   r.agents_own = take_strings(b, own_m, "a JSON Pointer");
   return r;
 }
@@ -287,6 +380,17 @@ nlohmann::ordered_json enum_named(const nlohmann::ordered_json& v) {
   return v;
 }
 
+// Action rules as a person reads them: each concurrency number as its name.
+GROUNDPLANE_INLINE nlohmann::ordered_json rules_named(const nlohmann::ordered_json& rules) {
+  if (!rules.is_object()) return rules;
+  nlohmann::ordered_json out = rules;
+  for (auto& rule : out)
+    if (rule.is_object())
+      if (const auto cc = rule.find(ActionRule::concurrency_m.key); cc != rule.end())
+        *cc = enum_named<Concurrency>(*cc);
+  return out;
+}
+
 // The value of member `m` of a body of `kind`, with an enum named.
 GROUNDPLANE_INLINE nlohmann::ordered_json named_value(std::string_view kind, const Member& m,
                                                       const nlohmann::ordered_json& v) {
@@ -296,10 +400,20 @@ GROUNDPLANE_INLINE nlohmann::ordered_json named_value(std::string_view kind, con
   if (is(Refused::kind, Refused::reason_m)) return enum_named<Refusal>(v);
   if (is(Recorded::kind, Recorded::outcome_m) || is(Grade::kind, Grade::outcome_m)) return enum_named<Outcome>(v);
   if (is(Decision::kind, Decision::state_m)) return enum_named<AskState>(v);
+  if (is(PolicyChange::kind, PolicyChange::actions_m)) return rules_named(v);
+  if (is(PolicyChange::kind, PolicyChange::was_m) && v.is_object()) {
+    nlohmann::ordered_json out = v;
+    if (const auto it = out.find(PolicyChange::actions_m.key); it != out.end()) *it = rules_named(*it);
+    return out;
+  }
   return v;
 }
 
 GROUNDPLANE_INLINE nlohmann::ordered_json named_body(std::string_view kind, std::string_view body) {
+  // A body past the format's limits is not read: copying a tree nested a million deep
+  // would recurse a million deep.
+  if (body.size() > ledger_max_body_bytes || body_nesting(body, ledger_max_nesting) > ledger_max_nesting)
+    return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
   nlohmann::ordered_json stored = nlohmann::ordered_json::parse(body, nullptr, false);
   const KindInfo* info = find_kind(kind);
   if (stored.is_discarded() || !stored.is_object())

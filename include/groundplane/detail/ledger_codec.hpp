@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/action.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/row_body.hpp"
 #include "groundplane/ledger.hpp"
@@ -31,21 +34,74 @@ struct Member {
   std::string_view name;
 };
 
+// A row's id from its stored index (t-1 for transition 0, ask-1 for ask 0): the index a
+// file holds may be any 64-bit number, the largest's id included.
+inline std::string index_id(std::string_view prefix, std::uint64_t index) {
+  if (index == UINT64_MAX) return std::string(prefix) + "18446744073709551616";
+  return std::string(prefix) + std::to_string(index + 1);
+}
+
 // `does` as a row carries it: absent (the action's latest stored row said it already),
 // null (the action was not declared when the row was minted), or its sentence.
 using CarriedDoes = std::optional<std::optional<std::string>>;
 
 inline constexpr Member does_member{"d", "does"};
 
-// The session starts: the first row of every session.
+// The policy a session is held to (SessionOptions' members that decide whether a fire is
+// allowed): stored with the session, compared when it is restored. Stored as an object.
+struct Policy {
+  static constexpr Member approval_m{"rha", "require_human_approval"},
+      unmaterialized_m{"auf", "allow_unmaterialized_fires"}, ttl_m{"ttl", "approval_ttl"};
+  bool require_human_approval = false;
+  bool allow_unmaterialized_fires = false;
+  std::int64_t approval_ttl_ms = 0;
+  friend bool operator==(const Policy&, const Policy&) = default;
+  nlohmann::json encode() const;
+  static Policy decode(const nlohmann::json& stored);  // MalformedRow for anything else
+};
+
+// What a repeat of an action and its fires by an agent are held to (ActionSpec's
+// high_effect and concurrency): stored at the action's first declare, compared at every
+// declare after. Stored as an object.
+struct ActionRule {
+  static constexpr Member high_effect_m{"he", "high_effect"}, concurrency_m{"cc", "concurrency"};
+  bool high_effect = false;
+  Concurrency concurrency = Concurrency::parallel;
+  friend bool operator==(const ActionRule&, const ActionRule&) = default;
+  nlohmann::json encode() const;
+  static ActionRule decode(const nlohmann::json& stored);
+};
+using ActionRules = std::map<std::string, ActionRule, std::less<>>;
+
+inline constexpr Member policy_member{"po", "policy"};
+
+// The session starts: the first row of every session. A keyed store adds the key id
+// (store/chain.hpp), first of its members.
 struct Start {
   static constexpr std::string_view kind = "init", name = "start";
-  static constexpr Member node_m{"n", "node"}, state_m{"st", "state"};
-  static constexpr Member members[] = {node_m, state_m};
+  static constexpr Member node_m{"n", "node"}, state_m{"st", "state"}, key_id_m{"_k", "key_id"};
+  static constexpr Member members[] = {key_id_m, node_m, policy_member, state_m};
   std::string node = {};
   nlohmann::json state = nlohmann::json::object();
+  std::optional<Policy> policy = {};  // absent before 0.4
   nlohmann::json encode() &&;
   static Start decode(RowBody& b);
+};
+
+// The stored policy recorded (a session written before 0.4, first opened by 0.4; an
+// action's first declare) or changed on purpose (SessionOptions::policy_change): the new
+// values, and for a change the old ones and the reason.
+struct PolicyChange {
+  static constexpr std::string_view kind = "pol", name = "policy";
+  static constexpr Member actions_m{"ac", "actions"}, was_m{"was", "was"}, why_m{"why", "reason"};
+  static constexpr Member members[] = {actions_m, policy_member, was_m, why_m};
+  std::optional<Policy> policy = {};      // the session's, when this row sets it
+  ActionRules actions = {};               // the actions whose rule this row sets
+  std::optional<Policy> was_policy = {};  // a change: the session's before
+  ActionRules was_actions = {};           // a change: those actions' rules before
+  std::string reason = {};                // a change: why ("" for a first record)
+  nlohmann::json encode() &&;
+  static PolicyChange decode(RowBody& b);
 };
 
 // move_to: where the user is.
@@ -260,6 +316,7 @@ inline constexpr KindInfo kinds[] = {
     {WorkOpened::kind, WorkOpened::name, WorkOpened::members},
     {WorkClosed::kind, WorkClosed::name, WorkClosed::members},
     {Restart::kind, Restart::name, Restart::members},
+    {PolicyChange::kind, PolicyChange::name, PolicyChange::members},
 };
 
 // The kind with this code, or null for one this release does not know.
@@ -273,7 +330,8 @@ constexpr const KindInfo* find_kind(std::string_view kind) noexcept {
 // name rather than its key, in the order its kind lists them, and an enum's number as the
 // enum's name. A member this release does not know, a number an enum's table lacks, and
 // the whole body of a kind it does not know are kept as stored. `kind` is the row's
-// stored kind; the result is discarded (is_discarded()) when `body` is not a JSON object.
+// stored kind; the result is discarded (is_discarded()) when `body` is not a JSON object,
+// or is past what the format allows a stored row (ledger_max_body_bytes, ledger_max_nesting).
 nlohmann::ordered_json named_body(std::string_view kind, std::string_view body);
 
 }  // namespace groundplane::detail::rows

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/stored_text.hpp"
+#include "groundplane/store/ledger_store.hpp"
 
 namespace groundplane::detail {
 
@@ -34,12 +35,35 @@ class RowBody {
  public:
   using json = nlohmann::json;
 
-  // False when the text is not one JSON object (nothing after it but whitespace).
+  // False when the text is not one JSON object (nothing after it but whitespace), or is
+  // past what the format allows a stored row (docs/ledger-format.md, "Limits"): larger
+  // than ledger_max_body_bytes, or nesting arrays and objects deeper than
+  // ledger_max_nesting (the body itself is 1). Reading stops there: a row nested a million
+  // deep costs no more than its text. refusal() then says why.
   bool read(std::string_view text) {
     used_ = 0;
     depth_ = 0;
     trees_.clear();
-    return json::sax_parse(text, this);
+    refusal_ = Refusal::none;
+    if (text.size() > ledger_max_body_bytes) {
+      refusal_ = Refusal::too_large;
+      return false;
+    }
+    if (json::sax_parse(text, this)) return true;
+    if (refusal_ == Refusal::none) refusal_ = Refusal::not_an_object;
+    return false;
+  }
+  // Why the last read failed, in words that follow "row N (kind) ".
+  std::string refusal() const {
+    switch (refusal_) {
+      case Refusal::too_large:
+        return "is larger than " + std::to_string(ledger_max_body_bytes) + " bytes, more than the format allows";
+      case Refusal::too_deep:
+        return "nests arrays and objects more than " + std::to_string(ledger_max_nesting) +
+               " deep, more than the format allows";
+      default:
+        return "is not a JSON object";
+    }
   }
 
   bool has(std::string_view key) const { return find(key) != nullptr; }
@@ -226,6 +250,10 @@ class RowBody {
   }
 
   bool open(json::value_t type) {
+    if (depth_ >= ledger_max_nesting) {
+      refusal_ = Refusal::too_deep;
+      return false;
+    }
     if (depth_ == 0) {
       if (type != json::value_t::object) return false;
       depth_ = 1;
@@ -257,6 +285,8 @@ class RowBody {
   std::size_t depth_ = 0;
   std::vector<json*> trees_;  // the nested objects and arrays being built, innermost last
   std::string pending_key_;
+  enum class Refusal : unsigned char { none, not_an_object, too_large, too_deep };
+  Refusal refusal_ = Refusal::none;
 };
 
 }  // namespace groundplane::detail

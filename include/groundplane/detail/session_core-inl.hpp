@@ -138,6 +138,7 @@ GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
       require_human_approval(o.require_human_approval),
       allow_unmaterialized_fires(o.allow_unmaterialized_fires),
       approval_ttl(o.approval_ttl),
+      policy_change(std::move(o.policy_change)),
       store(std::move(o.store)),
       max_rows_in_memory(o.max_rows_in_memory),
       clock(std::move(o.clock)),

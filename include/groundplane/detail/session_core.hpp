@@ -118,9 +118,12 @@ struct SessionCore : SessionMutex {
   SessionCore& operator=(const SessionCore&) = delete;
 
   nlohmann::json state;
-  const bool require_human_approval;
-  const bool allow_unmaterialized_fires;
-  const std::chrono::milliseconds approval_ttl;
+  // The policy (SessionOptions): as given, or as stored when a store opened to read
+  // restores the session. Set before the session is shared, never changed after.
+  bool require_human_approval;
+  bool allow_unmaterialized_fires;
+  std::chrono::milliseconds approval_ttl;
+  const std::string policy_change;           // why a restore may change the stored policy; "": it may not
   const std::shared_ptr<LedgerStore> store;  // null: memory only
   const std::size_t max_rows_in_memory;
   const std::function<std::chrono::system_clock::time_point()> clock;  // null: the system clock
@@ -141,6 +144,13 @@ struct SessionCore : SessionMutex {
   // The `does` each action's latest stored row carried: a row repeats it only when it
   // changes, so a long session does not store the same sentence a million times.
   std::map<std::string, std::optional<std::string>, std::less<>> does_written;
+  // Each action's rule as the store holds it (recorded at its first declare).
+  rows::ActionRules stored_rules;
+
+  // The policy as SessionOptions' members say it.
+  rows::Policy policy() const {
+    return {require_human_approval, allow_unmaterialized_fires, static_cast<std::int64_t>(approval_ttl.count())};
+  }
 
   // A row of the call in progress (rows/ledger_codec.hpp), at the current version.
   template <class Row>

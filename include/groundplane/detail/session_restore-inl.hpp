@@ -42,16 +42,26 @@ struct Replay {
     return it == does.end() ? std::nullopt : it->second;
   }
 
-  LedgerStoreError bad(const std::string& why) const {
+  bool started = false;                               // the session's first row was replayed
+  std::optional<rows::Policy> policy = std::nullopt;  // the stored policy (none before 0.4)
+  rows::ActionRules rules = {};                       // each action's stored rule
+
+  RowRefused bad(const std::string& why) const {
     // The kind is the file's, so escaped like any value read from outside.
-    return LedgerStoreError("cannot restore session \"" + escape(c.store->session()) + "\": row " +
-                            std::to_string(row->seq) + " (" + escape(row->kind) + ") " + why);
+    return RowRefused(row->seq, "cannot restore session \"" + escape(c.store->session()) + "\": row " +
+                                    std::to_string(row->seq) + " (" + escape(row->kind, 40) + ") " + why);
   }
 };
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Start&& s) {
   r.c.ledger.node = r.text(std::move(s.node));
   r.c.state = std::move(s.state);
+  r.policy = s.policy;
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::PolicyChange&& p) {
+  if (p.policy) r.policy = p.policy;
+  for (auto& [id, rule] : p.actions) r.rules.insert_or_assign(id, rule);
 }
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Move&& m) {
@@ -117,6 +127,8 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
   // Only a fire not graded yet is graded, and such a fire is always held.
   if (!L.transitions.holds(idx)) throw r.bad("grades a fire that was graded long before");
   TransitionRecord& t = L.transitions[idx];
+  if (t.outcome != Outcome::pending && t.outcome != Outcome::stopped)
+    throw r.bad("grades " + rows::index_id("t-", g.transition) + ", which was already graded");
   t.outcome = g.outcome;
   if (g.error) {
     t.extras.edit().error = std::move(*g.error);
@@ -158,12 +170,23 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
   L.awaiting_asks.insert(idx);
 }
 
+// The decisions a session writes: an awaiting ask approved or declined; an approved one
+// declined, revoked or spent by a fire. Nothing moves a declined, revoked or spent ask.
+GROUNDPLANE_INLINE bool decision_written(AskState from, AskState to) noexcept {
+  if (from == AskState::awaiting) return to == AskState::approved || to == AskState::declined;
+  if (from == AskState::approved) return to == AskState::declined || to == AskState::revoked || to == AskState::spent;
+  return false;
+}
+
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Decision&& d) {
   auto& c = r.c;
   auto& L = c.ledger;
   if (d.ask >= L.asks.size()) throw r.bad("names an ask that is not in the ledger");
   const auto idx = static_cast<std::size_t>(d.ask);
   AskStatus& a = L.asks[idx];
+  if (!decision_written(a.state, d.state))
+    throw r.bad("turns " + a.id + " from " + std::string(name_of(a.state)) + " to " + std::string(name_of(d.state)) +
+                ", which no session does");
   a.state = d.state;
   switch (a.state) {
     case AskState::approved:
@@ -239,12 +262,27 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkOpened&& o) {
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::WorkClosed&& w) {
   auto& L = r.c.ledger;
-  if (w.work >= L.work.size()) return;
+  if (w.work >= L.work.size() || !L.work[static_cast<std::size_t>(w.work)].open)
+    throw r.bad("closes work that is not open (" + rows::index_id("work-", w.work) + ")");
   const auto idx = static_cast<std::size_t>(w.work);
-  if (!L.work[idx].open) return;
   L.work[idx].open = false;
   L.open_work.erase(idx);
   if (!L.work[idx].transition_id.empty()) L.working_by_action.erase(L.work[idx].action, idx);
+}
+
+// A restart row names the fires the stopped app was in and the work it left open: every
+// one of them is so in the session rebuilt so far.
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Restart&& rs) {
+  const auto& L = r.c.ledger;
+  for (const std::uint64_t f : rs.fires) {
+    const bool flying = f < L.transitions.size() && L.transitions.holds(static_cast<std::size_t>(f)) &&
+                        L.transitions[static_cast<std::size_t>(f)].outcome == Outcome::pending;
+    if (!flying) throw r.bad("names a fire the session does not hold in flight (" + rows::index_id("t-", f) + ")");
+  }
+  for (const std::uint64_t w : rs.work)
+    if (w >= L.work.size() || !L.work[static_cast<std::size_t>(w)].open)
+      throw r.bad("names work that is not open (" + rows::index_id("work-", w) + ")");
+  stop_all(r.c, rs.fires, rs.work, r.returned);
 }
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Report&& s) {
@@ -256,9 +294,13 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Report&& s) {
 // know is refused rather than skipped: skipping would restore a different session.
 GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
   r.row = &row;
-  if (!row.parsed) throw r.bad("is not a JSON object (run verify_sqlite_ledger)");
+  if (!row.parsed) throw r.bad(row.body.refusal());
   RowBody& b = row.body;
   const std::string& k = row.kind;
+  // The first row starts the session, and only the first.
+  if (k == rows::Start::kind && r.started) throw r.bad("starts a session that row 1 already started");
+  if (k != rows::Start::kind && !r.started) throw r.bad("is not the row that starts a session");
+  r.started = true;
   try {
     if (k == rows::Recorded::kind) apply(r, rows::Recorded::decode(b));
     else if (k == rows::Grade::kind) apply(r, rows::Grade::decode(b));
@@ -273,10 +315,9 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
     else if (k == rows::Move::kind) apply(r, rows::Move::decode(b));
     else if (k == rows::StaleFlag::kind) r.c.ledger.actions_may_be_stale = rows::StaleFlag::decode(b).on;
     else if (k == rows::Start::kind) apply(r, rows::Start::decode(b));
-    else if (k == rows::Restart::kind) {
-      const rows::Restart rs = rows::Restart::decode(b);
-      stop_all(r.c, rs.fires, rs.work, r.returned);
-    } else {
+    else if (k == rows::Restart::kind) apply(r, rows::Restart::decode(b));
+    else if (k == rows::PolicyChange::kind) apply(r, rows::PolicyChange::decode(b));
+    else {
       throw r.bad("is of a kind this release does not know");
     }
   } catch (const MalformedRow& e) {
@@ -284,6 +325,82 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
   } catch (const nlohmann::json::exception& e) {
     throw r.bad(std::string("is malformed: ") + e.what());
   }
+}
+
+GROUNDPLANE_INLINE std::string policy_differences(const rows::Policy& stored, const rows::Policy& given) {
+  std::string out;
+  const auto differs = [&](const rows::Member& m, const std::string& was, const std::string& now) {
+    if (was == now) return;
+    out += (out.empty() ? "" : "; ") + std::string(m.name) + ": stored " + was + ", given " + now;
+  };
+  const auto flag = [](bool on) { return std::string(on ? "true" : "false"); };
+  const auto ms = [](std::int64_t n) { return std::to_string(n) + " ms"; };
+  differs(rows::Policy::approval_m, flag(stored.require_human_approval), flag(given.require_human_approval));
+  differs(rows::Policy::unmaterialized_m, flag(stored.allow_unmaterialized_fires),
+          flag(given.allow_unmaterialized_fires));
+  differs(rows::Policy::ttl_m, ms(stored.approval_ttl_ms), ms(given.approval_ttl_ms));
+  return out;
+}
+
+GROUNDPLANE_INLINE std::string rule_differences(const rows::ActionRule& stored, const rows::ActionRule& given) {
+  std::string out;
+  if (stored.high_effect != given.high_effect)
+    out += std::string("high_effect: stored ") + (stored.high_effect ? "true" : "false") + ", given " +
+           (given.high_effect ? "true" : "false");
+  if (stored.concurrency != given.concurrency)
+    out += std::string(out.empty() ? "" : "; ") + "concurrency: stored " + std::string(name_of(stored.concurrency)) +
+           ", given " + std::string(name_of(given.concurrency));
+  return out;
+}
+
+GROUNDPLANE_INLINE void keep_action_rule(SessionCore& c, const std::string& id, const ActionSpec& spec) {
+  if (!c.store || !c.store->writable()) return;
+  const rows::ActionRule given{spec.high_effect, spec.concurrency};
+  const auto stored = c.stored_rules.find(id);
+  rows::PolicyChange row;
+  row.actions.emplace(id, given);
+  if (stored != c.stored_rules.end()) {
+    if (stored->second == given) return;
+    if (c.policy_change.empty())
+      throw ConfigurationError("gp::Session::declare(" + quote(id) +
+                               "): the ledger holds another rule for it: " + rule_differences(stored->second, given) +
+                               ". Declare it as stored, or set gp::SessionOptions::policy_change to the reason for "
+                               "the change (recorded in the ledger)");
+    row.was_actions.emplace(id, stored->second);
+    row.reason = c.policy_change;
+  }
+  c.emit(std::move(row));
+  c.flush();
+  c.stored_rules.insert_or_assign(id, given);
+}
+
+// The restored session's policy, against the one it is given: a read-only store's
+// session takes the stored one and checks nothing; a writable one is refused another
+// (ConfigurationError) unless given a policy_change, which the returned row records, as it
+// records the given policy of a session stored before 0.4.
+GROUNDPLANE_INLINE std::optional<rows::PolicyChange> settle_policy(SessionCore& c, const Replay& r) {
+  c.stored_rules = r.rules;
+  if (!c.store->writable()) {
+    if (r.policy) {
+      c.require_human_approval = r.policy->require_human_approval;
+      c.allow_unmaterialized_fires = r.policy->allow_unmaterialized_fires;
+      c.approval_ttl = std::chrono::milliseconds(r.policy->approval_ttl_ms);
+    }
+    return std::nullopt;
+  }
+  const rows::Policy given = c.policy();
+  rows::PolicyChange row;
+  row.policy = given;
+  if (!r.policy) return row;  // stored before 0.4: what it is held to from now on
+  if (*r.policy == given) return std::nullopt;
+  if (c.policy_change.empty())
+    throw ConfigurationError("gp::Session: session \"" + escape(c.store->session()) +
+                             "\" was stored with another policy: " + policy_differences(*r.policy, given) +
+                             ". Give the stored values, or set gp::SessionOptions::policy_change to the reason for the "
+                             "change (recorded in the ledger)");
+  row.was_policy = r.policy;
+  row.reason = c.policy_change;
+  return row;
 }
 
 GROUNDPLANE_INLINE void open_store(SessionCore& c) {
@@ -297,7 +414,8 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
     } catch (const ChainBroken& e) {
       throw refused(e);
     }
-    c.emit(rows::Start{c.ledger.node.str(), c.state});
+    if (!store.writable()) return;  // read, an empty session: nothing to start it with
+    c.emit(rows::Start{c.ledger.node.str(), c.state, c.policy()});
     c.flush();
     return;
   }
@@ -315,16 +433,18 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
   }
   c.head = to_hex(last);
   c.does_written = std::move(r.does);
+  // Checked before anything is written: a refused policy leaves the ledger as it was.
+  std::optional<rows::PolicyChange> policy = settle_policy(c, r);
   // The app stopped: what it was doing is no longer awaited.
   std::vector<std::size_t> flying = c.in_flight.all();
   std::sort(flying.begin(), flying.end());
   rows::Restart rs{{flying.begin(), flying.end()}, {c.ledger.open_work.begin(), c.ledger.open_work.end()}};
-  if (rs.fires.empty() && rs.work.empty()) return;
-  stop_all(c, rs.fires, rs.work, r.returned);
-  if (store.writable()) {
-    c.emit(std::move(rs));
-    c.flush();
-  }
+  const bool stopped = !rs.fires.empty() || !rs.work.empty();
+  if (stopped) stop_all(c, rs.fires, rs.work, r.returned);
+  if (!store.writable()) return;
+  if (stopped) c.emit(std::move(rs));
+  if (policy) c.emit(std::move(*policy));
+  c.flush();
 }
 
 }  // namespace groundplane::detail

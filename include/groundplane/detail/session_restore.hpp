@@ -16,6 +16,18 @@ namespace groundplane::detail {
 // does not verify, or a row this release cannot restore (naming it).
 void open_store(SessionCore& c);
 
+// Each member of a stored policy or action rule that differs from the given one, as
+// "require_human_approval: stored true, given false; approval_ttl: stored 0 ms, given
+// 60000 ms"; "" when none does.
+std::string policy_differences(const rows::Policy& stored, const rows::Policy& given);
+std::string rule_differences(const rows::ActionRule& stored, const rows::ActionRule& given);
+
+// At declare, with a writable store (caller holds the session's lock): an action's first
+// declare records its rule; a later one with another rule is refused (ConfigurationError)
+// unless the session was given a policy_change, which records it. Nothing is written for
+// the rule the store already holds.
+void keep_action_rule(SessionCore& c, const std::string& id, const ActionSpec& spec);
+
 }  // namespace groundplane::detail
 
 #ifdef GROUNDPLANE_HEADER_ONLY

@@ -1,20 +1,30 @@
-// The hash chain over a session's rows (see ledger_store.hpp), with SHA-256 from
-// OpenSSL's libcrypto (EVP), shared by every store: appending extends it, verifying
-// re-derives it. Only the store targets include this header (it needs -lcrypto).
+// The hash chain over a session's rows (see ledger_store.hpp), with SHA-256 and
+// HMAC-SHA256 from OpenSSL's libcrypto (EVP), shared by every store: appending extends
+// it, verifying re-derives it. Only the store targets include this header (it needs
+// -lcrypto).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 
+#include <nlohmann/json.hpp>
+
+#include "groundplane/detail/canonical_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/store/ledger_store.hpp"
 
@@ -52,12 +62,197 @@ class Sha256 {
   std::unique_ptr<EVP_MD_CTX, FreeCtx> ctx_;
 };
 
+// One HMAC-SHA256 context keyed once, re-initialised for every row with that key (what
+// OpenSSL's EVP_MAC_init does given no key): the key's own blocks are hashed once.
+class HmacSha256 {
+ public:
+  explicit HmacSha256(std::string_view key)
+      : mac_(EVP_MAC_fetch(nullptr, "HMAC", nullptr)), ctx_(mac_ ? EVP_MAC_CTX_new(mac_.get()) : nullptr) {
+    char digest[] = "SHA256";
+    const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                                 OSSL_PARAM_construct_end()};
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the key's bytes viewed as unsigned chars
+    const auto* bytes = reinterpret_cast<const unsigned char*>(key.data());
+    if (!ctx_ || EVP_MAC_init(ctx_.get(), bytes, key.size(), params) != 1)
+      throw LedgerStoreError("OpenSSL could not provide HMAC-SHA256 (EVP_MAC_fetch \"HMAC\")");
+  }
+
+  // HMAC-SHA256(key, a || b || c)
+  RowHash operator()(std::string_view a, std::string_view b = {}, std::string_view c = {}) {
+    RowHash out{};
+    std::size_t n = 0;
+    // NOLINTBEGIN(cppcoreguidelines-pro-type-reinterpret-cast): bytes viewed as unsigned chars
+    if (EVP_MAC_init(ctx_.get(), nullptr, 0, nullptr) != 1 ||
+        EVP_MAC_update(ctx_.get(), reinterpret_cast<const unsigned char*>(a.data()), a.size()) != 1 ||
+        EVP_MAC_update(ctx_.get(), reinterpret_cast<const unsigned char*>(b.data()), b.size()) != 1 ||
+        EVP_MAC_update(ctx_.get(), reinterpret_cast<const unsigned char*>(c.data()), c.size()) != 1 ||
+        EVP_MAC_final(ctx_.get(), out.data(), &n, out.size()) != 1 || n != out.size())
+      throw LedgerStoreError("OpenSSL's HMAC-SHA256 failed");
+    // NOLINTEND(cppcoreguidelines-pro-type-reinterpret-cast)
+    return out;
+  }
+
+ private:
+  struct FreeMac {
+    void operator()(EVP_MAC* p) const noexcept { EVP_MAC_free(p); }
+  };
+  struct FreeCtx {
+    void operator()(EVP_MAC_CTX* p) const noexcept { EVP_MAC_CTX_free(p); }
+  };
+  std::unique_ptr<EVP_MAC, FreeMac> mac_;
+  std::unique_ptr<EVP_MAC_CTX, FreeCtx> ctx_;
+};
+
 inline std::string_view as_chars(const RowHash& h) noexcept {
   // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): bytes viewed as chars, the one aliasing C++ allows
   return {reinterpret_cast<const char*>(h.data()), h.size()};
 }
 
 inline RowHash chain_genesis(Sha256& sha, std::string_view session) { return sha(chain_genesis_bytes(session)); }
+
+// A key an app holds (SqliteStoreOptions::key, PostgresStoreOptions::key), checked: ""
+// is no key; anything shorter than chain_key_min_bytes is the developer's mistake.
+inline std::string chain_key_option(std::string_view key, const char* option) {
+  if (!key.empty() && key.size() < chain_key_min_bytes)
+    throw ConfigurationError(std::string(option) + " is " + std::to_string(key.size()) + " bytes; a key is at least " +
+                             std::to_string(chain_key_min_bytes) +
+                             " bytes (a secret the app holds, such as 32 random bytes), or \"\" for no key");
+  return std::string(key);
+}
+
+// hex of the first 8 bytes of HMAC-SHA256(key, "groundplane-key-id"): names a key, so a
+// wrong key is told from a tampered row, and reveals nothing of it.
+inline std::string chain_key_id(std::string_view key) {
+  HmacSha256 mac(key);
+  const RowHash h = mac(chain_key_id_message);
+  return to_hex(std::span(h.data(), chain_key_id_bytes));
+}
+
+// The hash a session's rows are chained with: SHA-256, or HMAC-SHA256 under the app's key.
+// Either way the chain starts from the same genesis, SHA-256 of the session's name.
+class ChainHash {
+ public:
+  ChainHash() = default;
+  explicit ChainHash(std::string_view key) {
+    if (!key.empty()) mac_ = std::make_unique<HmacSha256>(key);
+  }
+  bool keyed() const noexcept { return mac_ != nullptr; }
+  RowHash genesis(std::string_view session) { return chain_genesis(sha_, session); }
+  // The hash of a row (its canonical bytes as a header and a body) after `prev`.
+  RowHash next(const RowHash& prev, const CanonicalHeader& header, std::string_view body) {
+    return mac_ ? (*mac_)(as_chars(prev), header.view(), body) : sha_(as_chars(prev), header.view(), body);
+  }
+
+ private:
+  Sha256 sha_;
+  std::unique_ptr<HmacSha256> mac_;
+};
+
+// The key a store or a verifier holds: its secret bytes (wiped when it goes) and its id.
+class ChainKey {
+ public:
+  ChainKey() = default;
+  explicit ChainKey(std::string secret) : secret_(std::move(secret)) {
+    if (!secret_.empty()) id_ = chain_key_id(secret_);
+  }
+  ChainKey(const ChainKey&) = delete;
+  ChainKey& operator=(const ChainKey&) = delete;
+  ~ChainKey() {
+    if (!secret_.empty()) OPENSSL_cleanse(secret_.data(), secret_.size());
+  }
+  bool empty() const noexcept { return secret_.empty(); }
+  std::string_view secret() const noexcept { return secret_; }
+  const std::string& id() const noexcept { return id_; }
+
+ private:
+  std::string secret_;
+  std::string id_;
+};
+
+// What a session's first row says of its chain's key (docs/ledger-format.md, "A keyed
+// chain"): a keyed chain's row 1 body begins with {"_k":"<16 hex digits>" followed by ,
+// or }. Read from the bytes as stored, with no JSON parser, so every verifier reads it
+// alike.
+struct RecordedKey {
+  enum class Is { unkeyed, keyed, malformed };
+  Is is = Is::unkeyed;
+  std::string id;  // when keyed
+};
+inline RecordedKey recorded_key(std::string_view first_body) {
+  constexpr std::string_view prefix = "{\"_k\":";
+  if (!first_body.starts_with(prefix)) return {};
+  const std::string_view rest = first_body.substr(prefix.size());
+  const std::size_t hex = 2 * chain_key_id_bytes;
+  const bool well_formed = rest.size() >= hex + 3 && rest[0] == '"' && rest[hex + 1] == '"' &&
+                           (rest[hex + 2] == ',' || rest[hex + 2] == '}') &&
+                           std::all_of(rest.begin() + 1, rest.begin() + 1 + static_cast<std::ptrdiff_t>(hex),
+                                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (!well_formed) return {RecordedKey::Is::malformed, {}};
+  return {RecordedKey::Is::keyed, std::string(rest.substr(1, hex))};
+}
+
+// The body a store writes as a session's first row: a keyed store's records its key id
+// (first of its members: "_k" sorts before every other key); no body of an unkeyed
+// store's may claim one. `scratch` holds the keyed body.
+inline const nlohmann::json& first_row_body(const nlohmann::json& body, const ChainKey& key, nlohmann::json& scratch) {
+  if (key.empty()) {
+    if (body.is_object() && body.contains(chain_key_member))
+      throw ConfigurationError(std::string("a ledger row's body holds \"") + chain_key_member +
+                               "\", which only a keyed store writes (the key id of its chain)");
+    return body;
+  }
+  if (!body.is_object())
+    throw ConfigurationError("the first row of a keyed chain must be a JSON object: it records the key id");
+  scratch = body;
+  scratch[chain_key_member] = key.id();
+  return scratch;
+}
+
+// Whether a store holding `key` may open a session whose first row says `recorded`:
+// refuses (LedgerStoreError) a keyed session opened with another key or, to write,
+// without one, and an unkeyed session opened with a key — no silent downgrade or upgrade.
+// Returns true for a keyed session opened to read without its key: its rows can be read,
+// never verified. `what` names the session ("session \"u-7\" in app.ledger").
+inline bool check_chain_key(const RecordedKey& recorded, const ChainKey& key, bool read_only, const std::string& what) {
+  if (recorded.is == RecordedKey::Is::malformed) return false;  // its verification fails at row 1
+  if (recorded.is == RecordedKey::Is::unkeyed) {
+    if (key.empty()) return false;
+    throw LedgerStoreError(what + " is not keyed: it was written without a key, and this store was given one (key id " +
+                           key.id() + "); a chain is keyed from its first row or not at all");
+  }
+  if (key.empty()) {
+    if (read_only) return true;
+    throw LedgerStoreError(what + " is keyed (key id " + recorded.id +
+                           "): open it with its key; without it, it can only be read, unverified (read_only)");
+  }
+  if (recorded.id != key.id())
+    throw LedgerStoreError(what + " is keyed (key id " + recorded.id + "), and the key given has key id " + key.id() +
+                           ": another key");
+  return false;
+}
+
+// A row's body as a store writes it, its canonical text; a body past what the format
+// allows a stored row is refused (LedgerStoreError) and nothing of it is written.
+inline std::string_view write_body(CanonicalWriter& writer, std::uint64_t seq, const nlohmann::json& body) {
+  std::string_view text;
+  try {
+    text = writer.write(body);
+  } catch (const NestedTooDeep&) {
+    throw LedgerStoreError("row " + std::to_string(seq) + "'s body nests arrays and objects more than " +
+                           std::to_string(ledger_max_nesting) +
+                           " deep, more than the ledger format allows: nothing was stored");
+  }
+  if (text.size() > ledger_max_body_bytes)
+    throw LedgerStoreError(row_out_of_bounds(seq, text) + ": nothing was stored");
+  return text;
+}
+
+// The refusal of a restore from a keyed session whose store has no key.
+inline LedgerStoreError unverifiable_restore(const std::string& session, const std::string& key_id) {
+  return LedgerStoreError("cannot restore session \"" + escape(session) + "\": its chain is keyed (key id " + key_id +
+                          ") and this store was opened without its key, so no row of it can be verified (its rows "
+                          "can still be read: LedgerStore::read, groundplane-ledger show)");
+}
 
 inline RowHash chain_next(Sha256& sha, const RowHash& prev, std::string_view canonical) {
   return sha(as_chars(prev), canonical);
@@ -86,15 +281,19 @@ inline bool parse_row_hash(std::string_view hex, RowHash& out) noexcept {
 
 // Walks a session's rows in stored order and stops at the first one that breaks the
 // chain. Position, not the stored seq, is the truth: a deleted row shows as the next
-// one sitting in its place, an inserted one as a row whose hash does not follow.
+// one sitting in its place, an inserted one as a row whose hash does not follow. A row
+// past the format's limits (size, nesting) breaks it too, before anything reads it.
 // With a trusted head (one published earlier, or the store's expected head), the chain
 // must still contain it: a ledger that grew since is intact, one cut or rewritten after
 // it is not. `head_noun` names that head in the problem ("published", "expected").
+// With a key, every row's hash is HMAC-SHA256 under it, and the first row must record
+// its key id; a chain whose first row records a key id cannot be judged without the key.
 class ChainVerifier {
  public:
-  explicit ChainVerifier(std::string_view session, const RowHash* trusted_head = nullptr,
+  explicit ChainVerifier(std::string_view session, const ChainKey& key, const RowHash* trusted_head = nullptr,
                          std::string_view head_noun = "published")
-      : prev_(chain_genesis(sha_, session)), head_noun_(head_noun) {
+      : hash_(key.secret()), key_id_(key.id()), head_noun_(head_noun) {
+    prev_ = hash_.genesis(session);
     if (trusted_head) {
       trusted_ = *trusted_head;
       want_trusted_ = true;
@@ -103,7 +302,7 @@ class ChainVerifier {
 
   // false once a row is bad (and for every row after it)
   bool feed(const StoredRow& row) {
-    if (bad_) return false;
+    if (bad_ || unverifiable_) return false;
     const std::uint64_t position = rows_ + 1;
     if (row.seq != position) {
       const std::string n = std::to_string(position);
@@ -113,9 +312,14 @@ class ChainVerifier {
                          : "row " + n + " is missing: the next stored row is row " + std::to_string(row.seq));
       return false;
     }
+    if (std::string past = row_out_of_bounds(position, row.body); !past.empty()) {
+      fail(position, std::move(past));
+      return false;
+    }
+    if (position == 1 && !first_row(row)) return false;
     RowHash h{};
     try {  // the header in a buffer of its own, the body where the row holds it: nothing copied
-      h = chain_next(sha_, prev_, CanonicalHeader(row.seq, row.version, row.kind, row.body.size()), row.body);
+      h = hash_.next(prev_, CanonicalHeader(row.seq, row.version, row.kind, row.body.size()), row.body);
     } catch (const ConfigurationError&) {
       fail(position, "row " + std::to_string(position) + " has a malformed kind or body");
       return false;
@@ -140,13 +344,25 @@ class ChainVerifier {
 
   std::uint64_t rows() const noexcept { return rows_; }
 
+  // What the store holds on the ledger's tables that it did not create ("" for nothing):
+  // a chain that verifies is then bad from the row after its last, which a trigger or a
+  // view may have swallowed or hidden.
+  void foreign_objects(std::string problem) { foreign_ = std::move(problem); }
+
   LedgerVerification result() const {
     LedgerVerification v;
     v.rows = rows_;
     v.head = rows_ ? to_hex(prev_) : std::string();
-    if (bad_) {
+    v.keyed = keyed_;
+    v.key_id = recorded_id_;
+    if (unverifiable_) {
+      v.problem = "the chain is keyed (key id " + recorded_id_ + "): it is verified only with its key";
+    } else if (bad_) {
       v.first_bad_row = first_bad_;
       v.problem = problem_;
+    } else if (!foreign_.empty()) {
+      v.first_bad_row = rows_ + 1;
+      v.problem = foreign_;
     } else if (want_trusted_ && !seen_trusted_) {
       v.first_bad_row = rows_ + 1;
       v.problem = "the " + std::string(head_noun_) + " head " + to_hex(trusted_) + " is not the hash of any of the " +
@@ -160,8 +376,36 @@ class ChainVerifier {
   }
 
  private:
-  Sha256 sha_;
-  RowHash prev_;
+  // What the first row says of the chain's key, against the key this verifier holds.
+  bool first_row(const StoredRow& row) {
+    const RecordedKey recorded = recorded_key(row.body);
+    switch (recorded.is) {
+      case RecordedKey::Is::malformed:
+        fail(1, std::string("row 1's key id (its member \"") + chain_key_member + "\") is malformed");
+        return false;
+      case RecordedKey::Is::unkeyed:
+        if (key_id_.empty()) return true;
+        fail(1, "row 1 starts an unkeyed chain, but a key (key id " + key_id_ +
+                    ") was given: the session was written without a key, or its first row was rewritten");
+        return false;
+      case RecordedKey::Is::keyed:
+        keyed_ = true;
+        recorded_id_ = recorded.id;
+        if (key_id_.empty()) {
+          unverifiable_ = true;
+          return false;
+        }
+        if (recorded.id == key_id_) return true;
+        fail(1, "row 1 records key id " + recorded.id + ", but the key given has key id " + key_id_ +
+                    ": another key, or a first row rewritten");
+        return false;
+    }
+    return false;
+  }
+
+  ChainHash hash_;
+  std::string key_id_;  // the key this verifier holds; "" for none
+  RowHash prev_{};
   std::uint64_t rows_ = 0;
   bool bad_ = false;
   std::uint64_t first_bad_ = 0;
@@ -170,6 +414,10 @@ class ChainVerifier {
   bool want_trusted_ = false;
   bool seen_trusted_ = false;
   std::string_view head_noun_;
+  bool keyed_ = false;         // the first row records a key id
+  std::string recorded_id_;    // that key id
+  bool unverifiable_ = false;  // keyed, and no key to verify it with
+  std::string foreign_;        // schema objects the store did not create
 };
 
 // The verdict on a session the store does not hold, `problem` saying so. A published head
@@ -178,8 +426,8 @@ class ChainVerifier {
 // cannot be judged (first bad row 0).
 inline LedgerVerification missing_session(std::string problem, bool head_published) {
   if (head_published)
-    return {false, 0, "", 1, problem + "; a head was published for it, so its rows were deleted or renamed"};
-  return {false, 0, "", 0, std::move(problem)};
+    return failed_verification(problem + "; a head was published for it, so its rows were deleted or renamed", 1);
+  return failed_verification(std::move(problem));
 }
 
 // The sessions a store holds, for the message naming one it does not: each escaped (a
@@ -207,13 +455,14 @@ inline LedgerVerification unreachable_head(std::string_view published_head, Ledg
   return v;
 }
 
-// One session's chain walked to its end: `read_rows(visit)` hands over the stored rows in
-// order and stops when visit returns false. A read that throws part way makes the row
+// One session's chain walked to its end (with `key`, a keyed chain's): `read_rows(visit)`
+// hands over the stored rows in order and stops when visit returns false. A read that throws part way makes the row
 // after the last one read the first bad row, in the words `broke_off(rows_read, what)`.
 template <class ReadRows, class BrokeOff>
-LedgerVerification walk_chain(std::string_view session, const RowHash* published_head, ReadRows&& read_rows,
-                              BrokeOff&& broke_off) {
-  ChainVerifier chain(session, published_head);
+LedgerVerification walk_chain(std::string_view session, const ChainKey& key, const RowHash* published_head,
+                              const std::string& foreign, ReadRows&& read_rows, BrokeOff&& broke_off) {
+  ChainVerifier chain(session, key, published_head);
+  chain.foreign_objects(foreign);
   try {
     read_rows([&](const StoredRow& r) { return chain.feed(r); });
   } catch (const std::exception& e) {
@@ -228,9 +477,11 @@ LedgerVerification walk_chain(std::string_view session, const RowHash* published
 // the last one read, in the words `broke_off(rows_read, what)`). An exception from
 // `visit` itself propagates unchanged.
 template <class ReadRows, class BrokeOff>
-void read_verified_rows(std::string_view session, const RowHash* expected_head, ReadRows&& read_rows,
-                        BrokeOff&& broke_off, const std::function<bool(const StoredRow&)>& visit) {
-  ChainVerifier chain(session, expected_head, "expected");
+void read_verified_rows(std::string_view session, const ChainKey& key, const RowHash* expected_head,
+                        const std::string& foreign, ReadRows&& read_rows, BrokeOff&& broke_off,
+                        const std::function<bool(const StoredRow&)>& visit) {
+  ChainVerifier chain(session, key, expected_head, "expected");
+  chain.foreign_objects(foreign);
   std::exception_ptr from_visit;
   bool stopped = false;
   try {

@@ -37,9 +37,9 @@
 namespace groundplane {
 
 // The version of the stored row format (docs/ledger-format.md) this release writes: 1 was
-// 0.2's, 2 is 0.3's. A store keeps it beside the rows; this release reads every earlier
-// version and refuses a later one.
-inline constexpr int ledger_format_version = 2;
+// 0.2's, 2 0.3's, 3 is 0.4's (keyed chains, the stored policy). A store keeps it beside
+// the rows; this release reads every earlier version and refuses a later one.
+inline constexpr int ledger_format_version = 3;
 
 // A store could not do what was asked (the disk, the database, a second writer): the
 // row was not written, and the call that tried to write it throws this.
@@ -54,6 +54,17 @@ struct LedgerRow {
   std::string kind;               // short tag, e.g. "fire", "gap", "settle" (1..255 bytes)
   nlohmann::json body = nullptr;  // the row's fields; stored as its canonical text
 };
+
+// What the format allows a stored row (docs/ledger-format.md, "Limits"): a body of at
+// most ledger_max_body_bytes, nested at most ledger_max_nesting arrays and objects deep
+// (the body object itself is 1). A store refuses to write a row past them, and every
+// reader refuses one it finds, naming it: a row is never read past what a reader can
+// hold.
+inline constexpr std::size_t ledger_max_body_bytes = std::size_t{64} << 20;
+inline constexpr std::size_t ledger_max_nesting = 512;
+
+// A key an app keys its chain with (SqliteStoreOptions::key) has at least this many bytes.
+inline constexpr std::size_t chain_key_min_bytes = 16;
 
 inline constexpr std::size_t row_hash_size = 32;
 using RowHash = std::array<unsigned char, row_hash_size>;
@@ -76,20 +87,47 @@ struct LedgerHead {
 struct LedgerVerification {
   bool ok = false;
   std::uint64_t rows = 0;           // rows that verified (all of them when ok)
-  std::string head;                 // hex SHA-256 of the newest row that verified; "" when none
-  std::uint64_t first_bad_row = 0;  // 0 when ok, and when the file is unreadable or not a ledger
+  std::string head;                 // hex hash of the newest row that verified; "" when none
+  std::uint64_t first_bad_row = 0;  // 0 when ok, and when the ledger cannot be judged (unreadable, not a
+                                    // ledger, keyed and verified without its key)
   std::string problem;              // "" when ok: what is wrong, in a sentence
+  bool keyed = false;               // the session's first row says its chain is keyed (HMAC-SHA256)
+  std::string key_id;               // the key id that row records ("" when unkeyed)
 };
 
 namespace detail {
 struct SessionCore;
 
+// A verdict that vouches for no row: first_bad_row 0 (the ledger cannot be judged) or 1
+// (not one row of it can be vouched for), and what is wrong.
+inline LedgerVerification failed_verification(std::string problem, std::uint64_t first_bad_row = 0) {
+  LedgerVerification v;
+  v.first_bad_row = first_bad_row;
+  v.problem = std::move(problem);
+  return v;
+}
+
 // A stored chain that does not verify, as LedgerStore::read_verified reports it: the
 // first row it cannot vouch for (rows count from 1) and what is wrong with it.
+// (0: the chain cannot be judged at all, as a keyed chain without its key.)
+// A restore that met a row it cannot restore — malformed, past the format's limits, of a
+// kind this release does not know, or one no session writes in the state rebuilt so far —
+// refused naming it: the rows before it may verify, yet the ledger is not one a session
+// wrote.
+class RowRefused : public LedgerStoreError {
+ public:
+  RowRefused(std::uint64_t row, const std::string& what) : LedgerStoreError(what), row_(row) {}
+  std::uint64_t row() const noexcept { return row_; }
+
+ private:
+  std::uint64_t row_;
+};
+
 class ChainBroken : public LedgerStoreError {
  public:
   ChainBroken(std::uint64_t first_bad_row, const std::string& problem)
-      : LedgerStoreError("first bad row " + std::to_string(first_bad_row) + ": " + problem),
+      : LedgerStoreError(first_bad_row == 0 ? problem
+                                            : "first bad row " + std::to_string(first_bad_row) + ": " + problem),
         first_bad_row_(first_bad_row) {}
   std::uint64_t first_bad_row() const noexcept { return first_bad_row_; }
 
@@ -191,6 +229,49 @@ inline std::string canonical_bytes(std::uint64_t seq, std::uint64_t version, std
 inline std::string canonical_bytes(const StoredRow& row) {
   return canonical_bytes(row.seq, row.version, row.kind, row.body);
 }
+
+namespace detail {
+// A keyed chain's key id: hex of the first chain_key_id_bytes of
+// HMAC-SHA256(key, chain_key_id_message), stored in its first row under chain_key_member.
+inline constexpr std::size_t chain_key_id_bytes = 8;
+inline constexpr std::string_view chain_key_id_message = "groundplane-key-id";
+inline constexpr const char* chain_key_member = "_k";
+
+// The deepest nesting of arrays and objects in a stored body, counted on its text as every
+// verifier counts it (docs/ledger-format.md, "Limits"): outside a string, [ and { open one
+// level and ] and } close one (never below 0); " starts or ends a string, inside which a
+// backslash escapes the byte after it. Counting stops past `limit` (the result is then limit + 1).
+inline std::size_t body_nesting(std::string_view text, std::size_t limit) noexcept {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// What is wrong with a stored row's size or nesting, or "" when the format allows it.
+inline std::string row_out_of_bounds(std::uint64_t seq, std::string_view body) {
+  if (body.size() > ledger_max_body_bytes)
+    return "row " + std::to_string(seq) + "'s body is " + std::to_string(body.size()) +
+           " bytes, more than the format allows (" + std::to_string(ledger_max_body_bytes) + ")";
+  if (body_nesting(body, ledger_max_nesting) > ledger_max_nesting)
+    return "row " + std::to_string(seq) + "'s body nests arrays and objects more than " +
+           std::to_string(ledger_max_nesting) + " deep, more than the format allows";
+  return {};
+}
+}  // namespace detail
 
 // What hash(0) is taken over: the chain's domain and the session it belongs to.
 inline std::string chain_genesis_bytes(std::string_view session) {

@@ -66,6 +66,9 @@ struct PostgresStoreOptions {
   // store refuses a stored chain that does not pass through it (LedgerStoreError), so a
   // chain rewritten and recomputed after it is caught. "": the chain is verified alone.
   std::string expected_head = "";
+  // A secret the app holds (at least 16 bytes; "" for none): each row's hash is then
+  // HMAC-SHA256 under it, as SqliteStoreOptions::key says.
+  std::string key = "";
 };
 
 namespace detail {
@@ -73,7 +76,7 @@ namespace detail {
 // The ledger format this release writes (store/ledger_store.hpp), kept in
 // groundplane_schema; as for the SQLite store, an older database is marked with this
 // version once a writable store opens it, and a newer one is refused.
-inline constexpr int postgres_schema_version = ledger_format_version;
+inline constexpr std::int64_t postgres_schema_version = ledger_format_version;
 
 struct PgConnCloser {
   void operator()(PGconn* c) const noexcept { PQfinish(c); }
@@ -198,54 +201,209 @@ inline const StoredRow& pg_row(const PGresult* r, int i, StoredRow& row) {
   return row;
 }
 
-// Creates the tables when absent, or checks the version of those there. Rows are keyed
-// by (session, seq): the key itself refuses a second row at one position, and a
-// session's rows sit together (on a distributed database, in one range).
-inline void pg_prepare_schema(PGconn* conn) {
-  static constexpr const char* create =
-      "CREATE TABLE IF NOT EXISTS groundplane_schema(version integer NOT NULL);"
-      "CREATE TABLE IF NOT EXISTS groundplane_sessions("
-      " name text PRIMARY KEY, epoch bigint NOT NULL DEFAULT 0,"
-      " owner text, lease_until timestamptz);"
-      "CREATE TABLE IF NOT EXISTS groundplane_rows("
-      " session text NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,"
-      " kind text NOT NULL, body text NOT NULL, hash bytea NOT NULL,"
-      " PRIMARY KEY (session, seq));"
-      "INSERT INTO groundplane_schema(version) SELECT 2 WHERE NOT EXISTS (SELECT 1 FROM groundplane_schema)";
-  static_assert(postgres_schema_version == 2, "the CREATE above inserts the version this release writes");
-  const PgResult there = pg_exec(conn,
-                                 "SELECT to_regclass('groundplane_schema') IS NOT NULL AND"
-                                 " to_regclass('groundplane_sessions') IS NOT NULL AND"
-                                 " to_regclass('groundplane_rows') IS NOT NULL");
-  const bool exists = PQntuples(there.get()) == 1 && pg_bytes(there.get(), 0, 0) == std::string_view("\x01", 1);
+// An identifier quoted for SQL ("..." with " doubled), and text as an SQL literal.
+inline std::string pg_identifier(std::string_view name) {
+  std::string out = "\"";
+  for (const char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+inline std::string pg_literal(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out.push_back('\'');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
+// The ledger's three tables, each name qualified by the schema that holds them: the
+// store names nothing unqualified, so no relation or function on the search_path can
+// stand in for its own (docs/ledger-format.md, "Schema objects").
+struct PgTables {
+  std::string schema;                   // the schema's name
+  std::string version, sessions, rows;  // "schema".groundplane_schema, ... as SQL
+  std::string problem;                  // what stands between the store and them; "" for nothing
+};
+
+inline PgTables pg_tables_in(std::string schema) {
+  PgTables t;
+  const std::string q = pg_identifier(schema);
+  t.schema = std::move(schema);
+  t.version = q + ".groundplane_schema";
+  t.sessions = q + ".groundplane_sessions";
+  t.rows = q + ".groundplane_rows";
+  return t;
+}
+
+// Where the ledger is: the first schema on the connection's search_path holding all three
+// tables as tables; nullopt when none does. Any other relation named like one of them on
+// the search_path (a view, a table in another schema, an index) is the `problem`: to
+// anyone reading the ledger by the unqualified names, it stands in for the ledger's own.
+inline std::optional<PgTables> pg_find_tables(PGconn* conn) {
+  const PgResult r = pg_exec(conn,
+                             "SELECT n.nspname, c.relname, c.relkind = 'r'"
+                             " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                             " WHERE c.relname IN ('groundplane_schema', 'groundplane_sessions', 'groundplane_rows')"
+                             " AND n.nspname = ANY (pg_catalog.current_schemas(false))"
+                             " ORDER BY pg_catalog.array_position(pg_catalog.current_schemas(false), n.nspname),"
+                             " c.relname");
+  struct Found {
+    std::string schema, name;
+    bool table;
+  };
+  std::vector<Found> found;
+  found.reserve(static_cast<std::size_t>(PQntuples(r.get())));
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    found.push_back({std::string(pg_bytes(r.get(), i, 0)), std::string(pg_bytes(r.get(), i, 1)),
+                     pg_bytes(r.get(), i, 2) == std::string_view("\x01", 1)});
+  std::optional<std::string> home;
+  for (std::size_t i = 0; i < found.size() && !home; ++i) {
+    const auto tables = std::count_if(found.begin(), found.end(),
+                                      [&](const Found& f) { return f.schema == found[i].schema && f.table; });
+    if (tables == 3) home = found[i].schema;
+  }
+  if (!home) {
+    if (found.empty()) return std::nullopt;
+    PgTables none;  // names taken, no ledger: the store creates none beside them
+    none.problem = "the search_path holds relations named like the ledger's tables, but no ledger:";
+    for (const Found& f : found) none.problem += " " + escape(f.schema, 60) + "." + f.name;
+    return none;
+  }
+  PgTables t = pg_tables_in(*home);
+  std::string others;
+  for (const Found& f : found)
+    if (f.schema != *home) others += (others.empty() ? "" : ", ") + escape(f.schema, 60) + "." + f.name;
+  if (!others.empty())
+    t.problem = "relations named like the ledger's tables stand beside them on the search_path (the ledger is in " +
+                escape(*home, 60) + "): " + others;
+  return t;
+}
+
+// What is on the ledger's tables that the store did not create — a trigger, a rule,
+// row-level security and its policies, a table inheriting one or inherited by one — each
+// named; "" for nothing. Any of them can drop, rewrite or hide rows.
+inline std::string pg_foreign_objects(PGconn* conn, const PgTables& t) {
+  const std::string tables = "ARRAY[" + pg_literal(t.version) + ", " + pg_literal(t.sessions) + ", " +
+                             pg_literal(t.rows) + "]::pg_catalog.regclass[]";
+  const std::string sql =
+      "WITH ours AS (SELECT pg_catalog.unnest(" + tables +
+      ")::pg_catalog.oid AS oid)"
+      " SELECT 'trigger', t.tgname::text, c.relname::text FROM pg_catalog.pg_trigger t"
+      " JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid WHERE t.tgrelid IN (SELECT oid FROM ours) AND NOT "
+      "t.tgisinternal"
+      " UNION ALL SELECT 'rule', r.rulename::text, c.relname::text FROM pg_catalog.pg_rewrite r"
+      " JOIN pg_catalog.pg_class c ON c.oid = r.ev_class WHERE r.ev_class IN (SELECT oid FROM ours)"
+      " UNION ALL SELECT 'row-level security', c.relname::text, c.relname::text FROM pg_catalog.pg_class c"
+      " WHERE c.oid IN (SELECT oid FROM ours) AND (c.relrowsecurity OR c.relforcerowsecurity)"
+      " UNION ALL SELECT 'policy', p.polname::text, c.relname::text FROM pg_catalog.pg_policy p"
+      " JOIN pg_catalog.pg_class c ON c.oid = p.polrelid WHERE p.polrelid IN (SELECT oid FROM ours)"
+      " UNION ALL SELECT 'inheriting table', k.relname::text, c.relname::text FROM pg_catalog.pg_inherits i"
+      " JOIN pg_catalog.pg_class k ON k.oid = i.inhrelid JOIN pg_catalog.pg_class c ON c.oid = i.inhparent"
+      " WHERE i.inhparent IN (SELECT oid FROM ours) OR i.inhrelid IN (SELECT oid FROM ours)"
+      " ORDER BY 1, 2";
+  const PgResult r = pg_exec(conn, sql.c_str());
+  std::string found;
+  for (int i = 0; i < PQntuples(r.get()); ++i)
+    found += std::string(found.empty() ? "" : "; ") + std::string(pg_bytes(r.get(), i, 0)) + " \"" +
+             escape(pg_bytes(r.get(), i, 1), 80) + "\" on " + std::string(pg_bytes(r.get(), i, 2));
+  if (found.empty()) return {};
+  return "the database holds objects on the ledger's tables that groundplane did not create: " + found +
+         " (they can drop, rewrite or hide rows)";
+}
+
+// What the ledger's tables hold that the store did not create, or that stands beside them.
+inline std::string pg_problems(PGconn* conn, const PgTables& t) {
+  std::string foreign = pg_foreign_objects(conn, t);
+  if (t.problem.empty()) return foreign;
+  return foreign.empty() ? t.problem : t.problem + "; " + foreign;
+}
+
+// From here on the connection resolves every unqualified function and operator in
+// pg_catalog alone: nothing an attacker puts on the search_path runs in place of them.
+inline void pg_pin_search_path(PGconn* conn) {
+  pg_run(conn, "SELECT pg_catalog.set_config('search_path', 'pg_catalog', false)");
+}
+
+// Creates the tables when absent (in the first schema on the search_path), or checks the
+// version of those there, and returns where they are. Rows are keyed by (session, seq):
+// the key itself refuses a second row at one position, and a session's rows sit together
+// (on a distributed database, in one range).
+inline PgTables pg_prepare_schema(PGconn* conn) {
+  std::optional<PgTables> tables = pg_find_tables(conn);
   // Many processes may create the tables at once; the loser of that race sees a
   // duplicate and finds the tables there on its next try.
-  for (int attempt = 0; !exists; ++attempt) {
+  for (int attempt = 0; !tables; ++attempt) {
+    const PgResult here = pg_exec(conn, "SELECT pg_catalog.current_schema()");
+    if (PQntuples(here.get()) != 1 || PQgetisnull(here.get(), 0, 0))
+      throw LedgerStoreError("the connection's search_path names no schema that exists, to create the ledger in");
+    const PgTables t = pg_tables_in(std::string(pg_bytes(here.get(), 0, 0)));
+    static_assert(postgres_schema_version == 3, "the CREATE below inserts the version this release writes");
+    const std::string create = "CREATE TABLE IF NOT EXISTS " + t.version +
+                               "(version integer NOT NULL);"
+                               "CREATE TABLE IF NOT EXISTS " +
+                               t.sessions +
+                               "( name text PRIMARY KEY, epoch bigint NOT NULL DEFAULT 0,"
+                               " owner text, lease_until timestamptz);"
+                               "CREATE TABLE IF NOT EXISTS " +
+                               t.rows +
+                               "( session text NOT NULL, seq bigint NOT NULL, version bigint NOT NULL,"
+                               " kind text NOT NULL, body text NOT NULL, hash bytea NOT NULL,"
+                               " PRIMARY KEY (session, seq));"
+                               "INSERT INTO " +
+                               t.version + "(version) SELECT 3 WHERE NOT EXISTS (SELECT 1 FROM " + t.version + ")";
     try {
-      pg_run(conn, create);
-      break;
+      pg_run(conn, create.c_str());
     } catch (const PostgresError& e) {
       if (attempt >= 5 || (e.sqlstate() != "23505" && e.sqlstate() != "42P07" && !e.retryable())) throw;
     }
+    tables = pg_find_tables(conn);
   }
-  const PgResult v = pg_exec(conn, "SELECT max(version) FROM groundplane_schema");
-  const int found =
-      PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? static_cast<int>(pg_int(v.get(), 0, 0)) : 0;
+  if (!tables->problem.empty() && tables->rows.empty()) throw LedgerStoreError(tables->problem);
+  const PgResult v = pg_exec(conn, ("SELECT max(version) FROM " + tables->version).c_str());
+  const std::int64_t found = PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? pg_int(v.get(), 0, 0) : 0;
   if (found > postgres_schema_version)
     throw LedgerStoreError("the database was written by a newer groundplane (ledger schema " + std::to_string(found) +
                            "; this release reads up to " + std::to_string(postgres_schema_version) + ")");
   if (found < postgres_schema_version)  // an older format's database, about to hold this one's rows
-    pg_run(conn, ("UPDATE groundplane_schema SET version = " + std::to_string(postgres_schema_version) +
+    pg_run(conn, ("UPDATE " + tables->version + " SET version = " + std::to_string(postgres_schema_version) +
                   " WHERE version < " + std::to_string(postgres_schema_version))
                      .c_str());
+  return std::move(*tables);
 }
 
-// The database's ledger format version; 0 when it has no groundplane_schema table.
-inline int pg_read_schema_version(PGconn* conn) {
-  const PgResult t = pg_exec(conn, "SELECT to_regclass('groundplane_schema') IS NOT NULL");
-  if (PQntuples(t.get()) != 1 || pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1)) return 0;
-  const PgResult v = pg_exec(conn, "SELECT max(version) FROM groundplane_schema");
-  return PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? static_cast<int>(pg_int(v.get(), 0, 0)) : 0;
+// The ledger's format version; 0 when it has no groundplane_schema table.
+inline std::int64_t pg_read_schema_version(PGconn* conn, const PgTables& t) {
+  const PgResult v = pg_exec(conn, ("SELECT max(version) FROM " + t.version).c_str());
+  return PQntuples(v.get()) == 1 && !PQgetisnull(v.get(), 0, 0) ? pg_int(v.get(), 0, 0) : 0;
+}
+
+// The ledger's tables, found to read them: nullopt when the database holds none (then
+// `why` says so), else where they are, with every problem in `problem`, the search_path
+// pinned and the version checked (a newer release's is a LedgerStoreError).
+inline std::optional<PgTables> pg_tables_to_read(PGconn* conn) {
+  std::optional<PgTables> tables = pg_find_tables(conn);
+  if (!tables || tables->rows.empty()) return std::nullopt;
+  pg_pin_search_path(conn);
+  tables->problem = pg_problems(conn, *tables);
+  if (const std::int64_t v = pg_read_schema_version(conn, *tables); v > postgres_schema_version)
+    throw LedgerStoreError("the database was written by a newer groundplane (ledger schema " + std::to_string(v) +
+                           "; this release reads up to " + std::to_string(postgres_schema_version) + ")");
+  return tables;
+}
+
+// The sessions the database holds, by name; empty when it holds no ledger.
+inline std::vector<std::string> postgres_session_names(const std::string& conninfo) {
+  const PgConn conn = pg_connect(conninfo);
+  const std::optional<PgTables> t = pg_tables_to_read(conn.get());
+  if (!t) return {};
+  const PgResult all = pg_exec(conn.get(), ("SELECT name FROM " + t->sessions + " ORDER BY name").c_str());
+  std::vector<std::string> names;
+  names.reserve(static_cast<std::size_t>(PQntuples(all.get())));
+  for (int row = 0; row < PQntuples(all.get()); ++row) names.emplace_back(pg_bytes(all.get(), row, 0));
+  return names;
 }
 
 inline std::string pg_owner_name() {
@@ -254,9 +412,10 @@ inline std::string pg_owner_name() {
   return std::string(host.data()) + ":" + std::to_string(::getpid());
 }
 
-inline constexpr const char* pg_select_rows =
-    "SELECT seq, version, kind, body, hash FROM groundplane_rows WHERE session = $1 AND seq >= $2 ORDER BY seq "
-    "LIMIT $3";
+inline std::string pg_select_rows(const PgTables& t) {
+  return "SELECT seq, version, kind, body, hash FROM " + t.rows +
+         " WHERE session = $1 AND seq >= $2 ORDER BY seq LIMIT $3";
+}
 // Rows are read in pages, so a long session is never held in memory at once.
 inline constexpr std::uint64_t pg_page_rows = 4096;
 
@@ -266,13 +425,14 @@ inline std::string pg_broke_off(std::uint64_t rows_read, const char* what) {
 }
 
 // Calls visit for each row of session from from_seq on, page by page.
-inline void pg_read_rows(PGconn* conn, const std::string& session, std::uint64_t from_seq,
+inline void pg_read_rows(PGconn* conn, const PgTables& t, const std::string& session, std::uint64_t from_seq,
                          const std::function<bool(const StoredRow&)>& visit) {
   std::uint64_t next = from_seq;
   StoredRow row;
+  const std::string select = pg_select_rows(t);
   for (;;) {
     const std::string params[] = {session, std::to_string(next), std::to_string(pg_page_rows)};
-    const PgResult r = pg_exec(conn, pg_select_rows, params);
+    const PgResult r = pg_exec(conn, select.c_str(), params);
     const int n = PQntuples(r.get());
     for (int i = 0; i < n; ++i) {
       if (!visit(pg_row(r.get(), i, row))) return;
@@ -299,15 +459,22 @@ inline std::string pg_append_name(bool renew, std::size_t values_rows) {
 }
 
 // values_rows = 0: the rows as arrays ($4..$8); else that many rows, five parameters each.
-inline std::string pg_append_sql(bool renew, std::size_t values_rows) {
-  std::string sql = renew ? "WITH lease AS (UPDATE groundplane_sessions"
-                            " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
-                            " WHERE name = $1 AND epoch = $2 RETURNING name)"
-                          : "WITH lease AS (SELECT name FROM groundplane_sessions"
-                            " WHERE name = $1 AND epoch = $2 AND $3::bigint >= 0 FOR SHARE)";
-  sql +=
-      " INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
-      " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease, ";
+// Guarded: while a trigger or a rule sits on the rows table the lease reads nothing, so
+// nothing is inserted (a trigger could drop or rewrite the row) and append says so.
+inline std::string pg_append_sql(const PgTables& t, bool renew, std::size_t values_rows) {
+  const std::string rows = pg_literal(t.rows) + "::pg_catalog.regclass";
+  const std::string guard =
+      " AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid = " + rows +
+      " AND NOT tgisinternal) AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite WHERE ev_class = " + rows + ")";
+  std::string sql = renew ? "WITH lease AS (UPDATE " + t.sessions +
+                                " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                                " WHERE name = $1 AND epoch = $2" +
+                                guard + " RETURNING name)"
+                          : "WITH lease AS (SELECT name FROM " + t.sessions +
+                                " WHERE name = $1 AND epoch = $2 AND $3::bigint >= 0" + guard + " FOR SHARE)";
+  sql += " INSERT INTO " + t.rows +
+         "(session, seq, version, kind, body, hash)"
+         " SELECT lease.name, r.seq, r.version, r.kind, r.body, decode(r.hash, 'hex') FROM lease, ";
   if (values_rows == 0) {
     sql += "unnest($4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[])";
   } else {
@@ -328,7 +495,11 @@ class PostgresStore final : public LedgerStore {
       : session_(std::move(options.session)),
         read_only_(options.read_only),
         lease_(options.lease),
-        expected_(expected_head_option(options.expected_head, "gp::PostgresStoreOptions::expected_head")) {
+        expected_(expected_head_option(options.expected_head, "gp::PostgresStoreOptions::expected_head")),
+        key_(chain_key_option(options.key, "gp::PostgresStoreOptions::key")),
+        hash_(key_.secret()),
+        body_writer_(ledger_max_nesting) {
+    if (!options.key.empty()) OPENSSL_cleanse(options.key.data(), options.key.size());
     if (session_.empty()) throw ConfigurationError("gp::PostgresStoreOptions::session is empty");
     if (session_.find('\0') != std::string::npos)
       throw ConfigurationError("gp::PostgresStoreOptions::session contains a NUL byte");
@@ -337,24 +508,26 @@ class PostgresStore final : public LedgerStore {
                                std::to_string(lease_.count()) + " ms");
     conn_ = pg_connect(conninfo);
     if (read_only_) {
-      const PgResult t = pg_exec(conn_.get(), "SELECT to_regclass('groundplane_rows') IS NOT NULL");
-      if (PQntuples(t.get()) != 1 || pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1))
-        throw LedgerStoreError("the database holds no groundplane ledger (no groundplane_rows table)");
-      if (const int v = pg_read_schema_version(conn_.get()); v > postgres_schema_version)
-        throw LedgerStoreError("the database was written by a newer groundplane (ledger schema " + std::to_string(v) +
-                               "; this release reads up to " + std::to_string(postgres_schema_version) + ")");
+      std::optional<PgTables> found = pg_tables_to_read(conn_.get());
+      if (!found) throw LedgerStoreError("the database holds no groundplane ledger (no groundplane_rows table)");
+      tables_ = std::move(*found);
+      foreign_ = tables_.problem;  // read, not refused: an auditor reads it (it does not verify)
     } else {
-      pg_prepare_schema(conn_.get());
+      tables_ = pg_prepare_schema(conn_.get());
+      pg_pin_search_path(conn_.get());
+      if (std::string problems = pg_problems(conn_.get(), tables_); !problems.empty())
+        throw LedgerStoreError("refused to write to session \"" + escape(session_) + "\": " + problems);
       if (!options.synchronous_commit) pg_run(conn_.get(), "SET synchronous_commit = off");
       acquire();
     }
     load_head();
+    check_key();
     if (!read_only_) {
       // Every form of the append, prepared in one round trip.
       std::string prepare;
       for (const bool renew : {true, false})
         for (std::size_t n = 0; n <= pg_append_values_rows; ++n)
-          prepare += "PREPARE " + pg_append_name(renew, n) + " AS " + pg_append_sql(renew, n) + ";";
+          prepare += "PREPARE " + pg_append_name(renew, n) + " AS " + pg_append_sql(tables_, renew, n) + ";";
       pg_run(conn_.get(), prepare.c_str());
       renewer_ = std::thread([this] { renew_loop(); });
     }
@@ -371,7 +544,8 @@ class PostgresStore final : public LedgerStore {
       try {  // released, so the next owner need not wait for the lease to run out
         const std::string params[] = {session_, std::to_string(epoch_)};
         pg_exec(conn_.get(),
-                "UPDATE groundplane_sessions SET owner = NULL, lease_until = NULL WHERE name = $1 AND epoch = $2",
+                ("UPDATE " + tables_.sessions + " SET owner = NULL, lease_until = NULL WHERE name = $1 AND epoch = $2")
+                    .c_str(),
                 params);
       } catch (...) {  // the lease then expires on its own
       }
@@ -407,9 +581,10 @@ class PostgresStore final : public LedgerStore {
     for (const LedgerRow& r : rows) {
       if (r.kind.find('\0') != std::string::npos)
         throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
-      std::string body(body_writer_.write(r.body));
       ++seq;
-      prev = chain_next(sha_, prev, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
+      nlohmann::json keyed_first;
+      std::string body(write_body(body_writer_, seq, seq == 1 ? first_row_body(r.body, key_, keyed_first) : r.body));
+      prev = hash_.next(prev, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
       if (as_values) {
         params.push_back(std::to_string(seq));
         params.push_back(std::to_string(r.version));
@@ -448,6 +623,9 @@ class PostgresStore final : public LedgerStore {
     }
     const std::string_view inserted = PQcmdTuples(res.get());
     if (inserted != std::to_string(rows.size())) {
+      if (const std::string problems = still_owner_but(); !problems.empty())
+        throw LedgerStoreError("row " + std::to_string(rows_ + 1) + " of session \"" + escape(session_) +
+                               "\" was not stored: " + problems);
       moved_ = true;
       note_new_owner();
       throw moved_error();
@@ -460,7 +638,7 @@ class PostgresStore final : public LedgerStore {
 
   void read(std::uint64_t from_seq, const std::function<bool(const StoredRow&)>& visit) const override {
     const std::lock_guard lock(mutex_);
-    pg_read_rows(conn_.get(), session_, from_seq, visit);
+    pg_read_rows(conn_.get(), tables_, session_, from_seq, visit);
   }
 
   LedgerHead head() const override {
@@ -472,18 +650,20 @@ class PostgresStore final : public LedgerStore {
 
   void read_verified(const std::function<bool(const StoredRow&)>& visit) const override {
     const std::lock_guard lock(mutex_);
+    if (unverifiable_) throw unverifiable_restore(session_, recorded_key_id_);
     read_verified_rows(
-        session_, expected_ ? &*expected_ : nullptr,
-        [&](const auto& each) { pg_read_rows(conn_.get(), session_, 0, each); }, pg_broke_off, visit);
+        session_, key_, expected_ ? &*expected_ : nullptr, foreign_,
+        [&](const auto& each) { pg_read_rows(conn_.get(), tables_, session_, 0, each); }, pg_broke_off, visit);
   }
 
   LedgerVerification verify() const noexcept override {
     try {
       const std::lock_guard lock(mutex_);
       return walk_chain(
-          session_, nullptr, [&](const auto& visit) { pg_read_rows(conn_.get(), session_, 0, visit); }, pg_broke_off);
+          session_, key_, nullptr, foreign_,
+          [&](const auto& visit) { pg_read_rows(conn_.get(), tables_, session_, 0, visit); }, pg_broke_off);
     } catch (const std::exception& e) {
-      return LedgerVerification{false, 0, "", 0, e.what()};
+      return failed_verification(e.what());
     }
   }
 
@@ -494,12 +674,29 @@ class PostgresStore final : public LedgerStore {
                         ", so this process no longer writes it");
   }
 
+  // An append that inserted fewer rows than it was given, while this store still holds
+  // the lease: what on the tables made it so (a trigger, a rule). "" when the lease moved
+  // (or nothing can be said).
+  std::string still_owner_but() noexcept {
+    try {
+      const std::string params[] = {session_, std::to_string(epoch_)};
+      const PgResult r = pg_exec(
+          conn_.get(), ("SELECT 1 FROM " + tables_.sessions + " WHERE name = $1 AND epoch = $2").c_str(), params);
+      if (PQntuples(r.get()) != 1) return {};
+      std::string problems = pg_problems(conn_.get(), tables_);
+      return problems.empty() ? "nothing was inserted, and the lease is still this store's" : problems;
+    } catch (...) {
+      return {};
+    }
+  }
+
   // Who holds the session now, for the SessionMoved message (read only once it moved).
   void note_new_owner() noexcept {
     try {
       const std::string params[] = {session_};
       const PgResult r =
-          pg_exec(conn_.get(), "SELECT epoch, coalesce(owner, '') FROM groundplane_sessions WHERE name = $1", params);
+          pg_exec(conn_.get(),
+                  ("SELECT epoch, coalesce(owner, '') FROM " + tables_.sessions + " WHERE name = $1").c_str(), params);
       if (PQntuples(r.get()) != 1) return;
       const std::string owner(pg_bytes(r.get(), 0, 1));
       new_owner_ = " by " + (owner.empty() ? std::string("another store") : owner) + " (epoch " +
@@ -514,15 +711,18 @@ class PostgresStore final : public LedgerStore {
     const std::string owner = pg_owner_name();
     {
       const std::string params[] = {session_};
-      pg_exec(conn_.get(), "INSERT INTO groundplane_sessions(name) VALUES ($1) ON CONFLICT (name) DO NOTHING", params);
+      pg_exec(conn_.get(),
+              ("INSERT INTO " + tables_.sessions + "(name) VALUES ($1) ON CONFLICT (name) DO NOTHING").c_str(), params);
     }
     const std::string params[] = {session_, owner, std::to_string(lease_.count())};
     for (;;) {
       const PgResult r = pg_exec(conn_.get(),
-                                 "UPDATE groundplane_sessions SET epoch = epoch + 1, owner = $2,"
-                                 " lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
-                                 " WHERE name = $1 AND (lease_until IS NULL OR lease_until <= clock_timestamp())"
-                                 " RETURNING epoch",
+                                 ("UPDATE " + tables_.sessions +
+                                  " SET epoch = epoch + 1, owner = $2,"
+                                  " lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
+                                  " WHERE name = $1 AND (lease_until IS NULL OR lease_until <= clock_timestamp())"
+                                  " RETURNING epoch")
+                                     .c_str(),
                                  params);
       if (PQntuples(r.get()) == 1) {
         epoch_ = static_cast<std::uint64_t>(pg_int(r.get(), 0, 0));
@@ -533,8 +733,10 @@ class PostgresStore final : public LedgerStore {
       // (a release shows sooner than an expiry).
       const std::string p1[] = {session_};
       const PgResult left = pg_exec(conn_.get(),
-                                    "SELECT (extract(epoch FROM lease_until - clock_timestamp()) * 1000)::bigint"
-                                    " FROM groundplane_sessions WHERE name = $1",
+                                    ("SELECT (extract(epoch FROM lease_until - clock_timestamp()) * 1000)::bigint"
+                                     " FROM " +
+                                     tables_.sessions + " WHERE name = $1")
+                                        .c_str(),
                                     p1);
       std::int64_t ms = 1;  // released (or the session's row is gone) since: try again at once
       if (PQntuples(left.get()) == 1 && !PQgetisnull(left.get(), 0, 0)) ms = pg_int(left.get(), 0, 0) + 1;
@@ -557,11 +759,12 @@ class PostgresStore final : public LedgerStore {
       if (moved_ || broken_) return;
       try {
         const std::string params[] = {session_, std::to_string(epoch_), std::to_string(lease_.count())};
-        const PgResult r =
-            pg_exec(conn_.get(),
-                    "UPDATE groundplane_sessions SET lease_until = clock_timestamp() + $3 * interval '1 millisecond'"
-                    " WHERE name = $1 AND epoch = $2",
-                    params);
+        const PgResult r = pg_exec(
+            conn_.get(),
+            ("UPDATE " + tables_.sessions +
+             " SET lease_until = clock_timestamp() + $3 * interval '1 millisecond' WHERE name = $1 AND epoch = $2")
+                .c_str(),
+            params);
         if (std::string_view(PQcmdTuples(r.get())) != "1") {
           moved_ = true;
           note_new_owner();
@@ -575,12 +778,24 @@ class PostgresStore final : public LedgerStore {
     }
   }
 
+  // The session's first row says whether its chain is keyed: this store's key must agree.
+  void check_key() {
+    if (rows_ == 0) return;
+    const std::string params[] = {session_};
+    const PgResult r =
+        pg_exec(conn_.get(), ("SELECT body FROM " + tables_.rows + " WHERE session = $1 AND seq = 1").c_str(), params);
+    const RecordedKey recorded = PQntuples(r.get()) == 1 ? recorded_key(pg_bytes(r.get(), 0, 0)) : RecordedKey{};
+    unverifiable_ = check_chain_key(recorded, key_, read_only_, "session \"" + escape(session_) + "\"");
+    recorded_key_id_ = recorded.id;
+  }
+
   void load_head() {
     rows_ = 0;
-    prev_ = chain_genesis(sha_, session_);
+    prev_ = hash_.genesis(session_);
     const std::string params[] = {session_};
     const PgResult r = pg_exec(
-        conn_.get(), "SELECT seq, hash FROM groundplane_rows WHERE session = $1 ORDER BY seq DESC LIMIT 1", params);
+        conn_.get(),
+        ("SELECT seq, hash FROM " + tables_.rows + " WHERE session = $1 ORDER BY seq DESC LIMIT 1").c_str(), params);
     if (PQntuples(r.get()) == 0) return;
     rows_ = static_cast<std::uint64_t>(pg_int(r.get(), 0, 0));
     const std::string_view h = pg_bytes(r.get(), 0, 1);
@@ -597,6 +812,7 @@ class PostgresStore final : public LedgerStore {
   std::chrono::milliseconds lease_;
   std::optional<RowHash> expected_;  // the head the app kept, if any
   PgConn conn_;
+  PgTables tables_;  // where the ledger's tables are
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::thread renewer_;
@@ -606,7 +822,11 @@ class PostgresStore final : public LedgerStore {
   std::string new_owner_;  // " by host:pid (epoch N)" once moved
   std::uint64_t epoch_ = 0;
   std::chrono::steady_clock::time_point last_renewal_{};
-  Sha256 sha_;
+  ChainKey key_;                 // the app's key, if any
+  ChainHash hash_;               // SHA-256, or HMAC-SHA256 under key_
+  bool unverifiable_ = false;    // keyed, opened to read without its key
+  std::string recorded_key_id_;  // the key id the session's first row records
+  std::string foreign_;          // opened to read: what the database holds that the store did not create
   CanonicalWriter body_writer_;  // one serializer for every row this store writes
   std::uint64_t rows_ = 0;
   RowHash prev_{};
@@ -626,8 +846,9 @@ inline std::shared_ptr<LedgerStore> open_postgres_store(const std::string& conni
 
 namespace detail {
 inline LedgerVerification verify_postgres_database(const std::string& conninfo, std::string_view session,
-                                                   std::string_view published_head, const RowHash& published) noexcept {
-  const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
+                                                   std::string_view published_head, const RowHash& published,
+                                                   const ChainKey& key) noexcept {
+  const auto unreadable = [](std::string problem) { return failed_verification(std::move(problem)); };
   try {
     detail::PgConn conn;
     try {
@@ -635,23 +856,21 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
     } catch (const std::exception& e) {
       return unreadable(e.what());
     }
-    {
-      const detail::PgResult t = detail::pg_exec(conn.get(),
-                                                 "SELECT to_regclass('groundplane_rows') IS NOT NULL AND"
-                                                 " to_regclass('groundplane_sessions') IS NOT NULL");
-      if (PQntuples(t.get()) != 1 || detail::pg_bytes(t.get(), 0, 0) != std::string_view("\x01", 1))
-        return unreadable("the database is not a groundplane ledger (it has no groundplane_rows table)");
+    std::optional<PgTables> tables;
+    try {
+      tables = pg_tables_to_read(conn.get());
+    } catch (const LedgerStoreError& e) {
+      return unreadable(e.what());
     }
-    if (const int version = detail::pg_read_schema_version(conn.get()); version > detail::postgres_schema_version)
-      return unreadable("the database was written by a newer groundplane (ledger schema " + std::to_string(version) +
-                        ")");
+    if (!tables) return unreadable("the database is not a groundplane ledger (it has no groundplane_rows table)");
     const std::string name(session);
     {
       const std::string params[] = {name};
       const detail::PgResult s =
-          detail::pg_exec(conn.get(), "SELECT 1 FROM groundplane_sessions WHERE name = $1", params);
+          detail::pg_exec(conn.get(), ("SELECT 1 FROM " + tables->sessions + " WHERE name = $1").c_str(), params);
       if (PQntuples(s.get()) == 0) {
-        const detail::PgResult all = detail::pg_exec(conn.get(), "SELECT name FROM groundplane_sessions ORDER BY name");
+        const detail::PgResult all =
+            detail::pg_exec(conn.get(), ("SELECT name FROM " + tables->sessions + " ORDER BY name").c_str());
         std::vector<std::string> names;
         names.reserve(static_cast<std::size_t>(PQntuples(all.get())));
         for (int row = 0; row < PQntuples(all.get()); ++row) names.emplace_back(detail::pg_bytes(all.get(), row, 0));
@@ -661,8 +880,8 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
       }
     }
     return detail::walk_chain(
-        session, published_head.empty() ? nullptr : &published,
-        [&](const auto& visit) { detail::pg_read_rows(conn.get(), name, 0, visit); }, detail::pg_broke_off);
+        session, key, published_head.empty() ? nullptr : &published, tables->problem,
+        [&](const auto& visit) { detail::pg_read_rows(conn.get(), *tables, name, 0, visit); }, detail::pg_broke_off);
   } catch (const std::exception& e) {
     return unreadable(e.what());
   } catch (...) {
@@ -676,13 +895,20 @@ inline LedgerVerification verify_postgres_database(const std::string& conninfo, 
 // writes nothing. Never throws: a database that cannot be reached or holds no such
 // session is ok = false with first_bad_row = 0 — or 1 when a head was published for it.
 inline LedgerVerification verify_postgres_ledger(const std::string& conninfo, std::string_view session = "default",
-                                                 std::string_view published_head = {}) noexcept {
+                                                 std::string_view published_head = {},
+                                                 std::string_view key = {}) noexcept {
   RowHash published{};
   if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
-    return {false, 0, "", 0,
-            "the published head \"" + std::string(published_head) + "\" is not a head hash (64 hexadecimal digits)"};
-  return detail::unreachable_head(published_head,
-                                  detail::verify_postgres_database(conninfo, session, published_head, published));
+    return detail::failed_verification("the published head \"" + std::string(published_head) +
+                                       "\" is not a head hash (64 hexadecimal digits)");
+  std::optional<detail::ChainKey> chain_key;
+  try {
+    chain_key.emplace(detail::chain_key_option(key, "the key"));
+  } catch (const std::exception& e) {
+    return detail::failed_verification(e.what());
+  }
+  return detail::unreachable_head(
+      published_head, detail::verify_postgres_database(conninfo, session, published_head, published, *chain_key));
 }
 
 }  // namespace groundplane

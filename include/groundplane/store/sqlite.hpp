@@ -69,6 +69,12 @@ struct SqliteStoreOptions {
   std::string expected_head = "";
   bool synchronous_commit = true;  // false: WAL + synchronous=NORMAL — survives a process
                                    // crash, may lose the last rows on power loss
+  // A secret the app holds (at least 16 bytes; "" for none): each row's hash is then
+  // HMAC-SHA256 under it, so a row written by anyone without it fails verification at
+  // that row, after a kept head too. A session is keyed from its first row (which records
+  // the key's id, never the key) or never; opening it without its key, with another, or
+  // an unkeyed one with a key, is refused (LedgerStoreError). See docs/security.md.
+  std::string key = "";
 };
 
 namespace detail {
@@ -77,7 +83,7 @@ namespace detail {
 // groundplane_schema. An older file is read as it is and, once opened to write, marked
 // with this version (its rows stay as they are: every older row is a row of this
 // format); a file from a newer release is refused.
-inline constexpr int sqlite_schema_version = ledger_format_version;
+inline constexpr std::int64_t sqlite_schema_version = ledger_format_version;
 
 // Whether the store was asked for synchronous=FULL, by the option's name or its old one.
 inline bool sqlite_synchronous(const SqliteStoreOptions& o) noexcept {
@@ -253,12 +259,79 @@ inline bool sqlite_has_table(sqlite3* db, std::string_view name) {
   return st.step();
 }
 
-// The file's schema version, or 0 when it holds no ledger tables. Throws for a file
-// SQLite cannot read.
-inline int sqlite_read_schema_version(sqlite3* db) {
+// The file's format version (the largest in groundplane_schema), or 0 when it holds no
+// ledger tables. Throws for a file SQLite cannot read, and for a version stored as anything
+// but an integer, which groundplane never writes (docs/ledger-format.md, "Verifying a
+// session").
+inline std::int64_t sqlite_read_schema_version(sqlite3* db) {
   if (!sqlite_has_table(db, "groundplane_schema")) return 0;
-  SqliteStatement st(db, "SELECT max(version) FROM groundplane_schema");
-  return st.step() ? static_cast<int>(st.int_at(0)) : 0;
+  SqliteStatement st(db, "SELECT version, typeof(version) FROM groundplane_schema");
+  std::int64_t version = 0;
+  while (st.step()) {
+    if (st.blob_at(1) != "integer")
+      throw LedgerStoreError("its format version is stored as " + std::string(st.blob_at(1)) + " (" +
+                             escape(st.text_at(0), 40) + "), which groundplane never writes");
+    version = std::max(version, st.int_at(0));
+  }
+  return version;
+}
+
+// The ledger's tables, and what each is created as (the SQL in sqlite_schema, every run of
+// whitespace one space): the file may hold nothing else on them.
+struct SqliteLedgerTable {
+  std::string_view name;
+  std::string_view sql;
+};
+inline constexpr SqliteLedgerTable sqlite_ledger_tables[] = {
+    {"groundplane_schema", "CREATE TABLE groundplane_schema(version INTEGER NOT NULL)"},
+    {"groundplane_sessions", "CREATE TABLE groundplane_sessions(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"},
+    {"groundplane_rows",
+     "CREATE TABLE groundplane_rows( session INTEGER NOT NULL, seq INTEGER NOT NULL, version INTEGER NOT NULL, kind "
+     "TEXT NOT NULL, body TEXT NOT NULL, hash BLOB NOT NULL, PRIMARY KEY (session, seq)) WITHOUT ROWID"}};
+// The index SQLite makes for groundplane_sessions.name's UNIQUE.
+inline constexpr std::string_view sqlite_sessions_index = "sqlite_autoindex_groundplane_sessions_1";
+
+// Text with every run of ASCII whitespace made one space, and none at either end.
+inline std::string sqlite_one_spaced(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (const char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+// The schema objects on the ledger's tables that the store did not create — a trigger, a
+// view or an index on them, a table of theirs defined otherwise — each named; "" when
+// there is none. A trigger can drop or rewrite a row as it is written, a view can show
+// rows that are not stored: a file holding one is not a ledger the store can vouch for
+// (docs/ledger-format.md, "Schema objects").
+inline std::string sqlite_foreign_objects(sqlite3* db) {
+  SqliteStatement st(db,
+                     "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE lower(name) IN ('groundplane_schema', "
+                     "'groundplane_sessions', 'groundplane_rows') OR lower(tbl_name) IN ('groundplane_schema', "
+                     "'groundplane_sessions', 'groundplane_rows') ORDER BY type, name");
+  std::string found;
+  while (st.step()) {
+    const std::string_view type = st.blob_at(0), name = st.blob_at(1);
+    const bool ours = std::any_of(std::begin(sqlite_ledger_tables), std::end(sqlite_ledger_tables), [&](const auto& t) {
+      return type == "table" && name == t.name && sqlite_one_spaced(st.blob_at(3)) == t.sql;
+    });
+    if (ours || (type == "index" && name == sqlite_sessions_index && sqlite3_column_type(st.get(), 3) == SQLITE_NULL))
+      continue;
+    found += std::string(found.empty() ? "" : "; ") + escape(type, 20) + " \"" + escape(name, 80) + "\"" +
+             (st.blob_at(2) == name ? std::string() : " on " + escape(st.blob_at(2), 80));
+    if (type == "table") found += " (not as groundplane creates it)";
+  }
+  if (found.empty()) return {};
+  return "the file holds schema objects on the ledger's tables that groundplane did not create: " + found +
+         " (a trigger can drop or rewrite rows as they are written, a view can show rows that are not stored)";
 }
 
 // Another application's database: tables, none of them a ledger's. Refused before the
@@ -279,7 +352,7 @@ inline LedgerStoreError foreign_file(const std::filesystem::path& file) {
 inline void sqlite_prepare_schema(sqlite3* db, const std::filesystem::path& file) {
   sqlite_exec(db, "BEGIN IMMEDIATE");
   try {
-    const int found = sqlite_read_schema_version(db);
+    const std::int64_t found = sqlite_read_schema_version(db);
     if (found == 0) {
       if (sqlite_is_foreign(db)) throw foreign_file(file);
       sqlite_exec(db,
@@ -306,16 +379,45 @@ inline void sqlite_prepare_schema(sqlite3* db, const std::filesystem::path& file
   }
 }
 
-// The session's id in the file; with create, added when absent. 0: not there.
-inline std::int64_t sqlite_session_id(sqlite3* db, std::string_view session, bool create) {
-  if (create) {
-    SqliteStatement ins(db, "INSERT OR IGNORE INTO groundplane_sessions(name) VALUES (?1)");
-    ins.bind(1, session);
-    ins.step();
+// A session's entry in groundplane_sessions, found by its name's bytes as every verifier
+// finds it (docs/ledger-format.md): its id (0: none), or what is wrong with the entries
+// naming it — more than one, or a name stored as anything but text, which groundplane
+// never writes.
+struct SqliteSession {
+  std::int64_t id = 0;
+  std::string problem;
+};
+inline SqliteSession sqlite_find_session(sqlite3* db, std::string_view session) {
+  SqliteStatement sel(db, "SELECT id, typeof(name) FROM groundplane_sessions WHERE CAST(name AS BLOB) = ?1");
+  sel.bind_blob(1, session);
+  SqliteSession found;
+  int entries = 0;
+  while (sel.step()) {
+    ++entries;
+    if (sel.blob_at(1) != "text")
+      found.problem = "session \"" + escape(session, 120) + "\" is named in groundplane_sessions by a " +
+                      std::string(sel.blob_at(1)) + ", which groundplane never writes";
+    found.id = sel.int_at(0);
   }
-  SqliteStatement sel(db, "SELECT id FROM groundplane_sessions WHERE name = ?1");
-  sel.bind(1, session);
-  return sel.step() ? sel.int_at(0) : 0;
+  if (entries > 1)
+    found.problem = "session \"" + escape(session, 120) + "\" has " + std::to_string(entries) +
+                    " entries in groundplane_sessions, where groundplane writes one";
+  if (!found.problem.empty()) found.id = 0;
+  return found;
+}
+
+// The session's id in the file; with create, added when absent. 0: not there. Throws for
+// a session whose entries groundplane did not write (sqlite_find_session).
+inline std::int64_t sqlite_session_id(sqlite3* db, std::string_view session, bool create) {
+  SqliteSession found = sqlite_find_session(db, session);
+  if (!found.problem.empty()) throw LedgerStoreError(found.problem);
+  if (found.id != 0 || !create) return found.id;
+  SqliteStatement ins(db, "INSERT OR IGNORE INTO groundplane_sessions(name) VALUES (?1)");
+  ins.bind(1, session);
+  ins.step();
+  found = sqlite_find_session(db, session);
+  if (!found.problem.empty()) throw LedgerStoreError(found.problem);
+  return found.id;
 }
 
 inline std::vector<std::string> sqlite_session_names(sqlite3* db) {
@@ -323,6 +425,16 @@ inline std::vector<std::string> sqlite_session_names(sqlite3* db) {
   SqliteStatement st(db, "SELECT name FROM groundplane_sessions ORDER BY name");
   while (st.step()) out.push_back(st.text_at(0));
   return out;
+}
+
+// The sessions a ledger file holds, by name; empty for a file that is not a ledger.
+// Opens the file to read only (what groundplane-ledger lists without --session).
+inline std::vector<std::string> sqlite_session_names(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return {};
+  const SqliteHandle db = sqlite_open(file, true);
+  if (sqlite_read_schema_version(db.get()) == 0) return {};
+  return sqlite_session_names(db.get());
 }
 
 // A read that failed part way through the rows (walk_chain's broke_off).
@@ -349,7 +461,7 @@ inline constexpr std::string_view sqlite_select_rows =
 }  // namespace detail
 
 LedgerVerification verify_sqlite_ledger(const std::filesystem::path& file, std::string_view session = "default",
-                                        std::string_view published_head = {}) noexcept;
+                                        std::string_view published_head = {}, std::string_view key = {}) noexcept;
 
 namespace detail {
 
@@ -359,7 +471,11 @@ class SqliteStore final : public LedgerStore {
       : file_(file),
         session_(std::move(options.session)),
         read_only_(options.read_only),
-        expected_(expected_head_option(options.expected_head, "gp::SqliteStoreOptions::expected_head")) {
+        expected_(expected_head_option(options.expected_head, "gp::SqliteStoreOptions::expected_head")),
+        key_(chain_key_option(options.key, "gp::SqliteStoreOptions::key")),
+        hash_(key_.secret()),
+        body_writer_(ledger_max_nesting) {
+    if (!options.key.empty()) OPENSSL_cleanse(options.key.data(), options.key.size());
     if (session_.empty()) throw ConfigurationError("gp::SqliteStoreOptions::session is empty");
     try {
       open(file, options);
@@ -368,7 +484,7 @@ class SqliteStore final : public LedgerStore {
       // A file SQLite finds malformed is torn or corrupt: refused naming the row from
       // which the file can no longer be vouched for, as verify_sqlite_ledger names it.
       db_.reset();
-      const LedgerVerification v = verify_sqlite_ledger(file, session_);
+      const LedgerVerification v = verify_sqlite_ledger(file, session_, {}, key_.secret());
       throw ChainBroken(v.first_bad_row > 0 ? v.first_bad_row : 1,
                         v.ok || v.problem.empty() ? file.string() + " is corrupt or torn: " + e.what() : v.problem);
     }
@@ -396,9 +512,11 @@ class SqliteStore final : public LedgerStore {
     }
     try {
       for (const LedgerRow& r : rows) {
-        const std::string_view body = body_writer_.write(r.body);
         const std::uint64_t seq = rows_ + 1;
-        const RowHash h = chain_next(sha_, prev_, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
+        nlohmann::json keyed_first;
+        const std::string_view body =
+            write_body(body_writer_, seq, seq == 1 ? first_row_body(r.body, key_, keyed_first) : r.body);
+        const RowHash h = hash_.next(prev_, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
         const StatementUse use(insert_);
         insert_.bind(1, session_id_);
         insert_.bind(2, static_cast<std::int64_t>(seq));
@@ -409,11 +527,15 @@ class SqliteStore final : public LedgerStore {
         try {
           insert_.step();
         } catch (const LedgerStoreError& e) {
-          if ((insert_.last_error() & 0xff) == SQLITE_CONSTRAINT)
+          if (insert_.last_error() == SQLITE_CONSTRAINT_PRIMARYKEY ||
+              sqlite3_extended_errcode(db_.get()) == SQLITE_CONSTRAINT_PRIMARYKEY)
             throw LedgerStoreError("another writer appended to session \"" + session_ + "\" in " + file_.string() +
                                    " (row " + std::to_string(seq) + " already exists): one session, one writer");
-          throw;
+          throw not_stored(seq, e.what());
         }
+        // The insert writes nothing while a trigger or view sits on the rows table (its
+        // guard), so a row that is not there now was not stored: never a silent loss.
+        if (sqlite3_changes(db_.get()) != 1) throw not_stored(seq, "nothing was inserted");
         prev_ = h;
         rows_ = seq;
       }
@@ -450,9 +572,10 @@ class SqliteStore final : public LedgerStore {
 
   void read_verified(const std::function<bool(const StoredRow&)>& visit) const override {
     const std::lock_guard lock(mutex_);
+    if (unverifiable_) throw unverifiable_restore(session_, recorded_key_id_);
     const StatementUse use(select_);
     read_verified_rows(
-        session_, expected_ ? &*expected_ : nullptr,
+        session_, key_, expected_ ? &*expected_ : nullptr, foreign_,
         [&](const auto& each) {
           select_.bind(1, session_id_);
           select_.bind(2, 0);
@@ -468,7 +591,7 @@ class SqliteStore final : public LedgerStore {
       const std::lock_guard lock(mutex_);
       const StatementUse use(select_);
       return walk_chain(
-          session_, nullptr,
+          session_, key_, nullptr, foreign_,
           [&](const auto& visit) {
             select_.bind(1, session_id_);
             select_.bind(2, 0);
@@ -478,19 +601,40 @@ class SqliteStore final : public LedgerStore {
           },
           sqlite_broke_off);
     } catch (const std::exception& e) {
-      return LedgerVerification{false, 0, "", 0, e.what()};
+      return failed_verification(e.what());
     }
   }
 
  private:
+  // A row that did not land, with what the file holds that the store did not create.
+  LedgerStoreError not_stored(std::uint64_t seq, std::string_view why) const {
+    std::string foreign;
+    try {
+      foreign = sqlite_foreign_objects(db_.get());
+    } catch (const std::exception&) {  // the reason below is all there is to say
+    }
+    return LedgerStoreError("row " + std::to_string(seq) + " of session \"" + escape(session_) +
+                            "\" was not stored in " + file_.string() + ": " +
+                            (foreign.empty() ? std::string(why) : foreign));
+  }
+
   void open(const std::filesystem::path& file, const SqliteStoreOptions& options) {
     db_ = sqlite_open(file, read_only_);
     if (read_only_) {
-      const int v = sqlite_read_schema_version(db_.get());
+      std::int64_t v = 0;
+      try {
+        v = sqlite_read_schema_version(db_.get());
+      } catch (const SqliteError&) {
+        throw;
+      } catch (const LedgerStoreError& e) {
+        throw LedgerStoreError(file.string() + " is not a ledger this release can read: " + e.what());
+      }
       if (v == 0) throw LedgerStoreError(file.string() + " is not a groundplane ledger");
       if (v > sqlite_schema_version)
         throw LedgerStoreError(file.string() + " was written by a newer groundplane (ledger schema " +
                                std::to_string(v) + ")");
+      // Read, not refused: an auditor reads such a file (it does not verify, below).
+      foreign_ = sqlite_foreign_objects(db_.get());
     } else {
       // Before the first access, so that SQLite never maps an -shm index for this file.
       if (options.exclusive) sqlite_exec(db_.get(), "PRAGMA locking_mode = EXCLUSIVE");
@@ -504,6 +648,8 @@ class SqliteStore final : public LedgerStore {
       }
       sqlite_exec(db_.get(), sqlite_synchronous(options) ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
       sqlite_prepare_schema(db_.get(), file);
+      if (std::string foreign = sqlite_foreign_objects(db_.get()); !foreign.empty())
+        throw LedgerStoreError("refused to write to " + file.string() + ": " + foreign);
     }
     session_id_ = sqlite_session_id(db_.get(), session_, !read_only_);
     if (session_id_ == 0 && !read_only_)
@@ -511,19 +657,34 @@ class SqliteStore final : public LedgerStore {
     if (!read_only_) {
       begin_ = SqliteStatement(db_.get(), "BEGIN IMMEDIATE");
       commit_ = SqliteStatement(db_.get(), "COMMIT");
-      insert_ = SqliteStatement(
-          db_.get(),
-          "INSERT INTO groundplane_rows(session, seq, version, kind, body, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+      // Guarded: while any trigger or view names the rows table, it inserts nothing (a
+      // trigger could drop or rewrite the row), and append says so.
+      insert_ = SqliteStatement(db_.get(),
+                                "INSERT INTO groundplane_rows(session, seq, version, kind, body, hash)"
+                                " SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE NOT EXISTS (SELECT 1 FROM sqlite_schema"
+                                " WHERE type IN ('trigger', 'view') AND lower(tbl_name) = 'groundplane_rows')");
     }
     select_ = SqliteStatement(db_.get(), sqlite_select_rows);
     last_ = SqliteStatement(db_.get(),
                             "SELECT seq, hash FROM groundplane_rows WHERE session = ?1 ORDER BY seq DESC LIMIT 1");
     load_head();
+    check_key();
+  }
+
+  // The session's first row says whether its chain is keyed: this store's key must agree.
+  void check_key() {
+    if (rows_ == 0) return;
+    SqliteStatement first(db_.get(), "SELECT body FROM groundplane_rows WHERE session = ?1 AND seq = 1");
+    first.bind(1, session_id_);
+    const RecordedKey recorded = first.step() ? recorded_key(first.blob_at(0)) : RecordedKey{};
+    unverifiable_ =
+        check_chain_key(recorded, key_, read_only_, "session \"" + escape(session_) + "\" in " + file_.string());
+    recorded_key_id_ = recorded.id;
   }
 
   void load_head() {
     rows_ = 0;
-    prev_ = chain_genesis(sha_, session_);
+    prev_ = hash_.genesis(session_);
     if (session_id_ == 0) return;
     const StatementUse use(last_);
     last_.bind(1, session_id_);
@@ -542,10 +703,14 @@ class SqliteStore final : public LedgerStore {
   std::string session_;
   bool read_only_;
   std::optional<RowHash> expected_;  // the head the app kept, if any
+  ChainKey key_;                     // the app's key, if any
+  ChainHash hash_;                   // SHA-256, or HMAC-SHA256 under key_
+  bool unverifiable_ = false;        // keyed, opened to read without its key
+  std::string recorded_key_id_;      // the key id the session's first row records
+  std::string foreign_;              // opened to read: what the file holds that the store did not create
   SqliteHandle db_;
   std::int64_t session_id_ = 0;
   mutable std::mutex mutex_;
-  Sha256 sha_;
   CanonicalWriter body_writer_;  // one serializer for every row this store writes
   std::uint64_t rows_ = 0;
   RowHash prev_{};
@@ -565,21 +730,30 @@ inline std::shared_ptr<LedgerStore> open_sqlite_store(const std::filesystem::pat
 
 namespace detail {
 inline LedgerVerification verify_sqlite_file(const std::filesystem::path& file, std::string_view session,
-                                             std::string_view published_head, const RowHash& published) noexcept {
-  const auto unreadable = [](std::string problem) { return LedgerVerification{false, 0, "", 0, std::move(problem)}; };
+                                             std::string_view published_head, const RowHash& published,
+                                             const ChainKey& key) noexcept {
+  const auto unreadable = [](std::string problem) { return failed_verification(std::move(problem)); };
   try {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec))
       return unreadable(file.string() + " cannot be read: " + (ec ? ec.message() : "it is not a regular file"));
     SqliteHandle db;
-    int version = 0;
+    std::int64_t version = 0;
+    std::string foreign;
     try {
       db = sqlite_open(file, true);
-      version = sqlite_read_schema_version(db.get());
+      try {
+        version = sqlite_read_schema_version(db.get());
+      } catch (const SqliteError&) {
+        throw;
+      } catch (const LedgerStoreError& e) {
+        return unreadable(file.string() + " is not a ledger this release can read: " + e.what());
+      }
+      if (version != 0) foreign = sqlite_foreign_objects(db.get());
     } catch (const SqliteError& e) {
       // A file SQLite knows as its own but finds malformed is a torn or corrupt ledger:
       // not one row of it can be vouched for.
-      if (e.corrupt()) return LedgerVerification{false, 0, "", 1, file.string() + " is corrupt or torn: " + e.what()};
+      if (e.corrupt()) return failed_verification(file.string() + " is corrupt or torn: " + e.what(), 1);
       return unreadable(file.string() + " is not a readable SQLite database: " + e.what());
     } catch (const std::exception& e) {
       return unreadable(file.string() + " is not a readable SQLite database: " + e.what());
@@ -589,14 +763,16 @@ inline LedgerVerification verify_sqlite_file(const std::filesystem::path& file, 
     if (version > sqlite_schema_version)
       return unreadable(file.string() + " was written by a newer groundplane (ledger schema " +
                         std::to_string(version) + ")");
-    const std::int64_t id = sqlite_session_id(db.get(), session, false);
+    const SqliteSession found = sqlite_find_session(db.get(), session);
+    if (!found.problem.empty()) return failed_verification(file.string() + ": " + found.problem, 1);
+    const std::int64_t id = found.id;
     if (id == 0) {
       std::string problem = file.string() + " holds no session \"" + escape(session, 120) + "\"" +
                             held_sessions(sqlite_session_names(db.get()));
       return missing_session(std::move(problem), !published_head.empty());
     }
     return walk_chain(
-        session, published_head.empty() ? nullptr : &published,
+        session, key, published_head.empty() ? nullptr : &published, foreign,
         [&](const auto& visit) {
           SqliteStatement st(db.get(), sqlite_select_rows);
           st.bind(1, id);
@@ -622,12 +798,19 @@ inline LedgerVerification verify_sqlite_file(const std::filesystem::path& file, 
 // being read is tampering, first_bad_row = 1. A file that breaks off mid-chain (corrupt
 // or torn) names the row where it breaks.
 inline LedgerVerification verify_sqlite_ledger(const std::filesystem::path& file, std::string_view session,
-                                               std::string_view published_head) noexcept {
+                                               std::string_view published_head, std::string_view key) noexcept {
   RowHash published{};
   if (!published_head.empty() && !detail::parse_row_hash(published_head, published))
-    return {false, 0, "", 0,
-            "the published head \"" + std::string(published_head) + "\" is not a head hash (64 hexadecimal digits)"};
-  return detail::unreachable_head(published_head, detail::verify_sqlite_file(file, session, published_head, published));
+    return detail::failed_verification("the published head \"" + std::string(published_head) +
+                                       "\" is not a head hash (64 hexadecimal digits)");
+  std::optional<detail::ChainKey> chain_key;
+  try {
+    chain_key.emplace(detail::chain_key_option(key, "the key"));
+  } catch (const std::exception& e) {
+    return detail::failed_verification(e.what());
+  }
+  return detail::unreachable_head(published_head,
+                                  detail::verify_sqlite_file(file, session, published_head, published, *chain_key));
 }
 
 // The 0.2 name of verify_sqlite_ledger, kept for one release.
