@@ -259,8 +259,14 @@ GROUNDPLANE_INLINE const nlohmann::ordered_json& check_specs(const Arguments& ar
 }
 
 GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegistry& registry,
-                                 std::string_view output_text, std::size_t max_depth, Form form) {
+                                 std::string_view output_text, CheckLimits limits, Form form) {
   const Arguments args("check", a, {"facts", "checks", "output", "prose_field", "free_fields"});
+  // Counted before anything is built from the call, its inline facts included.
+  if (const auto* specs = args.find("checks"); specs && specs->is_array() && specs->size() > limits.max_checks)
+    Arguments::fail("check: \"checks\" holds " + std::to_string(specs->size()) + " checks, over the limit of " +
+                    std::to_string(limits.max_checks) +
+                    " (--max-checks); nothing was checked. Check the answer in calls of at most " +
+                    std::to_string(limits.max_checks) + " checks.");
   std::optional<FactRegistry> inline_registry;
   std::vector<std::string> facts = check_facts(args, inline_registry);
   const auto& specs = check_specs(args);
@@ -287,7 +293,7 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
   const Verdict verdict =
       output_text.empty()
           ? boundary.try_submit(output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr))
-          : boundary.try_submit_json(JsonText::read(output_text, {.max_depth = max_depth}), output_text);
+          : boundary.try_submit_json(JsonText::read(output_text, {.max_depth = limits.max_depth}), output_text);
 
   if (form == Form::text) return Written::text(check_result_text(verdict));
   return check_result_json(verdict);
