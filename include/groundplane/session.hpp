@@ -285,7 +285,10 @@ class Session {
 
   void move_to(std::string node, std::string focus = "");
 
-  // Writes exactly one row: a transition when recorded, a gap row when refused.
+  // Writes exactly one row: a transition when recorded, a gap row when refused. The
+  // payload is measured first, without recursion: one nested past max_payload_depth is
+  // refused PAYLOAD_INVALID (at that step of the gate), and a refusal keeps a payload
+  // only within SessionOptions::max_refused_payload_bytes (FireResult::payload_omitted).
   FireResult fire(std::string_view id, FireOptions options = {});
 
   // Merges `delta` (a JSON object) into the state per RFC 7386, then settles: the named

@@ -33,6 +33,10 @@ using hostile::on_small_stack;
 namespace {
 
 constexpr std::size_t million = 1'000'000;
+// Deep enough that any recursion once per level overflows a 256 KiB stack many times
+// over (a level takes 64 bytes of stack at the least), and quick to build: the cases
+// after the first, which holds the bound at a million.
+constexpr std::size_t deep = 100'000;
 
 const json cart_item = json::parse(R"({
   "type": "object",
@@ -94,16 +98,16 @@ TEST_CASE("a payload nested at the depth bound is taken and one level more is re
 TEST_CASE("a deep payload fired at an action nobody declared is refused as unknown and kept as its size") {
   Shop shop;
   std::optional<gp::FireResult> r;
-  on_small_stack([&] { r = shop.s.fire("no.such.action", {.payload = nested(million, true)}); });
+  on_small_stack([&] { r = shop.s.fire("no.such.action", {.payload = nested(deep, true)}); });
   CHECK(r->reason == "UNKNOWN_AFFORDANCE");
   CHECK(r->payload_omitted > 0);
   CHECK(shop.s.view().gap_rows()[0].payload.is_null());
 }
 
-TEST_CASE("a handler's data nested a million deep is kept as its size on a 256 KiB stack") {
+TEST_CASE("a handler's data nested past any stack is kept as its size on a 256 KiB stack") {
   gp::Session s;
   s.declare("search", {.does = "Search the catalogue.",
-                       .handler = [](const json&) { return gp::HandlerResult{.data = nested(million)}; }});
+                       .handler = [](const json&) { return gp::HandlerResult{.data = nested(deep)}; }});
   gp::AgentPort port(s);
   const json args{{"action", "search"}};
   std::string text;
@@ -111,18 +115,18 @@ TEST_CASE("a handler's data nested a million deep is kept as its size on a 256 K
   const json answer = json::parse(text);
   CHECK(answer["ok"] == true);
   CHECK_FALSE(answer.contains("data"));
-  CHECK(answer["data_omitted"] == json{{"bytes", 2 * million}});
+  CHECK(answer["data_omitted"] == json{{"bytes", 2 * deep}});
 }
 
-TEST_CASE("do_action with an input, ask_id or instance nested a million deep is answered on a 256 KiB stack") {
+TEST_CASE("do_action with an input, ask_id or instance nested past any stack is answered on a 256 KiB stack") {
   Shop shop;
   gp::AgentPort port(shop.s);
   json deep_input{{"action", "checkout.place-order"}};
-  deep_input["input"] = nested(million);
+  deep_input["input"] = nested(deep);
   json deep_ask{{"action", "checkout.place-order"}};
-  deep_ask["ask_id"] = nested(million, true);
+  deep_ask["ask_id"] = nested(deep, true);
   json deep_instance{{"action", "cart.add"}};
-  deep_instance["instance"] = nested(million);
+  deep_instance["instance"] = nested(deep);
   std::string input_answer, ask_answer, instance_answer;
   on_small_stack([&] {
     input_answer = port.call("do_action", deep_input).dump();
@@ -131,7 +135,7 @@ TEST_CASE("do_action with an input, ask_id or instance nested a million deep is 
   });
   const json in = json::parse(input_answer);
   CHECK(in["reason"] == "PAYLOAD_INVALID");
-  CHECK(in["payload_omitted"] == json{{"bytes", 2 * million}});
+  CHECK(in["payload_omitted"] == json{{"bytes", 2 * deep}});
   CHECK_FALSE(in.contains("ask_id"));  // nothing is put before a person
   const json ask = json::parse(ask_answer);
   CHECK(ask["reason"] == "APPROVAL_REQUIRED");
@@ -144,9 +148,9 @@ TEST_CASE("do_action with an input, ask_id or instance nested a million deep is 
 
 TEST_CASE("a confirm ask for an input nested past the bound is a configuration error and mints nothing") {
   Shop shop;
-  json deep = nested(million);
+  json input = nested(deep);
   on_small_stack(
-      [&] { CHECK_THROWS_AS(shop.s.confirm_ask("checkout.place-order", std::move(deep)), gp::ConfigurationError); });
+      [&] { CHECK_THROWS_AS(shop.s.confirm_ask("checkout.place-order", std::move(input)), gp::ConfigurationError); });
   CHECK(shop.s.asks().empty());
 }
 
@@ -167,12 +171,12 @@ TEST_CASE("MCP: a do_action input nested within the message limit is refused by 
   CHECK(shop.runs == 0);
 }
 
-TEST_CASE("MCP: a message nested a million deep is refused before it is read, on a 256 KiB stack") {
+TEST_CASE("MCP: a message nested far past the limit is refused before it is read, on a 256 KiB stack") {
   Shop shop;
   gp::mcp::Protocol p(shop.s, {.log = [](std::string_view) {}});
   const std::string line =
       R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"do_action","arguments":{"action":"cart.add","input":)" +
-      hostile::nested_text(million) + "}}}";
+      hostile::nested_text(deep) + "}}}";
   std::optional<std::string> reply;
   on_small_stack([&] { reply = p.handle_line(line); });
   REQUIRE(reply);
@@ -183,12 +187,12 @@ TEST_CASE("MCP: values handed in already parsed are held to the same depth limit
   Shop shop;
   gp::mcp::Protocol p(shop.s, {.log = [](std::string_view) {}});
   ojson deep_call{{"action", "cart.add"}};
-  deep_call["input"] = nested<ojson>(million);
+  deep_call["input"] = nested<ojson>(deep);
   ojson deep_record{{"name", "f"}, {"tool", "t"}};
-  deep_record["value"] = nested<ojson>(million);
+  deep_record["value"] = nested<ojson>(deep);
   ojson message{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"}};
   message["params"] = {{"name", "record_fact"}};
-  message["params"]["arguments"] = nested<ojson>(million, true);
+  message["params"]["arguments"] = nested<ojson>(deep, true);
   ojson called, recorded;
   std::optional<ojson> answered;
   on_small_stack([&] {
@@ -360,6 +364,8 @@ TEST_CASE("a check call's cost is linear in its checks when every check reads a 
 
 namespace {
 
+constexpr std::size_t scales[] = {1, 10, 100};  // times the bound
+
 struct Cost {
   double seconds = 0;
   std::size_t peak_growth = 0;  // peak RSS over what was resident before
@@ -387,7 +393,7 @@ void check_linear(const Cost& at10, const Cost& at100) {
 TEST_CASE("cost: a payload nested 1x, 10x and 100x the depth bound", "[timing]") {
   Shop shop(gp::SessionOptions{});
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     json payload = nested(gp::max_payload_depth * scale);
     std::optional<gp::FireResult> r;
     costs.push_back(cost_of([&] { r = shop.s.fire("cart.add", {.payload = std::move(payload)}); }));
@@ -404,7 +410,7 @@ TEST_CASE("cost: refused payloads of 1x, 10x and 100x the session's budget", "[t
   constexpr std::size_t budget = 256 * 1024;
   const json payload{{"note", std::string(16 * 1024 - 11, 'n')}};  // 16 KiB of compact JSON
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     Shop shop({.require_human_approval = true, .max_refused_payload_bytes = budget});
     const std::size_t fires = scale * budget / (16 * 1024);
     costs.push_back(cost_of([&] {
@@ -431,7 +437,7 @@ TEST_CASE("cost: a handler's data of 1x, 10x and 100x max_data_bytes", "[timing]
                        .handler = [&](const json&) { return gp::HandlerResult{.data = std::string(size - 2, 'd')}; }});
   const std::size_t limit = gp::SessionOptions{}.max_data_bytes;
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     size = limit * scale;
     std::string id;
     costs.push_back(cost_of([&] { id = s.fire("search").transition_id; }));
@@ -448,7 +454,7 @@ TEST_CASE("cost: a do_action ask_id of 1x, 10x and 100x the port's id bound", "[
   Shop shop;
   gp::AgentPort port(shop.s);
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     const json args{{"action", "checkout.place-order"},
                     {"ask_id", std::string(gp::AgentPort::max_id_bytes * scale, 'a')}};
     json answer;
@@ -467,7 +473,7 @@ TEST_CASE("cost: a check call of 1x, 10x and 100x the checks one call may carry"
   REQUIRE(p.call_tool("record_ranking", ranking)["isError"] == false);
   const std::size_t limit = gp::mcp::ServerOptions{}.max_checks;
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     const std::string line = check_line(limit * scale);
     std::optional<std::string> reply;
     costs.push_back(cost_of([&] { reply = p.handle_line(line); }));
@@ -486,7 +492,7 @@ TEST_CASE("cost: a message nested 1x, 10x and 100x the transport's depth bound",
   gp::mcp::Protocol p({.log = [](std::string_view) {}});
   const std::size_t limit = gp::mcp::ServerOptions{}.max_depth;
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     // record_fact's value sits 4 levels into the message
     const std::string line =
         R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f)" +
@@ -505,7 +511,7 @@ TEST_CASE("cost: a message nested 1x, 10x and 100x the transport's depth bound",
 TEST_CASE("cost: a stdio line of 1x, 10x and 100x the line limit", "[timing]") {
   constexpr std::size_t limit = 64 * 1024;
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     gp::mcp::Server server({.max_line_bytes = limit, .log = [](std::string_view) {}});
     const std::string head =
         R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","tool":"t","value":")";
@@ -528,9 +534,9 @@ TEST_CASE("cost: a stdio line of 1x, 10x and 100x the line limit", "[timing]") {
 }
 
 TEST_CASE("cost: record calls of 1x, 10x and 100x a session's fact bytes", "[timing]") {
-  constexpr std::size_t limit = 256 * 1024;
+  constexpr std::size_t limit = 64 * 1024;
   std::vector<Cost> costs;
-  for (const std::size_t scale : {1, 10, 100}) {
+  for (const std::size_t scale : scales) {
     gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_fact_bytes = limit});
     const std::size_t calls = scale * 16;  // each about a sixteenth of the limit
     std::size_t refused = 0;

@@ -18,6 +18,7 @@
 #include "groundplane/boundary.hpp"
 #include "groundplane/check_from_json.hpp"
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
@@ -35,7 +36,9 @@ GROUNDPLANE_INLINE const Fact& record_fact(const nlohmann::ordered_json& a, Fact
   auto name = args.string("name");
   const auto& value = args.required("value", "any JSON value");
   auto tool = args.string("tool");
-  return into.record_fact(std::move(name), nlohmann::json(value), {.tool = std::move(tool), .args = args.call_args()});
+  // Converted without recursion: a value may nest as deep as the message may (max_depth).
+  return into.record_fact(std::move(name), groundplane::detail::copy_json<nlohmann::json>(value),
+                          {.tool = std::move(tool), .args = args.call_args()});
 }
 
 // record_ranking's "direction", by the names Direction's table gives (detail/enum_names.hpp).
