@@ -85,6 +85,20 @@ inline std::size_t status_bytes(const std::string& field) {
   return 0;
 }
 
+// Whether this build's RSS says what the code holds: a sanitizer's allocator keeps freed
+// memory in quarantine (ASan holds 256 MiB of it), so there it does not.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool rss_is_meaningful = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+inline constexpr bool rss_is_meaningful = false;
+#else
+inline constexpr bool rss_is_meaningful = true;
+#endif
+#else
+inline constexpr bool rss_is_meaningful = true;
+#endif
+
 // The peak from now on: the kernel's high-water mark is reset to the current RSS
 // (Linux >= 4.0), so peak_rss() after a call is that call's peak.
 inline void reset_peak_rss() {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -65,24 +66,28 @@ struct Shop {
 
 TEST_CASE("a payload nested a million levels deep is refused on a 256 KiB stack and kept as its size") {
   Shop shop;
-  for (const char* action : {"cart.add", "cart.put", "checkout.place-order"}) {
+  // A million levels once; then the action with a schema and the gated one, each deeper
+  // than any stack (a million takes seconds to build under a sanitizer's allocator).
+  const std::pair<const char*, std::size_t> fires[] = {
+      {"cart.add", million}, {"cart.put", deep}, {"checkout.place-order", deep}};
+  for (const auto& fire : fires) {
+    const char* action = fire.first;  // named: a lambda cannot capture a structured binding in clang 14
+    const std::size_t depth = fire.second;
     INFO(action);
     std::optional<gp::FireResult> r;
-    on_small_stack([&] { r = shop.s.fire(action, {.payload = nested(million)}); });
+    on_small_stack([&] { r = shop.s.fire(action, {.payload = nested(depth)}); });
     REQUIRE(r);
     CHECK_FALSE(r->ok);
     CHECK(r->reason == "PAYLOAD_INVALID");
     REQUIRE(r->issues.size() == 1);
     CHECK_THAT(r->issues[0], Catch::Contains("is nested more than 64 levels deep"));
-    CHECK(r->payload_omitted == 2 * million);  // its compact text: a million [ and a million ]
+    CHECK(r->payload_omitted == 2 * depth);  // its compact text: [ and ] at each level
   }
   CHECK(shop.runs == 0);
   const auto v = shop.s.view();
   REQUIRE(v.gap_rows().size() == 3);
-  for (const auto& g : v.gap_rows()) {
-    CHECK(g.payload.is_null());
-    CHECK(g.payload_omitted == 2 * million);
-  }
+  for (const auto& g : v.gap_rows()) CHECK(g.payload.is_null());
+  CHECK(v.gap_rows()[0].payload_omitted == 2 * million);
 }
 
 TEST_CASE("a payload nested at the depth bound is taken and one level more is refused") {
@@ -270,7 +275,9 @@ TEST_CASE("an ask_id or instance longer than the port's bound names nothing and 
   CHECK(v.transitions()[0].instance.empty());
 }
 
-TEST_CASE("forty refused 7 MiB do_action inputs leave the process under 256 MiB") {
+// [timing]: its memory bound means nothing under a sanitizer's allocator, as a time bound
+// does not; what the session keeps of such inputs is held by the cases above.
+TEST_CASE("forty refused 7 MiB do_action inputs leave the process under 256 MiB", "[timing]") {
   hostile::return_freed_memory();
   Shop shop;
   gp::mcp::Protocol p(shop.s, {.log = [](std::string_view) {}});
@@ -286,9 +293,11 @@ TEST_CASE("forty refused 7 MiB do_action inputs leave the process under 256 MiB"
   hostile::return_freed_memory();
   const std::size_t after = hostile::current_rss();
   INFO("RSS before " << before / MiB << " MiB, after " << after / MiB << " MiB");
-  CHECK(after < 256 * MiB);
-  // What the session keeps: a refusal's payload and an ask, within its 4 MiB budget.
-  CHECK(after - std::min(after, before) < 32 * MiB);
+  if (hostile::rss_is_meaningful) {
+    CHECK(after < 256 * MiB);
+    // What the session keeps: a refusal's payload and an ask, within its 4 MiB budget.
+    CHECK(after - std::min(after, before) < 32 * MiB);
+  }
   CHECK(shop.s.view().gap_rows().size() == 40);
   CHECK(shop.s.asks().empty());  // 7 MiB never fits the 4 MiB budget: nobody was asked
 }

@@ -534,7 +534,7 @@ class HttpServer {
     // A request framed two ways is refused before httplib reads its body either way, and
     // the connection closed after the answer (RFC 9112 6.1): a proxy in front may have
     // read the bytes after it as another request, or as this one's body.
-    http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    http_.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
       const std::string framing = detail::ambiguous_framing(req.headers);
       if (framing.empty()) return httplib::Server::HandlerResponse::Unhandled;
       if (auto* connection = detail::GuardedConnection::current()) connection->close_after();
