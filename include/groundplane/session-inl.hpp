@@ -233,6 +233,13 @@ GROUNDPLANE_INLINE std::optional<Ask> mint_ask(SessionCore& c, std::string_view 
                              (instance.empty() ? "the action acts on one of its instances; name the item"
                                                : "the action declares no instances, so it takes no item"));
   // What supports each argument a passing argument check read: the card shows it.
+  const std::uint64_t bytes = input.is_null() ? 0 : extent.bytes;
+  if (within_budget && c.refused_payload_bytes + bytes > c.max_refused_payload_bytes &&
+      std::none_of(L.asks.begin(), L.asks.end(), [&](const AskStatus& a) {
+        return (a.state == AskState::awaiting || a.state == AskState::approved) && a.action == id &&
+               a.instance == instance;
+      }))
+    return std::nullopt;  // it cannot be minted, and no open ask could be this one: its key is not built
   const CheckList& checks = it->second.spec.argument_checks;
   std::vector<ArgumentSupport> support;
   if (!checks.empty() && c.facts) support = review_arguments(*c.facts, checks, input, true).support;
@@ -243,7 +250,6 @@ GROUNDPLANE_INLINE std::optional<Ask> mint_ask(SessionCore& c, std::string_view 
     if (a.state == AskState::awaiting || (a.state == AskState::approved && !approval_stale(c, a, &it->second.spec)))
       return Ask{a.id, a.action, std::move(support), a.instance};
   }
-  const std::uint64_t bytes = input.is_null() ? 0 : extent.bytes;
   if (within_budget && c.refused_payload_bytes + bytes > c.max_refused_payload_bytes) return std::nullopt;
   const std::size_t k = L.asks.size();
   std::string ask_id = "ask-" + std::to_string(k + 1);

@@ -343,7 +343,9 @@ TEST_CASE("a check call past the per-call limit is a tool error naming the limit
   const ojson over = answer_to(p, check_line(51));
   CHECK(over["isError"] == true);
   const std::string text = over["content"][0]["text"];
-  CHECK_THAT(text, Catch::Contains("holds 51 checks, over the limit of 50 (--max-checks)"));
+  CHECK_THAT(text,
+             Catch::Contains(
+                 "holds 51 checks, over the limit of 50 (groundplane-mcp --max-checks, ServerOptions::max_checks)"));
   CHECK_THAT(text, Catch::Contains("nothing was checked"));
 }
 
@@ -366,35 +368,41 @@ TEST_CASE("a check call's cost is linear in its checks when every check reads a 
 // --- the cost of each input at 1x, 10x and 100x its bound ------------------------------------
 //
 // docs/security.md's table, the app's and the MCP tools' rows: each input at its bound and
-// at ten and a hundred times it, with the stated outcome, a time budget, and the rule
-// that ten times the input costs at most fifteen times the time (taken from 10x to 100x,
-// where the input dominates; a step under 5 ms counts as 5 ms, the noise of a busy
-// machine). Budgets are for the Debug build CI runs; bench/run hostile has full-size runs.
+// at ten and a hundred times it, with the stated outcome, a time and memory budget, and
+// ten times the input costing at most fifteen times the time (from 10x to 100x, where the
+// input dominates). Each figure is the quickest of three runs, and a step under 20 ms
+// counts as 20 ms: a busy machine only ever slows a run, and its noise is milliseconds.
+// Budgets are for the Debug build CI runs; bench/run hostile has full-size attacks.
 
 namespace {
 
 constexpr std::size_t scales[] = {1, 10, 100};  // times the bound
 
 struct Cost {
-  double seconds = 0;
+  double seconds = 1e9;
   std::size_t peak_growth = 0;  // peak RSS over what was resident before
 };
 
-Cost cost_of(const std::function<void()>& f) {
-  hostile::return_freed_memory();
-  const std::size_t before = hostile::current_rss();
-  hostile::reset_peak_rss();
-  Cost c;
-  c.seconds = hostile::seconds_of(f);
-  const std::size_t peak = hostile::peak_rss();
-  c.peak_growth = peak > before ? peak - before : 0;
-  return c;
+// The quickest of three runs of `run`, each after `setup` (not timed).
+Cost quickest(const std::function<void()>& setup, const std::function<void()>& run) {
+  Cost best;
+  for (int trial = 0; trial < 3; ++trial) {
+    setup();
+    hostile::return_freed_memory();
+    const std::size_t before = hostile::current_rss();
+    hostile::reset_peak_rss();
+    const double seconds = hostile::seconds_of(run);
+    const std::size_t peak = hostile::peak_rss();
+    if (seconds < best.seconds) best = {seconds, peak > before ? peak - before : 0};
+  }
+  return best;
 }
 
-void check_linear(const Cost& at10, const Cost& at100) {
-  INFO("10x: " << at10.seconds << " s, " << at10.peak_growth / 1024 << " KiB; 100x: " << at100.seconds << " s, "
-               << at100.peak_growth / 1024 << " KiB");
-  CHECK(at100.seconds <= 15 * std::max(at10.seconds, 0.005));
+void check_linear(const std::vector<Cost>& costs) {
+  REQUIRE(costs.size() == 3);
+  INFO("1x: " << costs[0].seconds << " s; 10x: " << costs[1].seconds << " s, " << costs[1].peak_growth / 1024
+              << " KiB; 100x: " << costs[2].seconds << " s, " << costs[2].peak_growth / 1024 << " KiB");
+  CHECK(costs[2].seconds <= 15 * std::max(costs[1].seconds, 0.020));
 }
 
 }  // namespace
@@ -403,40 +411,43 @@ TEST_CASE("cost: a payload nested 1x, 10x and 100x the depth bound", "[timing]")
   Shop shop(gp::SessionOptions{});
   std::vector<Cost> costs;
   for (const std::size_t scale : scales) {
-    json payload = nested(gp::max_payload_depth * scale);
+    json payload;
     std::optional<gp::FireResult> r;
-    costs.push_back(cost_of([&] { r = shop.s.fire("cart.add", {.payload = std::move(payload)}); }));
+    costs.push_back(quickest([&] { payload = nested(gp::max_payload_depth * scale); },
+                             [&] { r = shop.s.fire("cart.add", {.payload = std::move(payload)}); }));
     INFO(scale << "x");
     CHECK(r->ok == (scale == 1));
     if (scale > 1) CHECK(r->payload_omitted == 2 * gp::max_payload_depth * scale);
     CHECK(costs.back().seconds < 0.5);
     CHECK(costs.back().peak_growth < 16 * MiB);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: refused payloads of 1x, 10x and 100x the session's budget", "[timing]") {
-  constexpr std::size_t budget = 256 * 1024;
+  constexpr std::size_t budget = 1024 * 1024;
   const json payload{{"note", std::string(16 * 1024 - 11, 'n')}};  // 16 KiB of compact JSON
   std::vector<Cost> costs;
   for (const std::size_t scale : scales) {
-    Shop shop({.require_human_approval = true, .max_refused_payload_bytes = budget});
     const std::size_t fires = scale * budget / (16 * 1024);
-    costs.push_back(cost_of([&] {
-      for (std::size_t i = 0; i < fires; ++i) (void)shop.s.fire("checkout.place-order", {.payload = payload});
-    }));
+    std::optional<Shop> shop;
+    costs.push_back(quickest(
+        [&] { shop.emplace(gp::SessionOptions{.require_human_approval = true, .max_refused_payload_bytes = budget}); },
+        [&] {
+          for (std::size_t i = 0; i < fires; ++i) (void)shop->s.fire("checkout.place-order", {.payload = payload});
+        }));
     INFO(scale << "x");
     std::uint64_t kept = 0, omitted = 0;
-    for (const auto& g : shop.s.view().gap_rows()) {
+    for (const auto& g : shop->s.view().gap_rows()) {
       if (!g.payload.is_null()) kept += g.payload.dump().size();
       omitted += g.payload_omitted;
     }
     CHECK(kept <= budget);
     CHECK(kept + omitted == fires * 16 * 1024);
-    CHECK(costs.back().seconds < 2);
-    CHECK(costs.back().peak_growth < 16 * MiB);
+    CHECK(costs.back().seconds < 5);
+    CHECK(costs.back().peak_growth < 32 * MiB);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: a handler's data of 1x, 10x and 100x max_data_bytes", "[timing]") {
@@ -449,14 +460,14 @@ TEST_CASE("cost: a handler's data of 1x, 10x and 100x max_data_bytes", "[timing]
   for (const std::size_t scale : scales) {
     size = limit * scale;
     std::string id;
-    costs.push_back(cost_of([&] { id = s.fire("search").transition_id; }));
+    costs.push_back(quickest([] {}, [&] { id = s.fire("search").transition_id; }));
     INFO(scale << "x");
     const json answer = s.outcome(id);
     if (scale == 1) CHECK(answer["data"].get_ref<const std::string&>().size() == size - 2);
     else CHECK(answer["data_omitted"] == json{{"bytes", size}});
     CHECK(costs.back().seconds < 0.5);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: a do_action ask_id of 1x, 10x and 100x the port's id bound", "[timing]") {
@@ -467,67 +478,78 @@ TEST_CASE("cost: a do_action ask_id of 1x, 10x and 100x the port's id bound", "[
     const json args{{"action", "checkout.place-order"},
                     {"ask_id", std::string(gp::AgentPort::max_id_bytes * scale, 'a')}};
     json answer;
-    costs.push_back(cost_of([&] { answer = port.call("do_action", args).json(); }));
+    costs.push_back(quickest([] {}, [&] { answer = port.call("do_action", args).json(); }));
     INFO(scale << "x");
     CHECK(answer["reason"] == "APPROVAL_REQUIRED");
     CHECK((answer["message"].get<std::string>().find("was longer than") != std::string::npos) == (scale > 1));
     CHECK(shop.s.view().gap_rows().back().ask_id.size() <= gp::AgentPort::max_id_bytes);
     CHECK(costs.back().seconds < 0.5);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: a check call of 1x, 10x and 100x the checks one call may carry", "[timing]") {
-  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  constexpr std::size_t limit = 200;  // the default (1000) at 100x is a 7.6 MB call: seconds to read in Debug
+  gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_checks = limit});
   REQUIRE(p.call_tool("record_ranking", ranking)["isError"] == false);
-  const std::size_t limit = gp::mcp::ServerOptions{}.max_checks;
   std::vector<Cost> costs;
   for (const std::size_t scale : scales) {
     const std::string line = check_line(limit * scale);
     std::optional<std::string> reply;
-    costs.push_back(cost_of([&] { reply = p.handle_line(line); }));
+    costs.push_back(quickest([] {}, [&] { reply = p.handle_line(line); }));
     INFO(scale << "x");
     const ojson r = ojson::parse(*reply)["result"];
     CHECK(r["isError"] == (scale > 1));
     // Answered within the bound; refused past it before any check is built (its reading
     // is what is left).
-    CHECK(costs.back().seconds < (scale == 1 ? 2.0 : scale == 10 ? 0.5 : 5.0));
+    CHECK(costs.back().seconds < (scale == 1 ? 0.5 : scale == 10 ? 0.2 : 2.0));
     CHECK(costs.back().peak_growth < 8 * line.size() + 64 * MiB);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: a message nested 1x, 10x and 100x the transport's depth bound", "[timing]") {
-  gp::mcp::Protocol p({.log = [](std::string_view) {}});
+  gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_facts = 1'000'000});
   const std::size_t limit = gp::mcp::ServerOptions{}.max_depth;
   std::vector<Cost> costs;
+  int n = 0;
   for (const std::size_t scale : scales) {
-    // record_fact's value sits 4 levels into the message
-    const std::string line =
-        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f)" +
-        std::to_string(scale) + R"(","tool":"t","value":)" + hostile::nested_text(limit * scale - 4) + "}}}";
+    std::string line;
     std::optional<std::string> reply;
-    costs.push_back(cost_of([&] { on_small_stack([&] { reply = p.handle_line(line); }); }));
+    costs.push_back(quickest(
+        [&] {  // record_fact's value sits 4 levels into the message; each call records a new name
+          line =
+              R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f)" +
+              std::to_string(++n) + R"(","tool":"t","value":)" + hostile::nested_text(limit * scale - 4) + "}}}";
+        },
+        [&] { on_small_stack([&] { reply = p.handle_line(line); }); }));
     INFO(scale << "x");
     const ojson r = ojson::parse(*reply);
     if (scale == 1) CHECK(r["result"]["isError"] == false);
     else CHECK(r["error"]["code"] == -32600);
     CHECK(costs.back().seconds < 0.5);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: a stdio line of 1x, 10x and 100x the line limit", "[timing]") {
   constexpr std::size_t limit = 64 * 1024;
+  const std::string head =
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","tool":"t","value":")";
   std::vector<Cost> costs;
   for (const std::size_t scale : scales) {
-    gp::mcp::Server server({.max_line_bytes = limit, .log = [](std::string_view) {}});
-    const std::string head =
-        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"record_fact","arguments":{"name":"f","tool":"t","value":")";
-    std::istringstream in(head + std::string(limit * scale - head.size() - 5, 'v') + "\"}}}\n" +
-                          R"({"jsonrpc":"2.0","id":3,"method":"ping"})" + "\n");
+    std::optional<gp::mcp::Server> server;
+    std::istringstream in;
     std::ostringstream out;
-    costs.push_back(cost_of([&] { server.serve(in, out); }));
+    costs.push_back(quickest(
+        [&] {
+          server.emplace(gp::mcp::ServerOptions{.max_line_bytes = limit, .log = [](std::string_view) {}});
+          in.str(head + std::string(limit * scale - head.size() - 5, 'v') + "\"}}}\n" +
+                 R"({"jsonrpc":"2.0","id":3,"method":"ping"})" + "\n");
+          in.clear();
+          out.str("");
+        },
+        [&] { server->serve(in, out); }));
     INFO(scale << "x");
     std::istringstream replies(out.str());
     std::string first, second;
@@ -539,34 +561,44 @@ TEST_CASE("cost: a stdio line of 1x, 10x and 100x the line limit", "[timing]") {
     CHECK(costs.back().seconds < 1);
     CHECK(costs.back().peak_growth < 16 * MiB);  // a line past the limit is skipped, never held
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }
 
 TEST_CASE("cost: record calls of 1x, 10x and 100x a session's fact bytes", "[timing]") {
-  constexpr std::size_t limit = 64 * 1024;
+  constexpr std::size_t limit = 16 * 1024;
+  // One call's text, its fact's name numbered in place: the same bytes each call, so the
+  // 100x run is not slowed by reading more memory than the 10x run.
+  std::string line =
+      ojson{{"jsonrpc", "2.0"},
+            {"id", 2},
+            {"method", "tools/call"},
+            {"params",
+             {{"name", "record_fact"},
+              {"arguments", {{"name", "f000000"}, {"tool", "t"}, {"value", std::string(limit / 4 - 200, 'v')}}}}}}
+          .dump();
+  const std::size_t number_at = line.find("f000000") + 1;
   std::vector<Cost> costs;
   for (const std::size_t scale : scales) {
-    gp::mcp::Protocol p({.log = [](std::string_view) {}, .max_fact_bytes = limit});
-    const std::size_t calls = scale * 16;  // each about a sixteenth of the limit
+    const std::size_t calls = scale * 4;  // each about a quarter of the limit
+    std::optional<gp::mcp::Protocol> p;
     std::size_t refused = 0;
-    costs.push_back(cost_of([&] {
-      for (std::size_t i = 0; i < calls; ++i) {
-        const ojson args{
-            {"name", "f" + std::to_string(i)}, {"tool", "t"}, {"value", std::string(limit / 16 - 200, 'v')}};
-        const std::string line = ojson{{"jsonrpc", "2.0"},
-                                       {"id", 2},
-                                       {"method", "tools/call"},
-                                       {"params", {{"name", "record_fact"}, {"arguments", args}}}}
-                                     .dump();
-        const auto reply = p.handle_line(line);
-        refused += reply->find("(--max-fact-bytes)") != std::string::npos;
-      }
-    }));
+    costs.push_back(quickest(
+        [&] {
+          p.emplace(gp::mcp::ServerOptions{.log = [](std::string_view) {}, .max_fact_bytes = limit});
+          refused = 0;
+        },
+        [&] {
+          for (std::size_t i = 0; i < calls; ++i) {
+            const std::string n = std::to_string(1'000'000 + i);  // six digits, zero-padded
+            line.replace(number_at, 6, n, 1, 6);
+            refused += p->handle_line(line)->find("(--max-fact-bytes)") != std::string::npos;
+          }
+        }));
     INFO(scale << "x");
-    CHECK(p.registry().size() + refused == calls);
-    CHECK(p.registry().size() <= 16);
+    CHECK(p->registry().size() + refused == calls);
+    CHECK(p->registry().size() <= 4);
     CHECK(costs.back().seconds < 5);
     CHECK(costs.back().peak_growth < 32 * MiB);
   }
-  check_linear(costs[1], costs[2]);
+  check_linear(costs);
 }

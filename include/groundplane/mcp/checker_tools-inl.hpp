@@ -268,7 +268,8 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
   if (const auto* specs = args.find("checks"); specs && specs->is_array() && specs->size() > limits.max_checks)
     Arguments::fail("check: \"checks\" holds " + std::to_string(specs->size()) + " checks, over the limit of " +
                     std::to_string(limits.max_checks) +
-                    " (--max-checks); nothing was checked. Check the answer in calls of at most " +
+                    " (groundplane-mcp --max-checks, ServerOptions::max_checks); nothing was checked. Check the "
+                    "answer in calls of at most " +
                     std::to_string(limits.max_checks) + " checks.");
   std::optional<FactRegistry> inline_registry;
   std::vector<std::string> facts = check_facts(args, inline_registry);
