@@ -1,5 +1,5 @@
-// bench/run hostile: groundplane-mcp --http under every attack of tests/hostile at full
-// size and all at once, and what a normal client meets meanwhile.
+// bench/run hostile: groundplane-mcp --http --session under every attack of tests/hostile
+// at full size and all at once, and what a normal client meets meanwhile.
 //
 //   groundplane_bench_hostile SERVER [--baseline OLD_SERVER] [--seconds S] [--slow N]
 //                             [--load-calls N]
@@ -11,11 +11,22 @@
 //              request, again and again as the server cuts them off
 //   127.0.0.4  a fact flood: 4 connections calling record_fact with 8 MiB values,
 //              opening a new MCP session whenever one is refused
+//   127.0.0.5  a check flood: 4 connections calling check with as many checks as a call
+//              may carry (1000), each over a field of its own, and with 20 times that
+//   127.0.0.6  a prose flood: 4 connections calling check with a 7.4 MB prose field of
+//              numbers written outside any slot
+//   127.0.0.7  a do_action flood: 4 connections, each its own MCP session, firing the
+//              demo app's checkout.place-order with 7 MiB inputs it refuses
+//   127.0.0.8  smuggling: requests framed by both Content-Length and Transfer-Encoding,
+//              a second request hidden after the body, on a kept-alive connection
 // and the normal client, from 127.0.0.1, calls `check` in its own session one call after
 // another: its latency alone first, then under attack for S seconds (20 by default). The
-// server's peak RSS (VmHWM) is read before it is stopped. Then the 8-thread load figure:
-// 8 clients, each its own session and kept-alive connection, N check calls each (20000),
-// against a fresh SERVER and, with --baseline, a fresh OLD_SERVER in the same run.
+// server's peak RSS (VmHWM) is read before it is stopped. Before the attack, on servers of
+// their own: one call of 20,000 checks (refused at the cap; and answered by a server
+// started with --max-checks 20000), and 40 refused 7 MiB do_action inputs in one session
+// (the server's RSS after). Then the 8-thread load figure: 8 clients, each its own session
+// and kept-alive connection, N check calls each (20000), against a fresh SERVER and, with
+// --baseline, a fresh OLD_SERVER in the same run.
 // Prints one table; exits 1 when a harness step fails (not when a goal is missed).
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -54,10 +65,11 @@ using ojson = nlohmann::ordered_json;
 
 // --- the server ---------------------------------------------------------------------------
 
-// groundplane-mcp --http on a free loopback port, stopped (SIGTERM) when this ends.
+// groundplane-mcp --http on a free loopback port (and `extra` arguments), stopped
+// (SIGTERM) when this ends.
 class ServerProcess {
  public:
-  explicit ServerProcess(const std::string& binary) {
+  explicit ServerProcess(const std::string& binary, const std::vector<std::string>& extra = {}) {
     int err[2];
     if (::pipe(err) != 0) throw std::runtime_error("pipe failed");
     posix_spawn_file_actions_t actions;
@@ -65,6 +77,7 @@ class ServerProcess {
     posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
     posix_spawn_file_actions_addclose(&actions, err[0]);
     std::vector<std::string> args{binary, "--http", "127.0.0.1:0"};
+    args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -141,10 +154,14 @@ class McpClient {
   }
   // A tools/call: 0 when no answer came, else the HTTP status; `error` set from the result.
   int call(const std::string& tool, const ojson& arguments, bool& error) {
-    const auto r = http_.Post("/mcp", headers_, rpc(++id_, "tools/call", {{"name", tool}, {"arguments", arguments}}),
-                              "application/json");
+    return post(rpc(++id_, "tools/call", {{"name", tool}, {"arguments", arguments}}), error);
+  }
+  // The same for a message already written (a large one is built once, sent many times).
+  int post(const std::string& message, bool& error, std::string* body = nullptr) {
+    const auto r = http_.Post("/mcp", headers_, message, "application/json");
     if (!r) return 0;
     error = r->status != 200 || r->body.find("\"isError\":true") != std::string::npos;
+    if (body != nullptr) *body = r->body;
     return r->status;
   }
 
@@ -210,6 +227,10 @@ struct AttackCounts {
   std::atomic<std::uint64_t> slow_opened{0}, slow_closed_by_server{0};
   std::atomic<std::uint64_t> flood_bytes{0}, flood_requests{0};
   std::atomic<std::uint64_t> facts_sent{0}, facts_refused{0}, fact_sessions{0};
+  std::atomic<std::uint64_t> checks_answered{0}, checks_refused{0}, checks_failed{0};
+  std::atomic<std::uint64_t> prose_answered{0}, prose_failed{0};
+  std::atomic<std::uint64_t> actions_refused{0}, actions_failed{0};
+  std::atomic<std::uint64_t> smuggled_sent{0}, smuggled_400{0}, smuggled_served{0};
 };
 
 // N connections from 127.0.0.2, each sending a byte a second and opened again a second
@@ -305,6 +326,180 @@ void fact_flood(int port, std::size_t value_bytes, const std::atomic<bool>& stop
   }
 }
 
+// A tools/call message written once: the floods send the same bytes again and again.
+std::string tool_call(const std::string& tool, const ojson& arguments) {
+  return rpc(7, "tools/call", {{"name", tool}, {"arguments", arguments}});
+}
+
+// `n` superlative checks over the ranking, each reading a field of its own, and an
+// output that gets every one of them wrong: the most work one check call can ask for.
+std::string check_flood_call(std::size_t n) {
+  std::string checks, output;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string field = "\"w" + std::to_string(i) + "\"";
+    checks += (i ? "," : "") + std::string(R"({"check":"superlative","fact":"campaign_ctr","field":)") + field + "}";
+    output += (i ? "," : "") + field + R"(:"north")";
+  }
+  return R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"check","arguments":{"facts":["campaign_ctr"],"checks":[)" +
+         checks + R"(],"output":{)" + output + "}}}}";
+}
+
+// A session of its own from `from`, with the ranking recorded; null when refused.
+std::unique_ptr<McpClient> ranked_session(int port, const std::string& from) {
+  auto c = std::make_unique<McpClient>(port, from);
+  bool error = false;
+  if (!c->open() || c->call("record_ranking", ranking, error) != 200 || error) return nullptr;
+  return c;
+}
+
+// A check flood from 127.0.0.5: check calls at the cap (answered, each as costly as a
+// call may be) and at twenty times it (refused unbuilt), one after another.
+void check_flood(int port, const std::atomic<bool>& stop, AttackCounts& counts) {
+  const std::string at_cap = check_flood_call(1000), over = check_flood_call(20000);
+  std::unique_ptr<McpClient> c;
+  for (std::uint64_t n = 0; !stop; ++n) {
+    if (!c && !(c = ranked_session(port, "127.0.0.5"))) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    bool error = false;
+    const bool refusing = n % 2 == 1;
+    const int status = c->post(refusing ? over : at_cap, error);
+    if (status != 200) {
+      ++counts.checks_failed;
+      c.reset();
+    } else if (error != refusing) {
+      ++counts.checks_failed;  // an answer where a refusal was due, or the reverse
+    } else {
+      ++(refusing ? counts.checks_refused : counts.checks_answered);
+    }
+  }
+}
+
+// A prose flood from 127.0.0.6: check calls whose prose field is 7.4 MB of numbers
+// written outside any slot, each a finding.
+void prose_flood(int port, const std::atomic<bool>& stop, AttackCounts& counts) {
+  std::string prose;
+  for (int i = 0; prose.size() < 7'400'000; ++i) prose += std::to_string(i) + " ";
+  const std::string call = tool_call("check", {{"facts", {"campaign_ctr"}},
+                                               {"checks", {{{"check", "superlative"}, {"fact", "campaign_ctr"}}}},
+                                               {"output", {{"winner", "harbour"}, {"summary", prose}}},
+                                               {"prose_field", "summary"}});
+  std::unique_ptr<McpClient> c;
+  while (!stop) {
+    if (!c && !(c = ranked_session(port, "127.0.0.6"))) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    bool error = false;
+    std::string body;
+    if (c->post(call, error, &body) != 200 || error) {
+      ++counts.prose_failed;
+      c.reset();
+    } else {
+      ++counts.prose_answered;  // ok: false, the numbers outside slots its findings
+    }
+  }
+}
+
+// A do_action flood from 127.0.0.7: the demo app's high-effect action fired with a 7 MiB
+// input, refused APPROVAL_REQUIRED every time; each call's input differs, so no ask is
+// found twice.
+void action_flood(int port, const std::atomic<bool>& stop, AttackCounts& counts) {
+  const std::string head =
+      R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"do_action","arguments":{"action":"checkout.place-order","input":{"note":")";
+  std::string call = head + std::string(std::size_t{7} * 1024 * 1024, 'x') + "\"}}}}";
+  McpClient c(port, "127.0.0.7");
+  bool open = false;
+  for (std::uint64_t n = 0; !stop; ++n) {
+    if (!open && !(open = c.open())) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    const std::string mark = std::to_string(n);
+    call.replace(head.size(), mark.size(), mark);
+    bool error = false;
+    std::string body;
+    if (c.post(call, error, &body) != 200 || error || body.find("APPROVAL_REQUIRED") == std::string::npos) {
+      ++counts.actions_failed;
+      open = false;
+    } else {
+      ++counts.actions_refused;
+    }
+  }
+}
+
+// Smuggling from 127.0.0.8: a request framed by both Content-Length and
+// Transfer-Encoding, its chunked body ending early and a second request after it, on a
+// connection the client would keep alive. Served means the server answered more than
+// the one request the framing allows.
+void smuggler(int port, const std::atomic<bool>& stop, AttackCounts& counts) {
+  const std::string hidden =
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+      std::to_string(rpc(1, "ping", ojson::object()).size()) + "\r\n\r\n" + rpc(1, "ping", ojson::object());
+  const std::string body = "0\r\n\r\n" + hidden;
+  const std::string request =
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\nTransfer-Encoding: chunked\r\n\r\n" + body;
+  while (!stop) {
+    const int fd = connect_from("127.0.0.8", port, false);
+    if (fd < 0) continue;
+    timeval tv{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ++counts.smuggled_sent;
+    std::string answer;
+    if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) > 0) {
+      char buf[4096];
+      for (;;) {
+        const auto n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        answer.append(buf, static_cast<std::size_t>(n));
+      }
+    }
+    ::close(fd);
+    std::size_t responses = 0;
+    for (auto at = answer.find("HTTP/1.1 "); at != std::string::npos; at = answer.find("HTTP/1.1 ", at + 1))
+      ++responses;
+    if (answer.rfind("HTTP/1.1 400", 0) == 0 && responses == 1) ++counts.smuggled_400;
+    else ++counts.smuggled_served;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// One call of `checks` checks on a fresh server started with `extra`: seconds, and
+// whether it was answered (not refused).
+std::pair<double, bool> one_check_call(const std::string& binary, const std::vector<std::string>& extra,
+                                       std::size_t checks) {
+  const ServerProcess server(binary, extra);
+  auto c = ranked_session(server.port(), "127.0.0.1");
+  if (!c) throw std::runtime_error("the check-call client could not start its session");
+  const std::string call = check_flood_call(checks);
+  bool error = false;
+  const auto t0 = clock_type::now();
+  if (c->post(call, error) != 200) throw std::runtime_error("the check call got no answer");
+  return {std::chrono::duration<double>(clock_type::now() - t0).count(), !error};
+}
+
+// 40 refused 7 MiB do_action inputs in one session of a fresh --session server: its RSS
+// after them (MiB), and how many were refused as they should be.
+std::pair<double, int> forty_refused_inputs(const std::string& binary) {
+  const ServerProcess server(binary, {"--session"});
+  McpClient c(server.port(), "127.0.0.1");
+  if (!c.open()) throw std::runtime_error("the do_action client could not start its session");
+  const std::string head =
+      R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"do_action","arguments":{"action":"checkout.place-order","input":{"note":")";
+  std::string call = head + std::string(std::size_t{7} * 1024 * 1024, 'x') + "\"}}}}";
+  int refused = 0;
+  for (int i = 0; i < 40; ++i) {
+    const std::string mark = std::to_string(i);
+    call.replace(head.size(), mark.size(), mark);
+    bool error = false;
+    std::string body;
+    if (c.post(call, error, &body) == 200 && !error && body.find("APPROVAL_REQUIRED") != std::string::npos) ++refused;
+  }
+  return {server.status_mib("VmRSS"), refused};
+}
+
 // --- the 8-thread load figure ----------------------------------------------------------------
 
 struct Load {
@@ -371,11 +566,16 @@ int main(int argc, char** argv) try {
     else throw std::invalid_argument("unknown argument " + args[i]);
   }
 
+  // One call of 20,000 checks: refused at the default cap, answered with the cap raised.
+  const auto [refused_seconds, refused_answered] = one_check_call(server_binary, {}, 20000);
+  const auto [answered_seconds, answered] = one_check_call(server_binary, {"--max-checks", "20000"}, 20000);
+  const auto [forty_rss, forty_refused] = forty_refused_inputs(server_binary);
+
   AttackCounts counts;
   Latencies alone, attacked;
   double rss_peak = 0, rss_end = 0;
   {
-    const ServerProcess server(server_binary);
+    const ServerProcess server(server_binary, {"--session"});
     McpClient normal(server.port(), "127.0.0.1");
     bool error = false;
     if (!normal.open() || normal.call("record_ranking", ranking, error) != 200 || error)
@@ -389,6 +589,12 @@ int main(int argc, char** argv) try {
       attackers.emplace_back([&] { header_flood(server.port(), std::size_t{100} * 1024 * 1024, stop, counts); });
     for (int i = 0; i < 4; ++i)
       attackers.emplace_back([&] { fact_flood(server.port(), std::size_t{8} * 1024 * 1024 - 4096, stop, counts); });
+    for (int i = 0; i < 4; ++i) {
+      attackers.emplace_back([&] { check_flood(server.port(), stop, counts); });
+      attackers.emplace_back([&] { prose_flood(server.port(), stop, counts); });
+      attackers.emplace_back([&] { action_flood(server.port(), stop, counts); });
+    }
+    attackers.emplace_back([&] { smuggler(server.port(), stop, counts); });
     std::this_thread::sleep_for(std::chrono::seconds(3));  // every attack under way
     attacked = normal_client(normal, seconds);
     rss_end = server.status_mib("VmRSS");
@@ -425,6 +631,31 @@ int main(int argc, char** argv) try {
               static_cast<unsigned long long>(counts.facts_refused.load()), "");
   std::printf("%-62s %16llu %14s\n", "  MCP sessions it opened",
               static_cast<unsigned long long>(counts.fact_sessions.load()), "");
+  std::printf("%-62s %10llu / %llu %14s\n", "check flood: calls of 1000 checks answered / of 20000 refused",
+              static_cast<unsigned long long>(counts.checks_answered.load()),
+              static_cast<unsigned long long>(counts.checks_refused.load()), "");
+  std::printf("%-62s %16llu %14s\n", "  calls answered otherwise than due",
+              static_cast<unsigned long long>(counts.checks_failed.load()), "0");
+  std::printf("%-62s %10llu / %llu %14s\n", "prose flood: 7.4 MB prose checks answered / failed",
+              static_cast<unsigned long long>(counts.prose_answered.load()),
+              static_cast<unsigned long long>(counts.prose_failed.load()), "");
+  std::printf("%-62s %10llu / %llu %14s\n", "do_action flood: 7 MiB inputs refused / answered otherwise",
+              static_cast<unsigned long long>(counts.actions_refused.load()),
+              static_cast<unsigned long long>(counts.actions_failed.load()), "");
+  std::printf("%-62s %10llu / %llu %14s\n", "smuggling (Content-Length + chunked): 400 and closed / served",
+              static_cast<unsigned long long>(counts.smuggled_400.load()),
+              static_cast<unsigned long long>(counts.smuggled_served.load()), "0 served");
+  std::printf(
+      "%-62s %13.3f s %14s\n",
+      (std::string("one call of 20000 checks, default cap: ") + (refused_answered ? "answered" : "refused")).c_str(),
+      refused_seconds, "< 0.5 s");
+  std::printf("%-62s %13.3f s %14s\n",
+              (std::string("  with --max-checks 20000: ") + (answered ? "answered" : "refused")).c_str(),
+              answered_seconds, "< 2 s");
+  std::printf(
+      "%-62s %12.1f MiB %14s\n",
+      ("40 refused 7 MiB do_action inputs (" + std::to_string(forty_refused) + " refused): server RSS after").c_str(),
+      forty_rss, "< 256 MiB");
   std::printf("%-62s %12.0f/s %14s\n",
               ("8 clients, " + std::to_string(load_calls) + " check calls each: calls/s").c_str(), now.calls_per_s,
               ">= 25000");

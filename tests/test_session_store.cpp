@@ -330,6 +330,38 @@ TEST_CASE("Data, rejections and refused inputs come back from a restore, and so 
   CHECK(gp::verify_sqlite_ledger(f.path()).ok);
 }
 
+TEST_CASE("A refused payload past the budget or the depth bound is stored as its size and restored so",
+          "[session][store]") {
+  TempLedger f;
+  json deep = json::array();
+  json* at = &deep;
+  for (int i = 1; i < 100000; ++i) {  // far past any stack a recursive copy or dump could use
+    at->push_back(json::array());
+    at = &at->back();
+  }
+  const json big = {{"note", std::string(900, 'n')}};  // 911 bytes of compact JSON
+  {
+    gp::Session s({.require_human_approval = true, .store = store_on(f), .max_refused_payload_bytes = 1000});
+    declare_shop(s);
+    CHECK(s.fire("checkout.place-order", {.payload = big}).payload_omitted == 0);  // kept: 911 of 1000
+    CHECK(s.fire("checkout.place-order", {.payload = big}).payload_omitted == 911);
+    const auto d = s.fire("cart.add", {.payload = std::move(deep)});
+    CHECK(d.reason == "PAYLOAD_INVALID");
+    CHECK(d.payload_omitted == 200000);
+  }
+  gp::Session r({.require_human_approval = true, .store = store_on(f)});
+  declare_shop(r);
+  const auto v = r.view();
+  REQUIRE(v.gap_rows().size() == 3);
+  CHECK(v.gap_rows()[0].payload == big);
+  CHECK(v.gap_rows()[0].payload_omitted == 0);
+  CHECK(v.gap_rows()[1].payload.is_null());
+  CHECK(v.gap_rows()[1].payload_omitted == 911);
+  CHECK(v.gap_rows()[2].payload.is_null());
+  CHECK(v.gap_rows()[2].payload_omitted == 200000);
+  CHECK(gp::verify_sqlite_ledger(f.path()).ok);
+}
+
 TEST_CASE("A transition let go of under max_rows_in_memory is answered from the store, data and all",
           "[session][store]") {
   TempLedger f;

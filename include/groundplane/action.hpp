@@ -4,6 +4,8 @@
 // gp::Session::fire fires it (session.hpp).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -97,6 +99,12 @@ struct ActionSpec {
   std::optional<HumanDecides> human_decides = std::nullopt;
 };
 
+// A payload (or a handler's data) nested deeper than this many arrays and objects is
+// never copied, compared or stored: a fire carrying one is refused PAYLOAD_INVALID, one
+// issue naming where (the JSON Schema validator's own bound and words), and is kept as
+// its size (FireResult::payload_omitted). A million levels cost one linear walk.
+inline constexpr std::size_t max_payload_depth = 64;
+
 struct FireOptions {
   Principal source = Principal::agent;
   nlohmann::json payload = nullptr;
@@ -131,6 +139,10 @@ struct FireResult {
   // INSTANCE_UNKNOWN: "unsupported" when the action's selector threw (it could not list its
   // items, so whether this one exists is not known), else "never-existed".
   std::string verdict = "";
+  // A refused fire whose payload the session did not keep, its size instead (its compact
+  // JSON text, in bytes): nested past max_payload_depth, or past what
+  // SessionOptions::max_refused_payload_bytes leaves. 0: kept (or refused for none).
+  std::uint64_t payload_omitted = 0;
 };
 
 }  // namespace groundplane

@@ -85,28 +85,39 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
     notes += ". An approval is only an ask_id a person answered in the app; no argument stands in for one.";
   std::string ask_id_arg;
   if (const auto ask = args.find("ask_id"); ask != args.end() && !ask->is_null()) {
-    if (ask->is_string()) {
+    if (ask->is_string() && ask->get_ref<const std::string&>().size() <= max_id_bytes) {
       ask_id_arg = ask->get<std::string>();
     } else {
-      ask_id_arg = ask->dump();  // names no ask: minted ids are strings "ask-N"
-      notes += " \"ask_id\" was not a string, so it named no approval.";
+      // Names no ask (minted ids are short strings "ask-N"); the row keeps what it was.
+      const bool text = ask->is_string();
+      ask_id_arg = text ? "(an ask_id of " + std::to_string(ask->get_ref<const std::string&>().size()) + " bytes)"
+                        : "(an ask_id that was not a string: " + std::string(ask->type_name()) + ")";
+      notes += text ? " \"ask_id\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no approval."
+                    : std::string(" \"ask_id\" was not a string, so it named no approval.");
     }
   }
   // An item is a string. Anything else names no item (57 spelled would be the item "57",
   // an order the model did not name as one): the attempt still lands, naming none.
   std::string instance;
   if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
-    if (item->is_string()) instance = item->get<std::string>();
-    else notes += " \"instance\" was not a string, so it named no item.";
+    if (!item->is_string()) notes += " \"instance\" was not a string, so it named no item.";
+    else if (item->get_ref<const std::string&>().size() > max_id_bytes)
+      notes += " \"instance\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no item.";
+    else instance = item->get<std::string>();
   }
-  const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
+  // Copied without recursion: the input may be nested far past what the session takes
+  // (it refuses that, and keeps only its size). Copied again only for a person's card.
+  const auto in = args.find("input");
+  const auto input = [&] { return in == args.end() ? nlohmann::json() : detail::copy_json<nlohmann::json>(*in); };
 
   const FireResult r = session_->fire(
-      id, {.source = Principal::agent, .payload = input, .ask_id = std::move(ask_id_arg), .instance = instance});
+      id, {.source = Principal::agent, .payload = input(), .ask_id = std::move(ask_id_arg), .instance = instance});
+  const bool needs_a_person =
+      r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale);
   std::string ask_id;
-  if (r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale)) {
+  if (needs_a_person) {  // an open ask for this input is found whatever the budget has left
     try {
-      ask_id = session_->confirm_ask(id, input, instance).id;
+      if (auto ask = detail::confirm_ask_within_budget(*session_, id, input(), instance)) ask_id = std::move(ask->id);
     } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
     }
   }
@@ -115,11 +126,17 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   out["ok"] = r.ok;
   if (!r.ok) out["reason"] = r.reason;
   std::string message = r.ok ? std::string() : std::string(refusal_message(r.reason));
+  if (needs_a_person && ask_id.empty())  // the message above says a person was asked
+    message =
+        "A person must approve this first; nothing ran. Nobody was asked: the app keeps only so much of what "
+        "refused fires and asks carry in one session, and this input does not fit (payload_omitted says its size "
+        "when even the refusal could not keep it). Call do_action again with a smaller input to have a person asked.";
   if (!notes.empty()) message += message.empty() ? notes.substr(1) : notes;
   if (!message.empty()) out["message"] = std::move(message);
   if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
   if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
   if (!ask_id.empty()) out["ask_id"] = ask_id;
+  if (r.payload_omitted != 0) out["payload_omitted"] = {{"bytes", r.payload_omitted}};
   if (r.ok) {  // data when the fire settled within the call; else where to ask
     const nlohmann::json settled = session_->outcome(r.transition_id);
     if (settled.value("settled", false)) {

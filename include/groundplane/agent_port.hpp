@@ -52,6 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/errors.hpp"
@@ -90,6 +91,11 @@ class AgentPort {
     nlohmann::json object_;
   };
 
+  // A do_action ask_id or instance longer than this names no ask or item (the attempt
+  // lands, naming none, and the message says so): minted ask ids are "ask-N", and a gap
+  // row keeps what it was given, so megabytes of an id sent to be refused are not kept.
+  static constexpr std::size_t max_id_bytes = 1024;
+
   explicit AgentPort(Session& session, AgentPortOptions options = {}) : session_(&session), options_(options) {}
 
   // The three tool definitions ({name, description, inputSchema}, as MCP's tools/list
@@ -110,11 +116,16 @@ class AgentPort {
   Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
   // {action, input?, ask_id?} -> {facts, ask_id?, data?, data_omitted?, expects?,
-  // issues?, message?, ok, prior_transition_id?, reason?, settle_with?, transition_id?},
-  // written in that order. expects and issues come with PAYLOAD_INVALID; data (or
-  // data_omitted: {bytes}) when the fire settled within the call and its handler handed
-  // data back; settle_with ({tool: "did_it_work", transition_id}) when it has not settled. A null input or ask_id is
-  // read as absent (many tool-calling models send null for an optional argument they do not use).
+  // issues?, message?, ok, payload_omitted?, prior_transition_id?, reason?, settle_with?,
+  // transition_id?}, written in that order. expects and issues come with PAYLOAD_INVALID;
+  // data (or data_omitted: {bytes}) when the fire settled within the call and its handler
+  // handed data back; settle_with ({tool: "did_it_work", transition_id}) when it has not
+  // settled; payload_omitted ({bytes}) when a refusal kept the input as its size only
+  // (nested past max_payload_depth, or past SessionOptions::max_refused_payload_bytes);
+  // ask_id only when a person was asked (an input the budget cannot keep is put before
+  // nobody, and the message says so). A null input or ask_id is read as absent (many
+  // tool-calling models send null for an optional argument they do not use). The input
+  // is copied without recursion, whatever its depth.
   Result do_action(const nlohmann::json& args);
 
   // {transition_id} -> {facts} and Session::outcome's answer for that id (a transition

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/check.hpp"
+#include "groundplane/detail/unique_strings.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/registry.hpp"
@@ -145,8 +146,8 @@ class CheckList {
   std::vector<std::string> leans_on() const {
     std::vector<std::string> out;
     for (const auto& c : checks_)
-      for (auto& name : c.leans_on())
-        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+      for (auto& name : c.leans_on()) out.push_back(std::move(name));
+    detail::keep_first_of_each(out);  // once, not a search per name: a list may hold thousands
     return out;
   }
 
@@ -170,9 +171,9 @@ class CheckList {
     for (const auto& c : checks_) {
       auto fields = c.reads();
       if (!fields) return std::nullopt;
-      for (auto& f : *fields)
-        if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
+      for (auto& f : *fields) out.push_back(std::move(f));
     }
+    detail::keep_first_of_each(out);
     return out;
   }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/unique_strings.hpp"
 #include "groundplane/detail/wording.hpp"
 
 namespace groundplane::detail {
@@ -77,8 +78,9 @@ GROUNDPLANE_INLINE void require_recorded(const FactRegistry& registry, const std
 }
 
 GROUNDPLANE_INLINE void require_named(const std::vector<std::string>& facts, const std::vector<std::string>& leans_on) {
+  const StringMembership named(facts);
   for (const auto& name : leans_on)
-    if (std::find(facts.begin(), facts.end(), name) == facts.end())
+    if (!named.contains(name))
       throw ConfigurationError("a check leans on fact " + quote(name) +
                                ", which this boundary does not name; add it to the boundary's facts");
 }

@@ -27,6 +27,7 @@
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/prose.hpp"
 #include "groundplane/detail/stated.hpp"
+#include "groundplane/detail/unique_strings.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/json_text.hpp"
@@ -123,6 +124,7 @@ class Boundary {
     detail::validate_prose_options(options_);
     if (!options_.prose_field.empty()) {
       std::apply([&](const auto&... c) { (add_reads(c, prose_read_), ...); }, checks_);
+      detail::keep_first_of_each(prose_read_);
       prose_names_ = detail::ProseNames(registry_, facts_);
     }
   }
@@ -325,27 +327,26 @@ class Boundary {
     run.record("prose(field=" + detail::quote(options_.prose_field) + ")", before, {});
   }
 
-  // The fields a check states it reads (a CheckList's, check by check), for prose slots.
+  // The fields a check states it reads (a CheckList's, check by check), for prose slots;
+  // appended (the constructor makes them unique once).
   template <class C>
   static void add_reads(const C& check, std::vector<std::string>& fields) {
     if constexpr (std::is_same_v<C, CheckList>) {
       for (const auto& c : check) add_reads(c, fields);
     } else if (auto read = detail::reads_of(check)) {
-      for (auto& f : *read)
-        if (std::find(fields.begin(), fields.end(), f) == fields.end()) fields.push_back(std::move(f));
+      for (auto& f : *read) fields.push_back(std::move(f));
     }
   }
 
   // The top-level fields a check reads (as it states them, else as it describes them in
   // the schema): a failed check's fields are re-asked together (a wrong winner takes its
-  // score with it).
+  // score with it). Appended: the run's verdict makes them unique once.
   template <class C>
   void note_reads(const C& check, std::vector<std::string>& fields) const {
     if (auto read = detail::reads_of(check)) {
       for (const auto& f : *read) {
         std::string top = detail::VerdictParts::top_level(f);
-        if (!top.empty() && std::find(fields.begin(), fields.end(), top) == fields.end())
-          fields.push_back(std::move(top));
+        if (!top.empty()) fields.push_back(std::move(top));
       }
       return;
     }
@@ -354,8 +355,7 @@ class Boundary {
       check.describe(registry_, builder);
       const nlohmann::json described = builder.schema();
       if (const auto p = described.find("properties"); p != described.end() && p->is_object())
-        for (auto it = p->begin(); it != p->end(); ++it)
-          if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) fields.push_back(it.key());
+        for (auto it = p->begin(); it != p->end(); ++it) fields.push_back(it.key());
     }
   }
 

@@ -156,6 +156,9 @@ struct GapRow {
   std::string prior_transition_id = "";         // PRIOR_FIRE_PENDING / DUPLICATE_EXECUTION: the earlier fire
   std::vector<std::string> failed_checks = {};  // UNSUPPORTED_ARGUMENT: the argument checks that failed, by name
   std::string instance = "";                    // the item named, as the caller passed it; never rendered
+  // The payload's size (compact JSON, in bytes) when it was not kept: nested past
+  // max_payload_depth, or past SessionOptions::max_refused_payload_bytes. 0: kept.
+  std::uint64_t payload_omitted = 0;
 };
 
 enum class AskState {
@@ -248,9 +251,10 @@ struct RowExtras {
   nlohmann::json data = nullptr;                // a transition's: what its handler handed back (HandlerResult::data)
   std::uint64_t data_omitted = 0;               // a transition's: the size of data over max_data_bytes, not kept
   std::vector<std::string> failed_checks = {};  // a gap row's: UNSUPPORTED_ARGUMENT's failing checks
+  std::uint64_t payload_omitted = 0;            // a gap row's: the size of a payload it did not keep
   bool empty() const noexcept {
     return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
-           data_omitted == 0 && failed_checks.empty();
+           data_omitted == 0 && failed_checks.empty() && payload_omitted == 0;
   }
 };
 
@@ -364,8 +368,8 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,        x.payload,
-                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str()};
+  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,         x.payload,
+                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str(), x.payload_omitted};
 }
 
 template <class Row>

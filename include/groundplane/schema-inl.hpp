@@ -44,12 +44,14 @@ GROUNDPLANE_INLINE void make_strict(nlohmann::json& s) {
   if (auto it = s.find("items"); it != s.end()) make_strict(*it);
   const auto props = s.find("properties");
   if (props == s.end() || !props->is_object()) return;
-  nlohmann::json required =
-      s.contains("required") && s["required"].is_array() ? s["required"] : nlohmann::json::array();
+  std::set<std::string, std::less<>> required;  // a lookup per property: linear in them
+  if (const auto r = s.find("required"); r != s.end() && r->is_array())
+    for (const auto& name : *r)
+      if (name.is_string()) required.insert(name.get<std::string>());
   nlohmann::json all = nlohmann::json::array();
   for (auto& [name, property] : props->items()) {
     make_strict(property);
-    if (std::find(required.begin(), required.end(), name) == required.end())
+    if (!required.contains(name))
       property = nlohmann::json{{"anyOf", nlohmann::json::array({std::move(property), {{"type", "null"}}})}};
     all.push_back(name);
   }
@@ -75,10 +77,12 @@ GROUNDPLANE_INLINE void SchemaBuilder::add(std::string_view field, nlohmann::jso
     tokens.emplace_back(field);
   }
   nlohmann::json* node = &root_;
+  std::string place;  // the tokens so far, each with its length: where `node` stands
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const bool last = i + 1 == tokens.size();
     if (detail::array_index(tokens[i]) && (*node)["type"] == "array") {
       node = &(*node)["items"];
+      place += "[]";
       if (last) {
         merge(*node, std::move(schema));
         return;
@@ -92,8 +96,14 @@ GROUNDPLANE_INLINE void SchemaBuilder::add(std::string_view field, nlohmann::jso
     if (required) {
       auto& req = (*node)["required"];
       if (!req.is_array()) req = nlohmann::json::array();
-      if (std::find(req.begin(), req.end(), tokens[i]) == req.end()) req.push_back(tokens[i]);
+      if (seen_required_.insert(place).second)  // names a described schema brought with it
+        for (const auto& name : req)
+          if (name.is_string())
+            required_.insert(place + std::to_string(name.get_ref<const std::string&>().size()) + ':' +
+                             name.get<std::string>());
+      if (required_.insert(place + std::to_string(tokens[i].size()) + ':' + tokens[i]).second) req.push_back(tokens[i]);
     }
+    place += std::to_string(tokens[i].size()) + ':' + tokens[i];
     auto& child = (*node)["properties"][tokens[i]];
     if (last) {
       merge(child, std::move(schema));

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +67,11 @@ class SchemaBuilder {
   static void merge(nlohmann::json& into, nlohmann::json schema);
 
   nlohmann::json root_;
+  // Each (object, name) already in that object's `required`, keyed by the object's place
+  // and the name, so a builder fed thousands of fields stays linear; and the places whose
+  // `required` has been read into it.
+  std::set<std::string, std::less<>> required_;
+  std::set<std::string, std::less<>> seen_required_;
 };
 
 namespace detail {

@@ -5,6 +5,7 @@
 
 #include "groundplane/session.hpp"
 
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/fire.hpp"
 #include "groundplane/detail/outcome.hpp"
@@ -212,6 +213,72 @@ GROUNDPLANE_INLINE std::map<std::string, OfferDetails, std::less<>> offer_detail
   return out;
 }
 
+// Session::confirm_ask, and the agent port's ask (within_budget): that one mints only an
+// ask whose input fits what SessionOptions::max_refused_payload_bytes has left (nullopt
+// when it does not; an open ask for the same input is found whatever the budget says).
+GROUNDPLANE_INLINE std::optional<Ask> mint_ask(SessionCore& c, std::string_view id, nlohmann::json input,
+                                               std::string instance, bool within_budget) {
+  // Measured before anything reads it: an input nested past the bound is never copied.
+  const JsonExtent extent = json_extent(input, max_payload_depth);
+  if (!extent.too_deep.empty())
+    throw ConfigurationError("gp::Session::confirm_ask(" + quote(id) + "): the input cannot be put before a person: " +
+                             extent.too_deep + " (gp::max_payload_depth)");
+  SessionLock lock(c);
+  auto& L = c.ledger;
+  const auto it = c.actions.find(id);
+  if (it == c.actions.end())
+    throw ConfigurationError("gp::Session::confirm_ask: no action " + quote(id) + " is declared now");
+  if (static_cast<bool>(it->second.spec.instances) != !instance.empty())
+    throw ConfigurationError("gp::Session::confirm_ask(" + quote(id) + "): " +
+                             (instance.empty() ? "the action acts on one of its instances; name the item"
+                                               : "the action declares no instances, so it takes no item"));
+  // What supports each argument a passing argument check read: the card shows it.
+  const std::uint64_t bytes = input.is_null() ? 0 : extent.bytes;
+  if (within_budget && c.refused_payload_bytes + bytes > c.max_refused_payload_bytes &&
+      std::none_of(L.asks.begin(), L.asks.end(), [&](const AskStatus& a) {
+        return (a.state == AskState::awaiting || a.state == AskState::approved) && a.action == id &&
+               a.instance == instance;
+      }))
+    return std::nullopt;  // it cannot be minted, and no open ask could be this one: its key is not built
+  const CheckList& checks = it->second.spec.argument_checks;
+  std::vector<ArgumentSupport> support;
+  if (!checks.empty() && c.facts) support = review_arguments(*c.facts, checks, input, true).support;
+  std::string key = ask_key(id, instance, input);
+  const auto open = c.ask_by_key.find(key);
+  if (open != c.ask_by_key.end()) {
+    const AskStatus& a = L.asks[open->second];
+    if (a.state == AskState::awaiting || (a.state == AskState::approved && !approval_stale(c, a, &it->second.spec)))
+      return Ask{a.id, a.action, std::move(support), a.instance};
+  }
+  if (within_budget && c.refused_payload_bytes + bytes > c.max_refused_payload_bytes) return std::nullopt;
+  const std::size_t k = L.asks.size();
+  std::string ask_id = "ask-" + std::to_string(k + 1);
+  if (c.store) {
+    std::string action(id);
+    auto does = c.does_to_store(action, it->second.spec.does);
+    c.emit(rows::AskMinted{std::move(action), std::move(does), input, instance});
+    c.flush();
+  }
+  AskStatus minted{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "", L.version,
+                   ""};
+  minted.instance = instance;
+  L.asks.push_back(std::move(minted));
+  try {
+    c.ask_by_key.insert_or_assign(std::move(key), k);
+    L.awaiting_asks.insert(k);
+  } catch (...) {
+    L.asks.pop_back();
+    throw;
+  }
+  c.refused_payload_bytes += bytes;
+  return Ask{std::move(ask_id), std::string(id), std::move(support), std::move(instance)};
+}
+
+GROUNDPLANE_INLINE std::optional<Ask> confirm_ask_within_budget(Session& session, std::string_view id,
+                                                                nlohmann::json input, std::string instance) {
+  return mint_ask(*session.core_, id, std::move(input), std::move(instance), true);
+}
+
 }  // namespace detail
 
 GROUNDPLANE_INLINE Session::View::View(const detail::SessionCore& core)
@@ -376,48 +443,7 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
 }
 
 GROUNDPLANE_INLINE Ask Session::confirm_ask(std::string_view id, nlohmann::json input, std::string instance) {
-  detail::SessionLock lock(*core_);
-  auto& c = *core_;
-  auto& L = c.ledger;
-  const auto it = c.actions.find(id);
-  if (it == c.actions.end())
-    throw ConfigurationError("gp::Session::confirm_ask: no action " + detail::quote(id) + " is declared now");
-  if (static_cast<bool>(it->second.spec.instances) != !instance.empty())
-    throw ConfigurationError("gp::Session::confirm_ask(" + detail::quote(id) + "): " +
-                             (instance.empty() ? "the action acts on one of its instances; name the item"
-                                               : "the action declares no instances, so it takes no item"));
-  // What supports each argument a passing argument check read: the card shows it.
-  const CheckList& checks = it->second.spec.argument_checks;
-  std::vector<ArgumentSupport> support;
-  if (!checks.empty() && c.facts) support = detail::review_arguments(*c.facts, checks, input, true).support;
-  std::string key = detail::ask_key(id, instance, input);
-  const auto open = c.ask_by_key.find(key);
-  if (open != c.ask_by_key.end()) {
-    const AskStatus& a = L.asks[open->second];
-    if (a.state == AskState::awaiting ||
-        (a.state == AskState::approved && !detail::approval_stale(c, a, &it->second.spec)))
-      return Ask{a.id, a.action, std::move(support), a.instance};
-  }
-  const std::size_t k = L.asks.size();
-  std::string ask_id = "ask-" + std::to_string(k + 1);
-  if (c.store) {
-    std::string action(id);
-    auto does = c.does_to_store(action, it->second.spec.does);
-    c.emit(detail::rows::AskMinted{std::move(action), std::move(does), input, instance});
-    c.flush();
-  }
-  AskStatus minted{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "", L.version,
-                   ""};
-  minted.instance = instance;
-  L.asks.push_back(std::move(minted));
-  try {
-    c.ask_by_key.insert_or_assign(std::move(key), k);
-    L.awaiting_asks.insert(k);
-  } catch (...) {
-    L.asks.pop_back();
-    throw;
-  }
-  return Ask{std::move(ask_id), std::string(id), std::move(support), std::move(instance)};
+  return *detail::mint_ask(*core_, id, std::move(input), std::move(instance), false);
 }
 
 GROUNDPLANE_INLINE ApprovalResult Session::approve_ask(std::string_view ask_id, std::string by) {

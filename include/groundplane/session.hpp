@@ -133,6 +133,10 @@ struct OfferDetails {
 std::map<std::string, OfferDetails, std::less<>> offer_details(const Session& session,
                                                                std::optional<std::uint64_t> since,
                                                                std::size_t max_instances, std::string_view only = {});
+// Session::confirm_ask as the agent port asks: the ask is minted only when its input fits
+// what SessionOptions::max_refused_payload_bytes has left (else nullopt, and nothing is).
+std::optional<Ask> confirm_ask_within_budget(Session& session, std::string_view id, nlohmann::json input,
+                                             std::string instance);
 }  // namespace detail
 
 // Returned by declare(). Dropping it does not unmount (components often let it go);
@@ -282,7 +286,10 @@ class Session {
 
   void move_to(std::string node, std::string focus = "");
 
-  // Writes exactly one row: a transition when recorded, a gap row when refused.
+  // Writes exactly one row: a transition when recorded, a gap row when refused. The
+  // payload is measured first, without recursion: one nested past max_payload_depth is
+  // refused PAYLOAD_INVALID (at that step of the gate), and a refusal keeps a payload
+  // only within SessionOptions::max_refused_payload_bytes (FireResult::payload_omitted).
   FireResult fire(std::string_view id, FireOptions options = {});
 
   // Merges `delta` (a JSON object) into the state per RFC 7386, then settles: the named
@@ -310,7 +317,10 @@ class Session {
   // (ConfigurationError otherwise). O(size of the input), whatever the number of asks.
   // For an action with instances the card is for one item (`instance`, required then and
   // refused otherwise: ConfigurationError); a fire presenting it for another item is
-  // refused APPROVAL_MISMATCH.
+  // refused APPROVAL_MISMATCH. An input nested past max_payload_depth is a
+  // ConfigurationError (nobody could be shown it; nothing is minted). The input counts
+  // against SessionOptions::max_refused_payload_bytes (an ask the app mints is minted
+  // whatever that says; the agent port's are not, past it).
   // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
   Ask confirm_ask(std::string_view id, nlohmann::json input = nullptr, std::string instance = "");
 
@@ -418,6 +428,7 @@ class Session {
   friend std::map<std::string, detail::OfferDetails, std::less<>> detail::offer_details(const Session&,
                                                                                         std::optional<std::uint64_t>,
                                                                                         std::size_t, std::string_view);
+  friend std::optional<Ask> detail::confirm_ask_within_budget(Session&, std::string_view, nlohmann::json, std::string);
   static std::shared_ptr<detail::SessionCore> make_core(SessionOptions o);
   void set_actions_stale(bool on);
 

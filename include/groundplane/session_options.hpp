@@ -53,6 +53,12 @@ struct SessionOptions {
   // are accepted and recorded with it in one row (groundplane-ledger audit shows it; the
   // block never does). A change that changes nothing writes nothing.
   std::string policy_change = "";
+  // The most the session keeps, over its life in this process, of the payloads of fires it
+  // refused and of the inputs of the asks it minted (each as its compact JSON text, in
+  // bytes): what a model sends to be refused cannot grow it without bound. Past it, a
+  // refused fire's payload is kept as its size only (GapRow::payload_omitted, and so in
+  // the store), and the agent port asks no person about an input it could not keep.
+  std::size_t max_refused_payload_bytes = std::size_t{4} * 1024 * 1024;
 };
 
 }  // namespace groundplane

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/field.hpp"
+#include "groundplane/detail/unique_strings.hpp"
 
 namespace groundplane {
 
@@ -121,9 +122,8 @@ GROUNDPLANE_INLINE std::string Verdict::cut(const std::string& s, std::size_t by
 }
 
 GROUNDPLANE_INLINE void detail::VerdictParts::add_read_by_failed(Verdict& v, const std::vector<std::string>& fields) {
-  for (const auto& f : fields)
-    if (std::find(v.read_by_failed_.begin(), v.read_by_failed_.end(), f) == v.read_by_failed_.end())
-      v.read_by_failed_.push_back(f);
+  v.read_by_failed_.insert(v.read_by_failed_.end(), fields.begin(), fields.end());
+  keep_first_of_each(v.read_by_failed_);
 }
 
 GROUNDPLANE_INLINE std::string detail::VerdictParts::top_level(const std::string& field) {
@@ -139,12 +139,11 @@ GROUNDPLANE_INLINE void detail::VerdictParts::pin_rejected(Verdict& v, const nlo
   for (const auto& f : v.findings_) {
     if (f.field.empty()) whole = true;
     std::string top = top_level(f.field);
-    if (!top.empty() && std::find(rejected.begin(), rejected.end(), top) == rejected.end())
-      rejected.push_back(std::move(top));
+    if (!top.empty()) rejected.push_back(std::move(top));
   }
-  const auto is_rejected = [&](const std::string& name) {
-    return whole || std::find(rejected.begin(), rejected.end(), name) != rejected.end();
-  };
+  keep_first_of_each(rejected);
+  const StringMembership rejected_set(rejected);
+  const auto is_rejected = [&](const std::string& name) { return whole || rejected_set.contains(name); };
   v.accepted_ = nlohmann::json::object();
   if (output.is_object())
     for (auto it = output.begin(); it != output.end(); ++it)

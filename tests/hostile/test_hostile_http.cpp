@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -165,6 +166,87 @@ TEST_CASE("a body with a Content-Length over the limit is 413 and closes the con
   CHECK(answer.rfind("HTTP/1.1 413", 0) == 0);
   CHECK(responses_in(answer) == 1);
   CHECK(r.server.session_count() == 0);
+}
+
+// --- a request is framed one way --------------------------------------------------------
+
+TEST_CASE("a request framed by both Content-Length and Transfer-Encoding is 400 and closes its connection") {
+  Running r({});
+  // A proxy that honours the length reads the body as "0\r\n\r\n" plus a second request
+  // (the one it thinks it forwards next); one that honours the chunks ends the body at
+  // "0\r\n\r\n". Either way the server must not serve the bytes after it.
+  const std::string smuggled = raw_post(initialize(8));
+  const std::string body = "0\r\n\r\n" + smuggled;
+  for (const char* method : {"POST", "GET", "DELETE"}) {
+    INFO(method);
+    RawConnection c(r.port, 3);
+    c.send(std::string(method) +
+           " /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+           "Content-Length: " +
+           std::to_string(body.size()) + "\r\nTransfer-Encoding: chunked\r\n\r\n" + body + raw_post(initialize(9)));
+    const std::string answer = c.receive(true);
+    INFO(answer.substr(0, 600));
+    CHECK(answer.rfind("HTTP/1.1 400", 0) == 0);
+    CHECK(answer.find("Transfer-Encoding") != std::string::npos);
+    CHECK(responses_in(answer) == 1);
+  }
+  CHECK(r.server.session_count() == 0);
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("a request with its length or its coding stated twice is 400 and closes the connection") {
+  Running r({});
+  for (const std::string& twice : {std::string("Content-Length: 2\r\nContent-Length: 40\r\n"),
+                                   std::string("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n")}) {
+    INFO(twice);
+    RawConnection c(r.port, 3);
+    c.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + twice + "\r\n{}" +
+           raw_post(initialize(9)));
+    const std::string answer = c.receive(true);
+    INFO(answer.substr(0, 600));
+    CHECK(answer.rfind("HTTP/1.1 400", 0) == 0);
+    CHECK(responses_in(answer) == 1);
+  }
+  CHECK(r.server.session_count() == 0);
+}
+
+TEST_CASE("a NUL byte in a header value is 400, over a socket and handed in") {
+  Running r({});
+  RawConnection c(r.port, 3);
+  c.send(raw_post(initialize(1), std::string("X-Note: a") + '\0' + "b\r\n"));
+  const std::string answer = c.receive(true);
+  INFO(answer.substr(0, 600));
+  CHECK(answer.rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(answer.find("NUL") != std::string::npos);
+  CHECK(responses_in(answer) == 1);
+  CHECK(r.server.session_count() == 0);
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{}, quiet());
+  const auto handed = s.handle(
+      {"POST", "/mcp", {{"Content-Type", "application/json"}, {"X-Note", std::string("a\0b", 3)}}, initialize()});
+  CHECK(handed.status == 400);
+  CHECK(s.session_count() == 0);
+}
+
+TEST_CASE("an Origin that is not a serialized origin scheme://host[:port] is 403, whatever host it names") {
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.port = 8765}, quiet());
+  const auto with_origin = [&](const std::string& origin) {
+    return s.handle({"POST", "/mcp", {{"Content-Type", "application/json"}, {"Origin", origin}}, initialize()});
+  };
+  for (const char* malformed :
+       {"http://127.0.0.1:8765/", "http://127.0.0.1:8765/mcp", "http://127.0.0.1:8765?x=1", "http://127.0.0.1:8765#f",
+        "http://user@127.0.0.1:8765", "http://127.0.0.1:port", "http://127.0.0.1:", "http://127.0.0.1:123456",
+        "http://127.0.0.1 :8765", "127.0.0.1:8765", "//127.0.0.1:8765", "http:/127.0.0.1", "http://", "http://[::1",
+        "http://[::1]x", "ht tp://localhost", "http://local\thost"}) {
+    INFO(malformed);
+    const auto r = with_origin(malformed);
+    CHECK(r.status == 403);
+    CHECK_THAT(r.body, Catch::Contains("Forbidden"));
+  }
+  CHECK(s.session_count() == 0);
+  for (const char* own : {"http://127.0.0.1:8765", "http://localhost", "https://localhost:8765", "http://[::1]:8765"}) {
+    INFO(own);
+    CHECK(with_origin(own).status == 200);
+  }
 }
 
 // --- headers are bounded while they are read, before any token is checked ---------------
@@ -450,4 +532,134 @@ TEST_CASE("a connection's slot is its address's again once it closes") {
 
 TEST_CASE("the connection limit per client address must be positive") {
   CHECK_THROWS_AS(gp::mcp::HttpServer(gp::mcp::HttpOptions{.max_connections_per_client = 0}), gp::ConfigurationError);
+}
+
+// --- the cost of each HTTP input at 1x, 10x and 100x its bound --------------------------
+//
+// docs/security.md's table, the HTTP rows: the stated answer, a time budget, and ten times
+// the input costing at most fifteen times the time from 10x to 100x (a step under 5 ms
+// counts as 5 ms). Past a bound the server stops reading, so the cost stays flat.
+
+namespace {
+
+constexpr std::size_t scales[] = {1, 10, 100};  // times the bound
+
+struct Cost {
+  double seconds = 0;
+  std::string answer;
+};
+
+// One request's bytes on a fresh connection, and the server's answer: up to its close
+// when `closes` (a refusal), else the one response.
+Cost send_and_time(int port, const std::string& request, bool closes) {
+  RawConnection c(port, 5);
+  const auto t0 = std::chrono::steady_clock::now();
+  // Sent from a thread: a server that stops reading leaves the rest in the socket.
+  std::thread writer([&] {
+    std::size_t sent = 0;
+    while (sent < request.size()) {
+      const auto n = ::send(c.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+  });
+  Cost cost;
+  cost.answer = c.receive(closes);
+  cost.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::shutdown(c.fd, SHUT_RDWR);
+  writer.join();
+  return cost;
+}
+
+void check_linear(const Cost& at10, const Cost& at100) {
+  INFO("10x: " << at10.seconds << " s; 100x: " << at100.seconds << " s");
+  CHECK(at100.seconds <= 15 * std::max(at10.seconds, 0.005));
+}
+
+}  // namespace
+
+TEST_CASE("cost: request headers of 1x, 10x and 100x the header byte limit", "[timing]") {
+  constexpr std::size_t limit = 4096;
+  Running r({.max_header_bytes = limit, .max_header_count = 100000});
+  std::vector<Cost> costs;
+  for (const std::size_t scale : scales) {
+    std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+    const std::string body = initialize(1);
+    const std::string tail = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    const std::size_t want = limit * scale - (scale == 1 ? 64 : 0);  // 1x: just within
+    for (int i = 0; head.size() + tail.size() < want; ++i) head += "X-Pad-" + std::to_string(i) + ": p\r\n";
+    costs.push_back(send_and_time(r.port, head + tail + body, scale > 1));
+    INFO(scale << "x: " << costs.back().answer.substr(0, 200));
+    CHECK(costs.back().answer.rfind(scale == 1 ? "HTTP/1.1 200" : "HTTP/1.1 431", 0) == 0);
+    CHECK(costs.back().seconds < 2);
+  }
+  check_linear(costs[1], costs[2]);
+  CHECK(r.still_serving());
+}
+
+TEST_CASE("cost: header lines of 1x, 10x and 100x the header count limit", "[timing]") {
+  constexpr std::size_t limit = 20;
+  Running r({.max_header_bytes = std::size_t{1} << 30, .max_header_count = limit});
+  std::vector<Cost> costs;
+  for (const std::size_t scale : scales) {
+    std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+    for (std::size_t i = 3; i < limit * scale; ++i) head += "X-Pad-" + std::to_string(i) + ": p\r\n";
+    const std::string body = initialize(1);
+    costs.push_back(
+        send_and_time(r.port, head + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body, scale > 1));
+    INFO(scale << "x: " << costs.back().answer.substr(0, 200));
+    CHECK(costs.back().answer.rfind(scale == 1 ? "HTTP/1.1 200" : "HTTP/1.1 431", 0) == 0);
+    CHECK(costs.back().seconds < 2);
+  }
+  check_linear(costs[1], costs[2]);
+}
+
+TEST_CASE("cost: request bodies of 1x, 10x and 100x the body limit", "[timing]") {
+  constexpr std::size_t limit = 64 * 1024;
+  Running r({.max_body_bytes = limit});
+  std::vector<Cost> costs;
+  for (const std::size_t scale : scales) {
+    for (const bool chunked : {false, true}) {
+      std::string body = initialize(1);
+      body += std::string(limit * scale - body.size(), ' ');  // JSON may end in blanks
+      std::string request = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+                            (chunked ? "Transfer-Encoding: chunked\r\n\r\n"
+                                     : "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n");
+      if (chunked) {
+        for (std::size_t at = 0; at < body.size(); at += 4096) {
+          const std::string piece = body.substr(at, 4096);
+          std::ostringstream size;
+          size << std::hex << piece.size();
+          request += size.str() + "\r\n" + piece + "\r\n";
+        }
+        request += "0\r\n\r\n";
+      } else {
+        request += body;
+      }
+      const Cost cost = send_and_time(r.port, request, scale > 1);
+      INFO(scale << "x, " << (chunked ? "chunked" : "with a length") << ": " << cost.answer.substr(0, 200));
+      CHECK(cost.answer.rfind(scale == 1 ? "HTTP/1.1 200" : "HTTP/1.1 413", 0) == 0);
+      CHECK(cost.seconds < 2);
+      if (chunked) costs.push_back(cost);
+    }
+  }
+  check_linear(costs[1], costs[2]);
+}
+
+TEST_CASE("cost: initializes from one address at 1x, 10x and 100x its session limit", "[timing]") {
+  constexpr std::size_t limit = 4;
+  gp::mcp::HttpServer s(gp::mcp::HttpOptions{.max_sessions = 100000, .max_sessions_per_client = limit}, quiet());
+  std::vector<double> seconds;
+  for (const std::size_t scale : scales) {
+    const std::string client = "192.0.2." + std::to_string(scale);
+    std::size_t refused = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < limit * scale; ++i)
+      refused += s.handle({"POST", "/mcp", {{"Content-Type", "application/json"}}, initialize(), client}).status == 429;
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    INFO(scale << "x");
+    CHECK(refused == limit * scale - limit);
+  }
+  CHECK(s.session_count() == 3 * limit);
+  CHECK(seconds[2] <= 15 * std::max(seconds[1], 0.005));
 }

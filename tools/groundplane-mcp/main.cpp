@@ -67,6 +67,11 @@ constexpr std::string_view usage =
     "                  10000); a record past it is a tool error and nothing is recorded\n"
     "  --max-fact-bytes BYTES  bytes of the record_* calls one session may make (default\n"
     "                  33554432); a tool error beyond\n"
+    "  --max-checks N  checks one check call may carry (default 1000); a tool error\n"
+    "                  beyond, before any is built\n"
+    "  --max-refused-payload-bytes BYTES  with --session: bytes of refused do_action\n"
+    "                  inputs and asked inputs the demo app keeps (default 4194304); past\n"
+    "                  it a refusal keeps an input's size only, and nobody is asked\n"
     "  --verbose       log routine events to stderr too (by default only problems)\n"
     "  --help          print this and exit\n"
     "  --version       print the version and exit\n"
@@ -146,7 +151,13 @@ void declare_demo_app(gp::Session& app) {
                                                  }}});
 }
 
-gp::SessionOptions demo_app_options() { return {.node = "checkout", .require_human_approval = true}; }
+// --max-refused-payload-bytes: what the demo app keeps of refused inputs (the library's
+// default without it).
+gp::SessionOptions demo_app_options(std::optional<unsigned long long> max_refused_payload_bytes) {
+  gp::SessionOptions o{.node = "checkout", .require_human_approval = true};
+  if (max_refused_payload_bytes) o.max_refused_payload_bytes = static_cast<std::size_t>(*max_refused_payload_bytes);
+  return o;
+}
 
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
@@ -192,7 +203,7 @@ struct Options {
   std::string token_file;
   std::vector<std::string> allowed_origins;
   std::optional<unsigned long long> max_facts, max_fact_bytes, max_sessions_per_client, max_total_facts,
-      max_total_fact_bytes;
+      max_total_fact_bytes, max_checks, max_refused_payload_bytes;
   std::optional<unsigned long long> max_body, max_header_bytes, max_headers, max_sessions, idle_timeout, read_timeout,
       request_timeout, threads, max_connections_per_client;
 };
@@ -200,7 +211,7 @@ struct Options {
 // Every option: what it takes, and where it goes.
 using gp::tools::Flag;
 using gp::tools::Takes;
-constexpr std::array<Flag, 25> flags{{{"--help", Takes::nothing},
+constexpr std::array<Flag, 27> flags{{{"--help", Takes::nothing},
                                       {"-h", Takes::nothing},
                                       {"--version", Takes::nothing},
                                       {"--session", Takes::nothing},
@@ -209,6 +220,8 @@ constexpr std::array<Flag, 25> flags{{{"--help", Takes::nothing},
                                       {"--page-size", Takes::count},
                                       {"--max-facts", Takes::count},
                                       {"--max-fact-bytes", Takes::count},
+                                      {"--max-checks", Takes::count},
+                                      {"--max-refused-payload-bytes", Takes::count},
                                       {"--max-sessions-per-client", Takes::count},
                                       {"--max-total-facts", Takes::count},
                                       {"--max-total-fact-bytes", Takes::count},
@@ -239,6 +252,8 @@ void apply(std::string_view flag, const std::string& value, Options& o) {
   else if (flag == "--max-body") o.max_body = n;
   else if (flag == "--max-facts") o.max_facts = n;
   else if (flag == "--max-fact-bytes") o.max_fact_bytes = n;
+  else if (flag == "--max-checks") o.max_checks = n;
+  else if (flag == "--max-refused-payload-bytes") o.max_refused_payload_bytes = n;
   else if (flag == "--max-sessions-per-client") o.max_sessions_per_client = n;
   else if (flag == "--max-total-facts") o.max_total_facts = n;
   else if (flag == "--max-total-fact-bytes") o.max_total_fact_bytes = n;
@@ -352,14 +367,15 @@ int serve_http(const Options& o, const gp::mcp::ServerOptions& server_options,
   // Each MCP session's protocol: its own registry with the --facts facts, and with
   // --session its own demo app, kept alive by the shared_ptr's owner.
   struct WithApp {
-    gp::Session app{demo_app_options()};
+    gp::Session app;
     gp::mcp::Protocol protocol;
-    explicit WithApp(const gp::mcp::ServerOptions& options) : protocol((declare_demo_app(app), app), options) {}
+    WithApp(gp::SessionOptions app_options, const gp::mcp::ServerOptions& options)
+        : app(std::move(app_options)), protocol((declare_demo_app(app), app), options) {}
   };
   const gp::mcp::HttpServer::Factory factory = [&]() -> std::shared_ptr<gp::mcp::Protocol> {
     std::shared_ptr<gp::mcp::Protocol> p;
     if (o.session_mode) {
-      auto owner = std::make_shared<WithApp>(session_options);
+      auto owner = std::make_shared<WithApp>(demo_app_options(o.max_refused_payload_bytes), session_options);
       p = std::shared_ptr<gp::mcp::Protocol>(owner, &owner->protocol);
     } else {
       p = std::make_shared<gp::mcp::Protocol>(session_options);
@@ -412,7 +428,7 @@ int serve_stdio(const Options& o, const gp::mcp::ServerOptions& server_options,
   std::ios::sync_with_stdio(false);
   std::optional<gp::Session> app;
   if (o.session_mode) {
-    app.emplace(demo_app_options());
+    app.emplace(demo_app_options(o.max_refused_payload_bytes));
     declare_demo_app(*app);
   }
   std::optional<gp::mcp::Server> server;
@@ -435,6 +451,7 @@ int main(int argc, char** argv) {
   gp::mcp::ServerOptions server_options{.page_size = o.page_size, .verbose = o.verbose};
   if (o.max_facts) server_options.max_facts = static_cast<std::size_t>(*o.max_facts);
   if (o.max_fact_bytes) server_options.max_fact_bytes = static_cast<std::size_t>(*o.max_fact_bytes);
+  if (o.max_checks) server_options.max_checks = static_cast<std::size_t>(*o.max_checks);
 
 #if defined(__GLIBC__)
   // Request bodies of up to --max-body bytes are read on up to --threads threads. glibc

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/unique_strings.hpp"
 
 namespace groundplane::detail {
 
@@ -72,17 +73,20 @@ GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_
   }
 }
 
+// Warnings and fields are appended as they come and made unique once, in verdict(): a
+// search per check would be quadratic in a list of thousands of checks.
 GROUNDPLANE_INLINE void CheckRun::record(std::string name, std::size_t before,
                                          std::vector<std::string> check_warnings) {
   cap_per_field(findings, before);
-  for (auto& w : check_warnings)
-    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(std::move(w));
+  for (auto& w : check_warnings) warnings.push_back(std::move(w));
   const bool failed_here = findings.size() > before;
   (failed_here ? failed : passed).push_back(std::move(name));
   if (failed_here && stop_at_first) stopped = true;
 }
 
 GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
+  keep_first_of_each(warnings);
+  keep_first_of_each(read_by_failed);
   Verdict v(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
   VerdictParts::add_read_by_failed(v, read_by_failed);
   if (prose && v.ok()) VerdictParts::set_prose(v, std::move(*prose));
@@ -92,10 +96,8 @@ GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
 GROUNDPLANE_INLINE void CheckRun::replay(const CheckRun& one) {
   const bool failed_here = !one.failed.empty();
   findings.insert(findings.end(), one.findings.begin(), one.findings.end());
-  for (const auto& w : one.warnings)
-    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
-  for (const auto& f : one.read_by_failed)
-    if (std::find(read_by_failed.begin(), read_by_failed.end(), f) == read_by_failed.end()) read_by_failed.push_back(f);
+  warnings.insert(warnings.end(), one.warnings.begin(), one.warnings.end());
+  read_by_failed.insert(read_by_failed.end(), one.read_by_failed.begin(), one.read_by_failed.end());
   passed.insert(passed.end(), one.passed.begin(), one.passed.end());
   failed.insert(failed.end(), one.failed.begin(), one.failed.end());
   if (failed_here && stop_at_first) stopped = true;

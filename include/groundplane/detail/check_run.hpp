@@ -24,8 +24,8 @@ struct CheckRun {
   std::vector<Finding> findings;
   std::vector<std::string> passed;
   std::vector<std::string> failed;
-  std::vector<std::string> warnings;
-  std::vector<std::string> read_by_failed;  // the top-level fields the failed checks read
+  std::vector<std::string> warnings;        // as they came; each once in verdict()
+  std::vector<std::string> read_by_failed;  // the top-level fields the failed checks read (the same)
   std::optional<std::string> prose;         // the rendered prose, when its check ran and found nothing
 
   // Records one check that ran, whose findings start at `before`.

@@ -66,6 +66,10 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_by_guard(const SessionCore& c,
 }
 
 GROUNDPLANE_INLINE std::optional<Refusal> refused_as_invalid_payload(FireAttempt& f) {
+  if (!f.extent.too_deep.empty()) {  // nothing past the bound is read, whatever the action takes
+    f.issues = {f.extent.too_deep};
+    return Refusal::payload_invalid;
+  }
   const std::optional<JsonSchema>& input = f.mounted->input;
   if (!input) return std::nullopt;
   f.issues = input->validate(f.options.payload);
@@ -204,6 +208,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_at_approval(const SessionCore&
 }
 
 GROUNDPLANE_INLINE std::optional<Refusal> gate(SessionCore& c, FireAttempt& f) {
+  f.extent = json_extent(f.options.payload, max_payload_depth);  // one walk, no recursion
   if (auto r = refused_as_undeclared(c, f)) return r;
   if (auto r = refused_as_unknown_instance(c, f)) return r;
   if (auto r = refused_as_unmaterialized(c, f)) return r;
@@ -232,12 +237,12 @@ GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_vie
   return r != c.ledger.receipts.end() && !r->second.reopened;
 }
 
-GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f) {
+GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f, bool payload) {
   rows::Attempt a;
   a.action = std::string(f.id);
   a.does = c.does_to_store(a.action, f.mounted ? std::optional<std::string>(f.mounted->spec.does) : std::nullopt);
   a.principal = f.options.source;
-  a.payload = f.options.payload;
+  if (payload) a.payload = f.options.payload;
   a.ask_id = f.options.ask_id;
   a.instance = f.options.instance;
   return a;
@@ -245,8 +250,16 @@ GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& 
 
 GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal reason) {
   auto& L = c.ledger;
+  // What a model sends only to be refused is kept within the session's budget: a payload
+  // nested past the bound, or larger than what the budget has left, is kept as its size.
+  // (Nothing counts when nothing keeps refused payloads: no store, and max_rows_in_memory.)
+  const bool kept_somewhere = c.holds_payloads() || c.store;
+  const std::uint64_t bytes = f.options.payload.is_null() ? 0 : f.extent.bytes;
+  const bool keep =
+      f.extent.too_deep.empty() && (!kept_somewhere || c.refused_payload_bytes + bytes <= c.max_refused_payload_bytes);
   // Built before the row: nothing can fail after it.
   FireResult out{false, std::string(to_string(reason)), "", f.prior, std::move(f.issues), f.verdict};
+  out.payload_omitted = keep ? 0 : bytes;
   GapRecord row{L.version,
                 f.mounted ? f.mounted->id : share(f.id, c.last_refused),
                 f.mounted ? f.mounted->does : SharedText(),
@@ -254,15 +267,17 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
                 {},
                 f.options.source,
                 reason};
-  row.extras =
-      Extras({c.holds_payloads() ? f.options.payload : nlohmann::json(), f.options.ask_id, /*error=*/"", f.prior});
+  row.extras = Extras({c.holds_payloads() && keep ? f.options.payload : nlohmann::json(), f.options.ask_id,
+                       /*error=*/"", f.prior});
   if (!f.failed_checks.empty()) row.extras.edit().failed_checks = f.failed_checks;
+  if (!keep) row.extras.edit().payload_omitted = bytes;
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
-    c.emit(rows::Refused{attempt_row(c, f), reason, f.prior, f.failed_checks});
+    c.emit(rows::Refused{attempt_row(c, f, keep), reason, f.prior, f.failed_checks, out.payload_omitted});
     c.flush();
   }
   L.gaps.push_back(std::move(row));
+  if (keep && kept_somewhere) c.refused_payload_bytes += bytes;
   c.trim();
   return out;
 }
@@ -356,11 +371,12 @@ GROUNDPLANE_INLINE HandlerReturn run_handler(const SessionCore& c, const Recorde
 
 GROUNDPLANE_INLINE void keep_data(SessionCore& c, std::size_t index, const nlohmann::json& data) {
   if (data.is_null()) return;
-  // Measured as it is served: compact JSON (a string that is not UTF-8 counts as written).
-  const std::size_t bytes = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::ignore).size();
+  // Measured as it is served, compact JSON, in one walk that a value nested a million
+  // deep does not overflow; such a value is never copied.
+  const JsonExtent extent = json_extent(data, max_payload_depth);
   RowExtras& extras = c.ledger.transitions[index].extras.edit();
-  if (bytes <= c.max_data_bytes) extras.data = data;
-  else extras.data_omitted = bytes;
+  if (extent.too_deep.empty() && extent.bytes <= c.max_data_bytes) extras.data = data;
+  else extras.data_omitted = extent.bytes;
 }
 
 // The handler failed (returned ok = false, or threw): graded so, and stored.

@@ -17,6 +17,7 @@
 
 #include "groundplane/action.hpp"
 #include "groundplane/any_check.hpp"
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/ledger_codec.hpp"
 #include "groundplane/detail/linkage.hpp"
@@ -43,6 +44,9 @@ struct FireAttempt {
   // declaration) or its item's (ActionSpec::instances). Set once the instance is known.
   std::vector<std::size_t>* flying = nullptr;
   OnceReceipt* receipt = nullptr;
+  // The payload's depth and size, measured first (gate): nothing after copies, compares
+  // or stores a payload nested past max_payload_depth.
+  JsonExtent extent = {};
 };
 
 // Each returns the reason the fire is refused for, or nothing to let the next one judge.
@@ -54,9 +58,10 @@ std::optional<Refusal> refused_as_unknown_instance(SessionCore& c, FireAttempt& 
 std::optional<Refusal> refused_as_unmaterialized(const SessionCore& c, const FireAttempt& f);  // NOT_MATERIALIZED
 std::optional<Refusal> refused_as_disabled(const SessionCore& c, const FireAttempt& f);        // TOOL_DISABLED
 std::optional<Refusal> refused_by_guard(const SessionCore& c, const FireAttempt& f);           // GUARD_FAILED
-// PAYLOAD_INVALID: the payload fails the action's declared input (its issues kept on the
-// attempt). An action that takes no input ("none") gets a null or empty-object payload
-// as null, so its handler sees one shape for "nothing".
+// PAYLOAD_INVALID: the payload is nested past max_payload_depth (any action), or fails the
+// action's declared input (its issues kept on the attempt). An action that takes no input
+// ("none") gets a null or empty-object payload as null, so its handler sees one shape for
+// "nothing".
 std::optional<Refusal> refused_as_invalid_payload(FireAttempt& f);
 // UNSUPPORTED_ARGUMENT: an argument check finds the payload unsupported by the session's
 // facts (each failing check's name and corrections kept on the attempt).
@@ -89,7 +94,7 @@ std::optional<Refusal> refused_as_repeat(const SessionCore& c, FireAttempt& f);
 // presents (or a standing grant) says, for an agent's fire of a high-effect action.
 std::optional<Refusal> refused_at_approval(const SessionCore& c, FireAttempt& f);
 
-// The gate: the checks above in their order.
+// The gate: the payload measured, then the checks above in their order.
 std::optional<Refusal> gate(SessionCore& c, FireAttempt& f);
 
 // Whether presenting this approved ask would be refused APPROVAL_STALE: older than
@@ -101,9 +106,12 @@ bool approval_stale(const SessionCore& c, const AskStatus& a, const ActionSpec* 
 bool would_be_duplicate(const SessionCore& c, std::string_view id, const ActionSpec& s);
 
 // What the fire's row says about it, refused or recorded: the one place both are built.
-rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f);
+// Without `payload`, the row says nothing of it (a refusal that kept only its size).
+rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f, bool payload = true);
 
-// Stores the gap row and holds it; the result the caller returns.
+// Stores the gap row and holds it; the result the caller returns. The payload is kept
+// only when it is nested within max_payload_depth and fits what is left of
+// SessionOptions::max_refused_payload_bytes; else its size is.
 FireResult refuse(SessionCore& c, FireAttempt& f, Refusal reason);
 
 // A fire that passed the gate, stored and held, its version taken and the version bumped:
@@ -123,8 +131,8 @@ struct RecordedFire {
 };
 RecordedFire record(SessionCore& c, FireAttempt& f);
 
-// A handler's HandlerResult::data, kept on its transition: whole up to max_data_bytes,
-// else only its size.
+// A handler's HandlerResult::data, kept on its transition: whole up to max_data_bytes and
+// max_payload_depth, else only its size.
 void keep_data(SessionCore& c, std::size_t index, const nlohmann::json& data);
 
 // What the handler did.

@@ -223,6 +223,7 @@ GROUNDPLANE_INLINE nlohmann::json Refused::encode() && {
   b[key_of(reason_m)] = stored_of(reason);
   if (!prior_transition_id.empty()) b[key_of(prior_m)] = std::move(prior_transition_id);
   if (!failed_checks.empty()) b[key_of(failed_checks_m)] = std::move(failed_checks);
+  if (payload_omitted != 0) b[key_of(payload_omitted_m)] = payload_omitted;
   return b;
 }
 GROUNDPLANE_INLINE Refused Refused::decode(RowBody& b) {
@@ -231,6 +232,7 @@ GROUNDPLANE_INLINE Refused Refused::decode(RowBody& b) {
   r.fire = Attempt::decode(b);
   r.prior_transition_id = b.take_text(prior_m.key);
   r.failed_checks = take_strings(b, failed_checks_m, "a check's name");
+  if (b.has(payload_omitted_m.key)) r.payload_omitted = b.count(payload_omitted_m.key);
   return r;
 }
 

@@ -167,14 +167,15 @@ struct Attempt {
 struct Refused {
   static constexpr std::string_view kind = "g", name = "refusal";
   static constexpr Member reason_m{"r", "reason"}, prior_m{"pr", "prior_transition_id"},
-      failed_checks_m{"fc", "failed_checks"};
-  static constexpr Member members[] = {Attempt::action_m,  does_member,    Attempt::principal_m,
-                                       Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
-                                       reason_m,           prior_m,        failed_checks_m};
+      failed_checks_m{"fc", "failed_checks"}, payload_omitted_m{"po", "payload_omitted"};
+  static constexpr Member members[] = {
+      Attempt::action_m, does_member, Attempt::principal_m, Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
+      reason_m,          prior_m,     failed_checks_m,      payload_omitted_m};
   Attempt fire = {};
   Refusal reason = Refusal::unknown_affordance;
   std::string prior_transition_id = {};
   std::vector<std::string> failed_checks = {};  // UNSUPPORTED_ARGUMENT: the failing checks' names
+  std::uint64_t payload_omitted = 0;            // a payload not kept (too deep, over the budget): its size
   nlohmann::json encode() &&;
   static Refused decode(RowBody& b);
 };

@@ -143,7 +143,8 @@ GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
       max_rows_in_memory(o.max_rows_in_memory),
       clock(std::move(o.clock)),
       max_data_bytes(o.max_data_bytes),
-      facts(o.facts) {
+      facts(o.facts),
+      max_refused_payload_bytes(o.max_refused_payload_bytes) {
   ledger.node = SharedText(std::move(o.node));
   if (store && store->writable()) {
     if (store->backs_a_session_.exchange(true))

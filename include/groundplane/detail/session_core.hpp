@@ -129,6 +129,9 @@ struct SessionCore : SessionMutex {
   const std::function<std::chrono::system_clock::time_point()> clock;  // null: the system clock
   const std::size_t max_data_bytes;
   const FactRegistry* const facts;  // what argument checks read; null: none may be declared
+  const std::size_t max_refused_payload_bytes;
+  // What refused fires' payloads and asks' inputs kept so far have taken of it (bytes).
+  std::uint64_t refused_payload_bytes = 0;
   Ledger ledger;
 
   std::chrono::system_clock::time_point now() const { return clock ? clock() : std::chrono::system_clock::now(); }

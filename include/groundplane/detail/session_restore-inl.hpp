@@ -77,6 +77,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Refused&& g) {
   row.extras = Extras({c.holds_payloads() ? std::move(g.fire.payload) : nlohmann::json(), std::move(g.fire.ask_id), "",
                        std::move(g.prior_transition_id)});
   if (!g.failed_checks.empty()) row.extras.edit().failed_checks = std::move(g.failed_checks);
+  if (g.payload_omitted != 0) row.extras.edit().payload_omitted = g.payload_omitted;
   if (!g.fire.instance.empty()) row.instance = r.text(std::move(g.fire.instance));
   c.ledger.gaps.push_back(std::move(row));
   c.trim();

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/checks/actions_performed.hpp"
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/mcp/checker_tools.hpp"
 #include "groundplane/mcp/tool_arguments.hpp"
@@ -23,7 +24,9 @@ GROUNDPLANE_INLINE nlohmann::ordered_json call_agent_tool(AgentPort& port, std::
                                                           const nlohmann::ordered_json& args, std::string& failure) {
   using groundplane::detail::escape;
   try {
-    const AgentPort::Result out = port.call(name, nlohmann::json(args));
+    // Converted without recursion (so is the answer below): a do_action input may nest as
+    // deep as the message may, and the session refuses what nests past its own bound.
+    const AgentPort::Result out = port.call(name, groundplane::detail::copy_json<nlohmann::json>(args));
     // whats_here's answer has one shape (its output schema): arguments it cannot read are a
     // tool error, the message saying what to send.
     if (name == "whats_here" && out.contains("reason")) return tool_error(out["message"].get<std::string>());
@@ -33,7 +36,8 @@ GROUNDPLANE_INLINE nlohmann::ordered_json call_agent_tool(AgentPort& port, std::
     nlohmann::ordered_json structured = object_of(members.size());
     if (out.contains("facts")) structured["facts"] = out["facts"];
     for (auto it = members.begin(); it != members.end(); ++it)
-      if (it.key() != "facts") structured[it.key()] = it.value();
+      if (it.key() != "facts")
+        structured[it.key()] = groundplane::detail::copy_json<nlohmann::ordered_json>(it.value());
     return tool_result(std::move(structured), std::move(text));
   } catch (const std::exception& e) {
     failure = "the app failed serving " + groundplane::detail::quote(name) + ": " + escape(e.what(), 300);

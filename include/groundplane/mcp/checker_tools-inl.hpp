@@ -18,6 +18,7 @@
 #include "groundplane/boundary.hpp"
 #include "groundplane/check_from_json.hpp"
 #include "groundplane/decimal.hpp"
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
@@ -35,7 +36,9 @@ GROUNDPLANE_INLINE const Fact& record_fact(const nlohmann::ordered_json& a, Fact
   auto name = args.string("name");
   const auto& value = args.required("value", "any JSON value");
   auto tool = args.string("tool");
-  return into.record_fact(std::move(name), nlohmann::json(value), {.tool = std::move(tool), .args = args.call_args()});
+  // Converted without recursion: a value may nest as deep as the message may (max_depth).
+  return into.record_fact(std::move(name), groundplane::detail::copy_json<nlohmann::json>(value),
+                          {.tool = std::move(tool), .args = args.call_args()});
 }
 
 // record_ranking's "direction", by the names Direction's table gives (detail/enum_names.hpp).
@@ -259,8 +262,15 @@ GROUNDPLANE_INLINE const nlohmann::ordered_json& check_specs(const Arguments& ar
 }
 
 GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegistry& registry,
-                                 std::string_view output_text, std::size_t max_depth, Form form) {
+                                 std::string_view output_text, CheckLimits limits, Form form) {
   const Arguments args("check", a, {"facts", "checks", "output", "prose_field", "free_fields"});
+  // Counted before anything is built from the call, its inline facts included.
+  if (const auto* specs = args.find("checks"); specs && specs->is_array() && specs->size() > limits.max_checks)
+    Arguments::fail("check: \"checks\" holds " + std::to_string(specs->size()) + " checks, over the limit of " +
+                    std::to_string(limits.max_checks) +
+                    " (groundplane-mcp --max-checks, ServerOptions::max_checks); nothing was checked. Check the "
+                    "answer in calls of at most " +
+                    std::to_string(limits.max_checks) + " checks.");
   std::optional<FactRegistry> inline_registry;
   std::vector<std::string> facts = check_facts(args, inline_registry);
   const auto& specs = check_specs(args);
@@ -287,7 +297,7 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
   const Verdict verdict =
       output_text.empty()
           ? boundary.try_submit(output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr))
-          : boundary.try_submit_json(JsonText::read(output_text, {.max_depth = max_depth}), output_text);
+          : boundary.try_submit_json(JsonText::read(output_text, {.max_depth = limits.max_depth}), output_text);
 
   if (form == Form::text) return Written::text(check_result_text(verdict));
   return check_result_json(verdict);

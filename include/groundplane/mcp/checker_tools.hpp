@@ -57,11 +57,17 @@ nlohmann::ordered_json recorded(const FactT& fact) {
 nlohmann::ordered_json list_facts(const nlohmann::ordered_json& args, const FactRegistry& registry,
                                   std::size_t page_size);
 
+// What one check call may carry (ServerOptions): the output's nesting, and the checks.
+struct CheckLimits {
+  std::size_t max_depth = 256;
+  std::size_t max_checks = 1000;  // more is BadArguments naming the limit and --max-checks
+};
+
 // check over `registry` (or the call's inline facts). `output_text`: the output's bytes
 // as the request wrote them, read exactly (API: submit_json); empty when the call came as
-// a JSON value, whose output is then taken as it is.
+// a JSON value, whose output is then taken as it is. Its cost is linear in its checks.
 Written check(const nlohmann::ordered_json& args, const FactRegistry& registry, std::string_view output_text,
-              std::size_t max_depth, Form form);
+              CheckLimits limits, Form form);
 
 // check's CallToolResult: {content: [{type: "text", text}], structuredContent: {ok,
 // findings: [{check, field, said, supported, fact, provenance, detail, message}],

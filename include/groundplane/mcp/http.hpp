@@ -21,10 +21,14 @@
 //           stream to open. SSE is not needed for JSON responses.
 // Refusals, each answered with a JSON-RPC error body (never a dropped connection):
 //   403 an Origin that is not this server's own host (or allowed_origins): a web page
-//       must not reach a local server through DNS rebinding
+//       must not reach a local server through DNS rebinding; and one that is not a
+//       serialized origin scheme://host[:port] at all (a path, a user, a bad port)
 //   401 token set and Authorization is not "Bearer <token>"
 //   400 no session id on a request other than initialize; a batch; text that is not JSON;
-//       an MCP-Protocol-Version this server does not speak
+//       an MCP-Protocol-Version this server does not speak; a header holding a NUL, CR
+//       or LF; a request framed two ways (Content-Length and Transfer-Encoding, or
+//       either twice: RFC 9112 6.1), refused before its body is read and the connection
+//       closed, so no byte after it is read as a request
 //   404 an unknown or expired session id (the client starts a new session)
 //   413 a body over max_body_bytes (read no further than the limit, chunked or not; the
 //       connection is then closed, so no byte after the body is read as a request)
@@ -155,6 +159,70 @@ inline bool loopback_host(std::string_view host) {
     }
   }
   return parts == 4 && digits > 0;
+}
+
+// Whether an Origin is a serialized origin (RFC 6454 6.2), what a browser sends: a scheme,
+// "://", a host (a name or a bracketed IPv6 literal) and perhaps ":" and a port, and
+// nothing else — no path, query, fragment, user, blank or empty part.
+inline bool serialized_origin(std::string_view origin) {
+  const auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const auto scheme_end = origin.find("://");
+  if (scheme_end == std::string_view::npos || scheme_end == 0 || !alpha(origin[0])) return false;
+  for (const char c : origin.substr(0, scheme_end))
+    if (!alpha(c) && !digit(c) && c != '+' && c != '-' && c != '.') return false;
+  std::string_view rest = origin.substr(scheme_end + 3);
+  std::size_t host_end = 0;
+  if (!rest.empty() && rest.front() == '[') {
+    host_end = rest.find(']');
+    if (host_end == std::string_view::npos || host_end == 1) return false;
+    for (const char c : rest.substr(1, host_end - 1))
+      if (!digit(c) && !(c >= 'a' && c <= 'f') && !(c >= 'A' && c <= 'F') && c != ':' && c != '.') return false;
+    ++host_end;
+  } else {
+    while (host_end < rest.size() && (alpha(rest[host_end]) || digit(rest[host_end]) || rest[host_end] == '-' ||
+                                      rest[host_end] == '.' || rest[host_end] == '_' || rest[host_end] == '~'))
+      ++host_end;
+    if (host_end == 0) return false;
+  }
+  const std::string_view port = rest.substr(host_end);
+  if (port.empty()) return true;
+  if (port.front() != ':' || port.size() < 2 || port.size() > 6) return false;
+  unsigned value = 0;
+  for (const char c : port.substr(1)) {
+    if (!digit(c)) return false;
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  return value <= 65535;
+}
+
+// What makes a request's framing ambiguous (RFC 9112 6.1, 6.3), so that a proxy in front
+// of the server and the server could read its body, and what follows it, differently:
+// both Content-Length and Transfer-Encoding, or either of them twice. Empty when none.
+template <class Headers>
+std::string ambiguous_framing(const Headers& headers) {
+  std::size_t lengths = 0, codings = 0;
+  for (const auto& [name, value] : headers) {
+    (void)value;
+    if (HttpRequest::equal_ignoring_case(name, "Content-Length")) ++lengths;
+    else if (HttpRequest::equal_ignoring_case(name, "Transfer-Encoding")) ++codings;
+  }
+  if (lengths > 0 && codings > 0)
+    return "the request has both Content-Length and Transfer-Encoding, which frame its body two ways; send one";
+  if (lengths > 1) return "the request has Content-Length twice; send it once";
+  if (codings > 1) return "the request has Transfer-Encoding twice; send it once";
+  return {};
+}
+
+// A header whose name or value holds NUL, CR or LF (RFC 9110 5.5: a recipient must not
+// pass one on): its name, for the refusal; nullopt when there is none.
+template <class Headers>
+std::optional<std::string> header_with_control(const Headers& headers) {
+  for (const auto& [name, value] : headers)
+    if (name.find_first_of(std::string_view("\0\r\n", 3)) != std::string::npos ||
+        value.find_first_of(std::string_view("\0\r\n", 3)) != std::string::npos)
+      return std::string(name);
+  return std::nullopt;
 }
 
 // The host of an Origin ("http://localhost:8765" -> "localhost"); "" when it has none.
@@ -463,6 +531,20 @@ class HttpServer {
         if (auto* connection = detail::GuardedConnection::current()) connection->close_after();
       send(out, res, !body_read);
     });
+    // A request framed two ways is refused before httplib reads its body either way, and
+    // the connection closed after the answer (RFC 9112 6.1): a proxy in front may have
+    // read the bytes after it as another request, or as this one's body.
+    http_.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      const std::string framing = detail::ambiguous_framing(req.headers);
+      if (framing.empty()) return httplib::Server::HandlerResponse::Unhandled;
+      if (auto* connection = detail::GuardedConnection::current()) connection->close_after();
+      res.status = 400;
+      res.set_header("Connection", "close");
+      res.set_content(
+          detail::dump(Protocol::error_response(nullptr, error_code::invalid_request, "Bad Request: " + framing)),
+          "application/json");
+      return httplib::Server::HandlerResponse::Handled;
+    });
     // Every other method and path reaches handle(), which answers what is not the endpoint.
     http_.Get(".*", adapt);
     http_.Delete(".*", adapt);
@@ -541,6 +623,9 @@ class HttpServer {
   bool origin_allowed(const std::string& origin) const {
     for (const auto& allowed : options_.allowed_origins)
       if (allowed == origin) return true;
+    // Only a serialized origin names a host: "http://127.0.0.1:8765/x" or
+    // "http://127.0.0.1:x" is not one a browser sends, whatever host it seems to name.
+    if (!detail::serialized_origin(origin)) return false;
     const std::string host = detail::origin_host(origin);
     if (host.empty()) return false;
     if (host == options_.host || (options_.host == "::1" && host == "[::1]")) return true;
@@ -552,12 +637,20 @@ class HttpServer {
   // path, a foreign Origin, a missing or wrong token, a protocol version this server does
   // not speak, and for a POST a media type other than JSON.
   std::optional<HttpResponse> refuse_before_body(const HttpRequest& request) const {
+    if (const auto named = detail::header_with_control(request.headers))
+      return refuse(400, nullptr, error_code::invalid_request,
+                    "Bad Request: the header " + detail::quote(*named, 80) +
+                        " holds a NUL, CR or LF byte, which no header may hold");
+    if (const std::string framing = detail::ambiguous_framing(request.headers); !framing.empty())
+      return refuse(400, nullptr, error_code::invalid_request, "Bad Request: " + framing);
     if (request.path != options_.path)
       return refuse(404, nullptr, error_code::invalid_request,
                     "Not found: the MCP endpoint is " + detail::quote(options_.path));
     if (const auto origin = request.header("Origin"); origin && !origin_allowed(*origin))
       return refuse(403, nullptr, error_code::invalid_request,
-                    "Forbidden: Origin " + detail::quote(*origin, 120) + " is not this server's own host");
+                    "Forbidden: Origin " + detail::quote(*origin, 120) +
+                        (detail::serialized_origin(*origin) ? " is not this server's own host"
+                                                            : " is not a serialized origin (scheme://host[:port])"));
     if (options_.token) {
       const auto auth = request.header("Authorization");
       constexpr std::string_view bearer = "Bearer ";

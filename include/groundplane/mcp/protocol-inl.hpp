@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
@@ -129,6 +130,14 @@ GROUNDPLANE_INLINE std::optional<std::string> Protocol::handle_line(std::string_
 }
 
 GROUNDPLANE_INLINE std::optional<nlohmann::ordered_json> Protocol::handle(const nlohmann::ordered_json& message) {
+  // Held to max_depth as a line is: what runs below may copy it recursively.
+  if (!groundplane::detail::json_extent(message, options_.max_depth).too_deep.empty()) {
+    note("refused a message nested deeper than " + std::to_string(options_.max_depth) + " levels");
+    const auto id = message.is_object() ? message.find("id") : message.end();
+    return error_response(id != message.end() && (id->is_string() || id->is_number_integer()) ? *id : nullptr,
+                          error_code::invalid_request,
+                          "Invalid Request: JSON nested deeper than " + std::to_string(options_.max_depth) + " levels");
+  }
   auto reply = respond(message, detail::Form::json);
   if (!reply) return std::nullopt;
   return std::move(*reply).take_json();
@@ -136,6 +145,12 @@ GROUNDPLANE_INLINE std::optional<nlohmann::ordered_json> Protocol::handle(const 
 
 GROUNDPLANE_INLINE nlohmann::ordered_json Protocol::call_tool(std::string_view name,
                                                               const nlohmann::ordered_json& arguments) {
+  // Held to max_depth as a message's are: what runs below may copy them recursively.
+  const groundplane::detail::JsonExtent extent = groundplane::detail::json_extent(arguments, options_.max_depth);
+  if (!extent.too_deep.empty())
+    return detail::tool_error("invalid arguments: " + std::string(name) + "'s arguments are nested deeper than " +
+                              std::to_string(options_.max_depth) + " levels (" + extent.too_deep +
+                              "); nothing was run");
   return run_tool(name, arguments, detail::Form::json).take_json();
 }
 
@@ -385,7 +400,9 @@ GROUNDPLANE_INLINE detail::Written Protocol::run_checked_tool(std::string_view n
       (session_ && name == "record_ledger"))
     return record_within_limits(name, args);
   if (name == "list_facts") return detail::list_facts(args, registry_, options_.page_size);
-  if (name == "check") return detail::check(args, registry_, output_text_, options_.max_depth, form);
+  if (name == "check")
+    return detail::check(args, registry_, output_text_,
+                         {.max_depth = options_.max_depth, .max_checks = options_.max_checks}, form);
   if (port_ && detail::is_agent_tool(name)) {
     std::string failure;
     auto result = detail::call_agent_tool(*port_, name, args, failure);

@@ -110,6 +110,9 @@ struct ServerOptions {
   std::size_t max_facts = 10'000;
   std::size_t max_fact_bytes = std::size_t{32} * 1024 * 1024;
   std::shared_ptr<FactPool> pool = nullptr;  // a total shared with other sessions; nullptr: none
+  // The most checks one `check` call may carry: a call with more is refused as a tool
+  // error naming the limit (--max-checks) before any of them is built.
+  std::size_t max_checks = 1000;
 };
 
 class Protocol {
@@ -129,7 +132,8 @@ class Protocol {
   // parse was cut off mid-message.
   std::optional<std::string> handle_line(std::string_view line, bool unterminated = false);
 
-  // One parsed JSON-RPC message; the response, or nullopt when none is due.
+  // One parsed JSON-RPC message; the response, or nullopt when none is due. A message
+  // nested deeper than max_depth is answered -32600, as its text would be.
   std::optional<nlohmann::ordered_json> handle(const nlohmann::ordered_json& message);
 
   // The tools/list entries: {name, title, description, inputSchema, outputSchema, annotations}.
@@ -137,7 +141,8 @@ class Protocol {
   bool has_tool(std::string_view name) const;
 
   // Runs one tool; a CallToolResult. Never throws for anything a client sent: wrong
-  // arguments, an invalid record or a misconfigured check is isError: true.
+  // arguments (nested deeper than max_depth, too), an invalid record or a misconfigured
+  // check is isError: true.
   nlohmann::ordered_json call_tool(std::string_view name, const nlohmann::ordered_json& arguments);
 
   // Records fact definitions {name: {kind: "fact"|"ranking"|"table"|"domain", ...the
