@@ -573,7 +573,9 @@ Cost send_and_time(int port, const std::string& request, bool closes) {
 
 void check_linear(const Cost& at10, const Cost& at100) {
   INFO("10x: " << at10.seconds << " s; 100x: " << at100.seconds << " s");
-  CHECK(at100.seconds <= 15 * std::max(at10.seconds, 0.005));
+  // A step under 20 ms counts as 20 ms (as in test_hostile_limits.cpp): a busy machine only
+  // slows a run, and its noise is milliseconds.
+  CHECK(at100.seconds <= 15 * std::max(at10.seconds, 0.020));
 }
 
 }  // namespace
@@ -661,5 +663,5 @@ TEST_CASE("cost: initializes from one address at 1x, 10x and 100x its session li
     CHECK(refused == limit * scale - limit);
   }
   CHECK(s.session_count() == 3 * limit);
-  CHECK(seconds[2] <= 15 * std::max(seconds[1], 0.005));
+  CHECK(seconds[2] <= 15 * std::max(seconds[1], 0.020));  // as check_linear
 }
