@@ -128,21 +128,29 @@ GROUNDPLANE_INLINE ClaimStream::ClaimStream(ClaimStream&&) noexcept = default;
 GROUNDPLANE_INLINE ClaimStream& ClaimStream::operator=(ClaimStream&&) noexcept = default;
 GROUNDPLANE_INLINE ClaimStream::~ClaimStream() = default;
 
+GROUNDPLANE_INLINE detail::ClaimStreamState& ClaimStream::live() const {
+  if (!state_)
+    throw ConfigurationError(
+        "ClaimStream used after it was moved from: it holds no text and no boundary; use the stream it was moved "
+        "to, or assign it Boundary::stream()");
+  return *state_;
+}
+
 GROUNDPLANE_INLINE StreamState ClaimStream::feed(std::string_view chunk) {
-  if (state_->verdict)
-    throw ConfigurationError("ClaimStream::feed after finish(): the text has ended; start another stream");
-  state_->reader.read(chunk);
+  detail::ClaimStreamState& s = live();
+  if (s.verdict) throw ConfigurationError("ClaimStream::feed after finish(): the text has ended; start another stream");
+  s.reader.read(chunk);
   return state();
 }
 
-GROUNDPLANE_INLINE StreamState ClaimStream::state() const noexcept {
-  return state_->findings.empty() ? StreamState::undecided : StreamState::rejected;
+GROUNDPLANE_INLINE StreamState ClaimStream::state() const {
+  return live().findings.empty() ? StreamState::undecided : StreamState::rejected;
 }
 
-GROUNDPLANE_INLINE const std::vector<Finding>& ClaimStream::findings() const noexcept { return state_->findings; }
+GROUNDPLANE_INLINE const std::vector<Finding>& ClaimStream::findings() const { return live().findings; }
 
 GROUNDPLANE_INLINE Verdict ClaimStream::finish() {
-  detail::ClaimStreamState& s = *state_;
+  detail::ClaimStreamState& s = live();
   if (s.verdict) return *s.verdict;
   s.reader.end();
   Verdict v =
@@ -156,7 +164,7 @@ GROUNDPLANE_INLINE Verdict ClaimStream::finish() {
 }
 
 GROUNDPLANE_INLINE Verdict ClaimStream::stop() {
-  detail::ClaimStreamState& s = *state_;
+  detail::ClaimStreamState& s = live();
   if (s.verdict) return *s.verdict;
   if (s.findings.empty()) return finish();
   detail::CheckRun run;

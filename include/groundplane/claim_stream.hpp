@@ -85,10 +85,10 @@ class ClaimStream {
   StreamState feed(std::string_view chunk);
 
   // rejected once any check has found something.
-  StreamState state() const noexcept;
+  StreamState state() const;
 
   // The findings so far, in the order the checks ran; after finish(), the verdict's.
-  const std::vector<Finding>& findings() const noexcept;
+  const std::vector<Finding>& findings() const;
 
   // The text has ended: the verdict of try_submit_json on all of it (a submit). Called
   // again, returns the same verdict.
@@ -101,7 +101,12 @@ class ClaimStream {
   // re-ask completes the answer (docs/streaming.md). Not rejected: as finish().
   Verdict stop();
 
+  // A stream that has been moved from holds nothing: every call on it above throws
+  // ConfigurationError (a developer's mistake) until a stream is assigned to it.
+
  private:
+  detail::ClaimStreamState& live() const;
+
   std::unique_ptr<detail::ClaimStreamState> state_;
 };
 
