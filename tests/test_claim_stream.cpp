@@ -909,6 +909,30 @@ TEST_CASE("a NUL byte after the answer is a finding however the text is cut, as 
   }
 }
 
+TEST_CASE("a stream past max_text_bytes is rejected once it passes, keeps nothing more, and ends as try_submit_json") {
+  Campaign c;
+  gp::Boundary b(c.reg, {"campaign_ctr"}, gp::BoundaryOptions{.max_text_bytes = 64}, winner);
+  const std::string text = R"({"winner": "harbour", "score": 0.0455, "note": ")" + std::string(200, 'x') + "\"}";
+  const gp::Verdict whole = b.try_submit_json(text);
+  REQUIRE(whole.findings().size() == 1);
+  CHECK_THAT(whole.findings()[0].detail, Catch::Contains("longer than the 64 bytes"));
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{65}, text.size()}) {
+    INFO("chunks of " << chunk);
+    gp::ClaimStream s = b.stream();
+    std::size_t fed = 0;
+    for (std::size_t at = 0; at < text.size(); at += chunk) {
+      const std::string_view piece = std::string_view(text).substr(at, chunk);
+      const gp::StreamState state = s.feed(piece);
+      fed += piece.size();
+      CHECK((state == gp::StreamState::rejected) == (fed > 64));
+    }
+    CHECK(difference(s.finish(), Expected(whole)).empty());
+    gp::ClaimStream stopped = b.stream();
+    (void)stopped.feed(text);
+    CHECK(difference(stopped.stop(), Expected(whole)).empty());
+  }
+}
+
 TEST_CASE("finish() called twice returns the same verdict") {
   Campaign c;
   gp::Boundary b(c.reg, {"campaign_ctr"}, winner, top);

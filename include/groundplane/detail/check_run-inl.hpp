@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/wording.hpp"
 
 namespace groundplane::detail {
 
@@ -70,6 +72,25 @@ GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_
                quote(seen[g].first) + " (the first " + std::to_string(cap) + " are listed)";
     findings.push_back(std::move(f));
   }
+}
+
+GROUNDPLANE_INLINE Verdict too_deep_output(std::string said, std::size_t max_depth) {
+  Finding f;
+  f.check = "structured_output";
+  f.said = std::move(said);
+  f.detail = "the output is nested deeper than " + std::to_string(max_depth) +
+             " arrays/objects; send one JSON object of named fields";
+  return Verdict({std::move(f)});
+}
+
+GROUNDPLANE_INLINE Verdict oversized_text(std::string_view text, std::size_t max_text_bytes) {
+  Finding f;
+  f.check = "structured_output";
+  f.said = quote(text.substr(0, 60));
+  f.detail = "the output is longer than the " + group_thousands(max_text_bytes) +
+             " bytes this boundary reads (pass BoundaryOptions::max_text_bytes to read more); send one JSON object "
+             "of named fields and nothing else";
+  return Verdict({std::move(f)});
 }
 
 GROUNDPLANE_INLINE void CheckRun::record(std::string name, std::size_t before,

@@ -69,6 +69,7 @@ struct ProseRules {
   const std::vector<std::string>* free_fields;  // BoundaryOptions::free_fields
   const std::vector<std::string>* read;         // every field a check states it reads
   const ProseNames* names;
+  std::size_t max_growth;  // BoundaryOptions::max_text_bytes: how much longer than its template a rendering may be
 };
 
 // A word of prose: `length` bytes at `offset`.
