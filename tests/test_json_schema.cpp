@@ -328,7 +328,7 @@ TEST_CASE("An integer is a number with no fractional part: 1.0 and 1e52 are, 1.5
 
 TEST_CASE("multipleOf an integer past 2^63 is exact for doubles of any magnitude") {
   const json three_two62 = json::parse(R"({"items": {"multipleOf": 13835058055282163712}})");  // 3 * 2^62
-  const json max64 = json::parse(R"({"items": {"multipleOf": 18446744073709551615}})");       // 2^64 - 1
+  const json max64 = json::parse(R"({"items": {"multipleOf": 18446744073709551615}})");        // 2^64 - 1
   const json payload = json::parse("[3e300, 1e300, 6e70, 3e61, 3e62, 1.2e200, 4.5e100, 9e307]");
   // Which of them 3 * 2^62 divides, computed exactly with the decimal value of each.
   CHECK(issues(three_two62, payload, 100) ==
@@ -742,9 +742,10 @@ TEST_CASE("A megabyte of hostile payload is judged in under 50 ms", "[timing]") 
   }
 }
 
-TEST_CASE("A megabyte nested sixty deep under uniqueItems, or of doubles against a multipleOf past 2^63, is judged in "
-          "under 50 ms",
-          "[timing]") {
+TEST_CASE(
+    "A megabyte nested sixty deep under uniqueItems, or of doubles against a multipleOf past 2^63, is judged in "
+    "under 50 ms",
+    "[timing]") {
   std::vector<std::pair<gp::JsonSchema, json>> cases;
   json nested = json::array();
   json* at = &nested;

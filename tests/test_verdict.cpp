@@ -51,7 +51,7 @@ struct quotes_raw_bytes {
     gp::Finding f;
     f.check = "raw\xFF";
     f.field = "name\xC3";
-    f.said = "'caf\xE9'";  // Latin-1
+    f.said = "'caf\xE9'";            // Latin-1
     f.supported = "'\xED\xA0\x80'";  // a UTF-16 surrogate written as UTF-8
     f.fact = "f\xF8";
     f.provenance = "tool(\xC0\x80)";  // an overlong NUL
