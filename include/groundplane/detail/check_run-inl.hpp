@@ -20,14 +20,24 @@ namespace groundplane::detail {
 // Findings beyond the cap are dropped per field and counted in one finding, so what(),
 // correction() and an MCP reply stay bounded whatever the model sent, for user-written
 // checks too.
+GROUNDPLANE_INLINE std::string field_root(const std::string& field) {
+  if (field.empty() || field[0] != '/') return field;
+  return field.substr(0, field.find('/', 1));
+}
+
+GROUNDPLANE_INLINE Finding more_findings(Finding last_listed, std::string root, std::size_t more) {
+  Finding f = std::move(last_listed);
+  f.said = std::to_string(more) + " more";
+  f.supported.clear();
+  f.detail = "... and " + std::to_string(more) + " more unsupported claim(s) about " + quote(root) + " (the first " +
+             std::to_string(max_findings_per_field) + " are listed)";
+  f.field = std::move(root);
+  return f;
+}
+
 GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_t before) {
   constexpr std::size_t cap = max_findings_per_field;
   if (findings.size() - before <= cap + 1) return;
-  const auto root = [](const std::string& field) {
-    if (field.empty() || field[0] != '/') return field;
-    const std::size_t end = field.find('/', 1);
-    return field.substr(0, end);
-  };
   // Each finding's group (its field's root), numbered in order of first appearance: one
   // hash lookup a finding, however many fields a check of the caller's own names.
   struct Group {
@@ -41,7 +51,7 @@ GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_
   std::unordered_map<std::string, std::size_t> index;
   std::vector<std::size_t> group_of(findings.size() - before);
   for (std::size_t i = before; i < findings.size(); ++i) {
-    std::string r = root(findings[i].field);
+    std::string r = field_root(findings[i].field);
     const auto [it, added] = index.try_emplace(r, groups.size());
     if (added) groups.push_back({std::move(r)});
     ++groups[it->second].size;
@@ -62,16 +72,8 @@ GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_
     ++out;
   }
   findings.resize(out);
-  for (const Group& g : groups) {
-    if (g.dropped == 0) continue;
-    Finding f = findings[g.last_kept];
-    f.field = g.root;
-    f.said = std::to_string(g.dropped) + " more";
-    f.supported.clear();
-    f.detail = "... and " + std::to_string(g.dropped) + " more unsupported claim(s) about " + quote(g.root) +
-               " (the first " + std::to_string(cap) + " are listed)";
-    findings.push_back(std::move(f));
-  }
+  for (const Group& g : groups)
+    if (g.dropped != 0) findings.push_back(more_findings(findings[g.last_kept], g.root, g.dropped));
 }
 
 GROUNDPLANE_INLINE Verdict too_deep_output(std::string said, std::size_t max_depth) {

@@ -56,6 +56,12 @@ Verdict oversized_text(std::string_view text, std::size_t max_text_bytes);
 // output field (its first pointer token), then one counting the rest.
 void cap_per_field(std::vector<Finding>& findings, std::size_t before);
 inline constexpr std::size_t max_findings_per_field = 8;
+// What cap_per_field groups a finding by: its field's first pointer token ("/rows" of
+// "/rows/1/ctr"; a name stands for itself).
+std::string field_root(const std::string& field);
+// The finding that counts `more` findings past the listed ones of the group whose root
+// is `root`: a copy of the group's last listed finding, saying how many more there were.
+Finding more_findings(Finding last_listed, std::string root, std::size_t more);
 
 }  // namespace groundplane::detail
 
