@@ -94,7 +94,7 @@ GROUNDPLANE_INLINE void validate_options(const BoundaryOptions& options) {
   if (options.max_text_bytes == 0)
     throw ConfigurationError(
         "BoundaryOptions: max_text_bytes is 0, so no answer could be read; leave it at its "
-        "default (8 MiB) or give the longest JSON text a model's answer may take");
+        "default (1 MiB) or give the longest JSON text a model's answer may take");
   if (options.max_depth == 0)
     throw ConfigurationError(
         "BoundaryOptions: max_depth is 0, so no JSON object could be read; leave it at its "

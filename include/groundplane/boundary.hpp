@@ -94,10 +94,12 @@ struct BoundaryOptions {
   // Fields a prose slot may insert though no check reads them (names or JSON Pointers):
   // what the model may say unchecked, such as a label it was given.
   std::vector<std::string> free_fields = {};
-  // The longest JSON text submit_json, try_submit_json and a stream read, in bytes. A
-  // longer text is one structured_output finding and is not read (a stream stops keeping
-  // it); a prose rendering may be at most this much longer than its template.
-  std::size_t max_text_bytes = 8 * 1024 * 1024;
+  // The longest JSON text submit_json, try_submit_json and a stream read, in bytes (1 MiB:
+  // more than any model writes as one answer; read into a JSON value, a text can cost some
+  // forty times its length). A longer text is one structured_output finding and is not
+  // read (a stream stops keeping it); a prose rendering may be at most this much longer
+  // than its template.
+  std::size_t max_text_bytes = 1024 * 1024;
   // Arrays and objects nested deeper than this in the output — written as text or handed
   // to submit() as a value — are one structured_output finding: nothing deeper is read,
   // copied or compared, so no output can overflow a stack.
