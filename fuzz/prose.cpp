@@ -33,6 +33,7 @@
 #include "groundplane/boundary.hpp"
 #include "groundplane/checks/superlative.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/unicode.hpp"
 #include "groundplane/registry.hpp"
 
 namespace gp = groundplane;
@@ -42,21 +43,7 @@ namespace {
 
 std::string utf8(char32_t cp) {
   std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  gp::detail::append_utf8(out, cp);
   return out;
 }
 
@@ -135,7 +122,8 @@ Template build(fuzz::Bytes& in) {
     switch (kind % 12) {
       case 0:
       case 1: {  // a recorded name, each letter disguised
-        for (const char c : std::string_view(recorded[in.pick(4)])) written += c == ' ' ? std::string(" ") : disguise(c, in);
+        for (const char c : std::string_view(recorded[in.pick(4)]))
+          written += c == ' ' ? std::string(" ") : disguise(c, in);
         t.names.push_back(written);
         rendered = written;
         break;

@@ -133,7 +133,9 @@ GROUNDPLANE_INLINE actions_performed::Ledger actions_performed::read_ledger(cons
   for (std::size_t r = 0; action_col && r < t.row_count(); ++r) {
     const auto action = t.text(r, *action_col);
     if (!action) continue;
-    Record& record = ledger[*action];
+    const auto [at, added] = ledger.index.try_emplace(std::string(*action), ledger.records.size());
+    if (added) ledger.records.emplace_back();
+    Record& record = ledger.records[at->second];
     const auto outcome = outcome_col ? t.text(r, *outcome_col) : std::nullopt;
     if (happened(outcome)) record.happened = true;
     ++record.attempts;
@@ -144,8 +146,8 @@ GROUNDPLANE_INLINE actions_performed::Ledger actions_performed::read_ledger(cons
 
 GROUNDPLANE_INLINE bool actions_performed::supported(const Ledger& ledger, const nlohmann::json& claim) {
   if (!claim.is_string()) return false;
-  const auto it = ledger.find(claim.get_ref<const std::string&>());
-  return it != ledger.end() && it->second.happened;
+  const Record* record = ledger.find(claim.get_ref<const std::string&>());
+  return record != nullptr && record->happened;
 }
 
 GROUNDPLANE_INLINE Finding actions_performed::finding_for(const Table& t, const Ledger& ledger,
@@ -156,8 +158,8 @@ GROUNDPLANE_INLINE Finding actions_performed::finding_for(const Table& t, const 
     f.detail = "expected an action id (a string), got " + std::string(detail::type_name(claim));
     return f;
   }
-  const auto it = ledger.find(claim.get_ref<const std::string&>());
-  const std::size_t attempts = it == ledger.end() ? 0 : it->second.attempts;
+  const Record* record = ledger.find(claim.get_ref<const std::string&>());
+  const std::size_t attempts = record == nullptr ? 0 : record->attempts;
   if (!t.complete()) {
     // The older attempts are not in the table: one of them may have happened.
     f.detail = "the recorded ledger holds only the newest " + std::to_string(t.row_count()) + " of the session's " +
@@ -168,7 +170,7 @@ GROUNDPLANE_INLINE Finding actions_performed::finding_for(const Table& t, const 
     // the constant, so all that can be said truthfully is that no row names it.
     f.detail = "no row of the ledger names " + f.said + ": nothing by that name DID happen in this session";
   } else {
-    f.detail = "the ledger's line for it: " + detail::escape_rendered(it->second.latest, 240);
+    f.detail = "the ledger's line for it: " + detail::escape_rendered(record->latest, 240);
     if (attempts > 1) f.detail += " (the latest of " + std::to_string(attempts) + " attempts; none DID happen)";
   }
   return f;

@@ -83,7 +83,14 @@ struct actions_performed {
     std::size_t attempts = 0;
     std::string_view latest;
   };
-  using Ledger = std::unordered_map<std::string_view, Record>;
+  struct Ledger {
+    std::unordered_map<std::string, std::size_t> index;  // an action id -> its record
+    std::vector<Record> records;
+    const Record* find(const std::string& id) const {
+      const auto it = index.find(id);
+      return it == index.end() ? nullptr : &records[it->second];
+    }
+  };
   static Ledger read_ledger(const Table& t);
 
   // Whether `claim` is supported; a finding for it is made by finding_for.

@@ -24,6 +24,7 @@
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/unicode.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/render.hpp"
 
@@ -238,7 +239,8 @@ class Reader {
         continue;
       }
       const Brace b = brace_at(text_, i);  // a literal brace or a slot: the template had no findings
-      if (b.kind == Brace::Kind::slot) raw += values_by_field_.at(text_.substr(i + 1, b.end - i - 2)).text;
+      if (b.kind == Brace::Kind::slot)
+        raw += slot_values_[value_index_.at(std::string(text_.substr(i + 1, b.end - i - 2)))].text;
       else raw.push_back(c);
       i = b.end;
     }
@@ -430,21 +432,7 @@ class Reader {
 
   static std::string utf8_of(char32_t cp) {
     std::string out;
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    append_utf8(out, cp);
     return out;
   }
 
@@ -476,7 +464,8 @@ class Reader {
   }
 
   const SlotValue& value_of(std::string_view field) {
-    if (const auto it = values_by_field_.find(field); it != values_by_field_.end()) return it->second;
+    const auto [at, added] = value_index_.try_emplace(std::string(field), slot_values_.size());
+    if (!added) return slot_values_[at->second];
     SlotValue v;
     const nlohmann::json* found = find_field(*output_, field);
     if (found == nullptr) {
@@ -504,7 +493,8 @@ class Reader {
         }
       }
     }
-    return values_by_field_.emplace(field, std::move(v)).first->second;
+    slot_values_.push_back(std::move(v));
+    return slot_values_.back();
   }
 
   // A slot's value as the model wrote it: a string unquoted, a number with its digits.
@@ -522,7 +512,8 @@ class Reader {
   const ProseRules& rules_;
   const nlohmann::json* output_ = nullptr;
   Kept syntax_, digits_, names_, values_, against_;
-  std::unordered_map<std::string_view, SlotValue> values_by_field_;
+  std::unordered_map<std::string, std::size_t> value_index_;  // a slot's field -> its value in slot_values_
+  std::vector<SlotValue> slot_values_;                        // judged once each
   // The words not yet known to start a name or not, a ring whose strings keep their room.
   std::array<Word, ProseNames::max_words> window_;
   std::size_t window_from_ = 0;
@@ -566,12 +557,12 @@ GROUNDPLANE_INLINE void ProseNames::edge(std::string& key, std::uint32_t parent,
 }
 
 GROUNDPLANE_INLINE void ProseNames::link(const std::string& key, std::uint32_t child) {
-  const auto [it, added] = edges_.try_emplace(key, static_cast<std::uint32_t>(links_.size()));
+  const auto [it, added] = edges_.try_emplace(key, links_.size());
   if (added) {
     links_.push_back({child, no_end});
     return;
   }
-  std::uint32_t at = it->second;
+  auto at = static_cast<std::uint32_t>(it->second);
   while (true) {
     if (links_[at].child == child) return;
     if (links_[at].next == no_end) break;
@@ -612,9 +603,9 @@ GROUNDPLANE_INLINE void ProseNames::add(std::string_view text, std::size_t fact)
       for (const std::string* k : {&first, &second}) starts_[bit_of(*k) / 64] |= std::uint64_t{1} << (bit_of(*k) % 64);
     }
     edge(key, node, first);
-    const auto [it, added] = nodes_.try_emplace(key, static_cast<std::uint32_t>(ends_.size()));
+    const auto [it, added] = nodes_.try_emplace(key, ends_.size());
     if (added) ends_.push_back(no_end);
-    const std::uint32_t child = it->second;
+    const auto child = static_cast<std::uint32_t>(it->second);
     link(key, child);
     if (second != first) {
       edge(key, node, second);
@@ -634,7 +625,7 @@ GROUNDPLANE_INLINE void ProseNames::children(std::uint32_t node, const std::stri
     edge(probe, node, word_key);
     const auto it = edges_.find(probe);
     if (it == edges_.end()) return;
-    for (std::uint32_t at = it->second; at != no_end; at = links_[at].next) {
+    for (auto at = static_cast<std::uint32_t>(it->second); at != no_end; at = links_[at].next) {
       const std::uint32_t child = links_[at].child;
       if (out.size() < max_paths && std::find(out.begin(), out.end(), child) == out.end()) out.push_back(child);
     }

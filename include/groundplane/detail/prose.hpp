@@ -107,9 +107,11 @@ class ProseNames {
   std::vector<std::uint64_t> starts_;        // a bit per hash of a first word's keys
   std::vector<std::uint32_t> ends_{no_end};  // per node: an index into endings_, or no_end
   std::vector<Ending> endings_;
-  std::unordered_map<std::string, std::uint32_t> edges_;  // parent and a key -> its first link
+  // The map types the library already instantiates elsewhere: a header-only build parses
+  // and instantiates no new one for prose.
+  std::unordered_map<std::string, std::size_t> edges_;  // parent and a key -> its first link
   std::vector<Link> links_;
-  std::unordered_map<std::string, std::uint32_t> nodes_;  // while building: parent and first key -> node
+  std::unordered_map<std::string, std::size_t> nodes_;  // while building: parent and first key -> node
 };
 
 // What the prose check needs from its boundary.

@@ -42,23 +42,8 @@ GROUNDPLANE_INLINE std::string encode(const std::vector<char32_t>& cps) {
   std::string out;
   out.reserve(cps.size());
   for (const char32_t cp : cps) {
-    if (cp >= raw_byte) {
-      out += static_cast<char>(cp - raw_byte);
-    } else if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    if (cp >= raw_byte) out += static_cast<char>(cp - raw_byte);
+    else append_utf8(out, cp);
   }
   return out;
 }
@@ -158,6 +143,24 @@ GROUNDPLANE_INLINE std::vector<char32_t> nfc(const std::vector<char32_t>& in) {
 
 namespace groundplane::detail {
 
+GROUNDPLANE_INLINE void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
 GROUNDPLANE_INLINE std::string nfc(std::string_view text) {
   if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
     return std::string(text);
@@ -231,26 +234,6 @@ inline std::uint32_t three_bytes(const char* at) noexcept {
   return (static_cast<std::uint32_t>(b[0]) << 16) | (static_cast<std::uint32_t>(b[1]) << 8) | b[2];
 }
 
-GROUNDPLANE_INLINE void append_utf8(std::string& out, char32_t cp) {
-  if (cp >= raw_byte) {
-    out += static_cast<char>(cp - raw_byte);
-  } else if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
 // The prose_keys record of `cp`, or nullptr: two array reads. Built on first use: for
 // each page (256 code points) that has records, the record of each of its code points.
 GROUNDPLANE_INLINE const unsigned char* key_record(char32_t cp) {
@@ -306,7 +289,7 @@ GROUNDPLANE_INLINE bool append_keys(char32_t cp, std::string& first, std::string
 
 // `key` (UTF-8) in canonical order: each run of non-starters stably sorted by combining
 // class. `scratch` holds its code points meanwhile.
-GROUNDPLANE_INLINE void canonical_order(std::string& key, std::u32string& scratch) {
+GROUNDPLANE_INLINE void canonical_order(std::string& key, std::vector<char32_t>& scratch) {
   scratch.clear();
   for (std::size_t i = 0; i < key.size();) {
     const auto c = static_cast<unsigned char>(key[i]);
@@ -328,7 +311,10 @@ GROUNDPLANE_INLINE void canonical_order(std::string& key, std::u32string& scratc
     i = j;
   }
   key.clear();
-  for (const char32_t cp : scratch) append_utf8(key, cp);
+  for (const char32_t cp : scratch) {
+    if (cp >= raw_byte) key += static_cast<char>(cp - raw_byte);
+    else append_utf8(key, cp);
+  }
 }
 
 }  // namespace unicode

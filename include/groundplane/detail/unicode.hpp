@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "groundplane/detail/linkage.hpp"
 
@@ -16,6 +17,9 @@ namespace groundplane::detail {
 
 // The canonical composition (NFC) of UTF-8 text.
 std::string nfc(std::string_view text);
+
+// `cp` (at most U+10FFFF) as UTF-8, appended to `out`.
+void append_utf8(std::string& out, char32_t cp);
 
 // Simple case folding (CaseFolding.txt status C and S) of one code point.
 char32_t simple_fold(char32_t cp) noexcept;
@@ -42,7 +46,7 @@ class ProseKeys {
   void of(std::string_view word, std::string& first, std::string& second);
 
  private:
-  std::u32string scratch_;  // a key's code points while they are put in order
+  std::vector<char32_t> scratch_;  // a key's code points while they are put in order
 };
 
 // How a code point reads next to a number: a sign ('-', '+' and what looks like them:
