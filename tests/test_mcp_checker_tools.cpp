@@ -492,13 +492,16 @@ TEST_CASE("check judges a number past a double in its output as written: 1e400 i
 TEST_CASE("a NUL or trailing text after the answer is refused alike by try_submit_json, a stream and the check tool") {
   using namespace std::string_literals;
   gp::FactRegistry reg;
-  reg.record_ranking("campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
-                     {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
-  const std::vector<std::string> texts = {
-      "{\"winner\":\"harbour\"}\0{\"winner\":\"north\"}"s, "{\"winner\":\"harbour\"}\0"s,
-      "{\"winner\":\"harbour\"} \n\0 north"s,               "{\"winner\":\"harbour\"}{\"winner\":\"north\"}"s,
-      "{\"winner\":\"harbour\"} and north"s,                "\0{\"winner\":\"harbour\"}"s,
-      "{\"winner\":\0\"harbour\"}"s};
+  reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  const std::vector<std::string> texts = {"{\"winner\":\"harbour\"}\0{\"winner\":\"north\"}"s,
+                                          "{\"winner\":\"harbour\"}\0"s,
+                                          "{\"winner\":\"harbour\"} \n\0 north"s,
+                                          "{\"winner\":\"harbour\"}{\"winner\":\"north\"}"s,
+                                          "{\"winner\":\"harbour\"} and north"s,
+                                          "\0{\"winner\":\"harbour\"}"s,
+                                          "{\"winner\":\0\"harbour\"}"s};
   std::mt19937 rng(48);
   for (const std::string& text : texts) {
     INFO(ojson(text).dump());
@@ -541,6 +544,21 @@ TEST_CASE("a NUL or trailing text after the answer is refused alike by try_submi
       else CHECK(reply["result"]["structuredContent"]["ok"] == false);
     }
   }
+}
+
+TEST_CASE("check's output past the 1 MiB a boundary reads is a finding, refused unread, never a tool error") {
+  Harness h;
+  const std::string line = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"check","arguments":)"
+                           R"({"facts":["campaign_ctr"],"checks":[{"check":"superlative","fact":"campaign_ctr"}],)"
+                           R"("output":{"winner":"harbour","note":")" +
+                           std::string(gp::BoundaryOptions{}.max_text_bytes, 'x') + "\"}}}}\n";
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + line);
+  const auto& r = t.reply_to(2)["result"];
+  REQUIRE(r["isError"] == false);
+  CHECK(r["structuredContent"]["ok"] == false);
+  REQUIRE(r["structuredContent"]["findings"].size() == 1);
+  CHECK_THAT(r["structuredContent"]["findings"][0]["detail"].get<std::string>(),
+             Catch::Contains("longer than the 1,048,576 bytes"));
 }
 
 TEST_CASE("a key written twice in check's output is a finding, as submit_json makes it, never a tool error") {
