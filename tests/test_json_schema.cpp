@@ -337,13 +337,13 @@ TEST_CASE("multipleOf an integer past 2^63 is exact for doubles of any magnitude
   CHECK(issues(max64, json::parse("[18446744073709551615, 0]"), 100) == Issues{});
 }
 
-TEST_CASE("uniqueItems at every level of a payload nested sixty deep is judged, not cut off as too large") {
-  // Each level [next level, its own number]; the innermost holds 100,000 distinct numbers.
-  // Every uniqueItems above hashes all that is below it: 61 times the payload, unless each
-  // array is hashed once.
-  const json schema = json::parse(R"({"$defs": {"n": {"type": ["array", "integer"], "uniqueItems": true,
-                                                      "items": {"$ref": "#/$defs/n"}}},
-                                      "$ref": "#/$defs/n"})");
+namespace {
+// Unique items at every level, all the way down: an array [next level, its own number],
+// 61 levels, and `count` distinct numbers at the bottom.
+const char* const unique_all_the_way = R"({"$defs": {"n": {"type": ["array", "integer"], "uniqueItems": true,
+                                                          "items": {"$ref": "#/$defs/n"}}},
+                                          "$ref": "#/$defs/n"})";
+json nested_unique(int count, json*& bottom) {
   json payload = json::array();
   json* at = &payload;
   for (int d = 0; d < 61; ++d) {
@@ -351,7 +351,18 @@ TEST_CASE("uniqueItems at every level of a payload nested sixty deep is judged, 
     at->push_back(-d - 1);
     at = &(*at)[0];
   }
-  for (int i = 0; i < 100000; ++i) at->push_back(i);
+  for (int i = 0; i < count; ++i) at->push_back(i);
+  bottom = at;
+  return payload;
+}
+}  // namespace
+
+TEST_CASE("uniqueItems at every level of a payload nested sixty deep is judged, not cut off as too large") {
+  // Every uniqueItems above hashes all that is below it: 61 times the payload, unless each
+  // array is hashed once.
+  const json schema = json::parse(unique_all_the_way);
+  json* at = nullptr;
+  json payload = nested_unique(100000, at);
   CHECK(issues(schema, payload).empty());
   at->push_back(99999);  // a repeat at the very bottom
   const Issues got = issues(schema, payload);
@@ -747,18 +758,8 @@ TEST_CASE(
     "under 50 ms",
     "[timing]") {
   std::vector<std::pair<gp::JsonSchema, json>> cases;
-  json nested = json::array();
-  json* at = &nested;
-  for (int d = 0; d < 61; ++d) {
-    at->push_back(json::array());
-    at->push_back(-d - 1);
-    at = &(*at)[0];
-  }
-  for (int i = 0; i < 145000; ++i) at->push_back(i);
-  cases.emplace_back(gp::JsonSchema(json::parse(R"({"$defs": {"n": {"type": ["array", "integer"], "uniqueItems": true,
-                                                                   "items": {"$ref": "#/$defs/n"}}},
-                                                   "$ref": "#/$defs/n"})")),
-                     std::move(nested));
+  json* bottom = nullptr;
+  cases.emplace_back(gp::JsonSchema(json::parse(unique_all_the_way)), nested_unique(145000, bottom));
   json doubles = json::array();
   for (int i = 0; i < 180000; ++i) doubles.push_back(1e300 * (1 + i % 9));
   cases.emplace_back(gp::JsonSchema(json::parse(R"({"items": {"multipleOf": 9223372036854775808}})")),
