@@ -47,7 +47,7 @@ constexpr double slow = 1;
 #else
 constexpr double slow = 10;
 #endif
-constexpr double prose_10mb_seconds = 0.5 * slow;  // a 10 MB template, any kind of flood
+constexpr double prose_10mb_seconds = 0.5 * slow;   // a 10 MB template, any kind of flood
 constexpr std::size_t prose_10mb_added = 64 * MiB;  // peak resident memory above the template's own
 constexpr double refused_seconds = 0.05 * slow;     // an input past its bound, refused without being read
 constexpr std::size_t refused_added = 4 * MiB;
@@ -178,8 +178,7 @@ TEST_CASE("claim text is read in time linear in its length", "[timing]") {
 
 // ---- a stream's chunks: the same bound, counted as they arrive ------------------------------
 
-TEST_CASE("a stream fed 1x, 10x and 100x its bound keeps at most the bound, and is rejected once past it",
-          "[timing]") {
+TEST_CASE("a stream fed 1x, 10x and 100x its bound keeps at most the bound, and is rejected once past it", "[timing]") {
   const auto& reg = fixture().reg;
   gp::Boundary b(reg, {"ctr"}, gp::superlative{.fact = "ctr"});
   const std::string chunk(64 * 1024, ' ');  // whitespace before the answer: one buffer, fed again and again
@@ -287,8 +286,12 @@ TEST_CASE("facts, table cells, provenance arguments and check specs nested a mil
     CHECK_THROWS_AS(reg.record_fact("args", 1, {.tool = "t", .args = args}), gp::InvalidFact);
     CHECK(reg.size() == 0);
     for (const std::size_t depth : {depth_bound + 1, 10 * depth_bound, 100 * depth_bound}) {
-      json spec = {{"check", "aggregate_reconciles"}, {"fact", "orders"}, {"field", "total"}, {"op", "sum"},
-                   {"column", "amount"}, {"where", {{"region", json::array()}}}};
+      json spec = {{"check", "aggregate_reconciles"},
+                   {"fact", "orders"},
+                   {"field", "total"},
+                   {"op", "sum"},
+                   {"column", "amount"},
+                   {"where", {{"region", json::array()}}}};
       json* w = &spec["where"]["region"];
       for (std::size_t i = 3; i < depth; ++i) w = &w->emplace_back(json::array());
       CHECK_THROWS_AS(gp::check_from_json(spec), gp::ConfigurationError);
