@@ -689,6 +689,59 @@ TEST_CASE("An output naming 100,000 invented entities yields a bounded list of f
   CHECK(v.correction().size() <= gp::Verdict::max_correction);
 }
 
+TEST_CASE("A list of 100,000 wrong items is eight findings and one exact count, from every check that reads a list") {
+  gp::FactRegistry reg;
+  gp::Scores scores;
+  json rows = json::array();
+  json ledger = json::array();
+  for (int i = 0; i < 50; ++i) {
+    scores.push_back({"e" + std::to_string(i), i});
+    rows.push_back({{"region", "r" + std::to_string(i)}, {"v", i}});
+    ledger.push_back({{"action", "a" + std::to_string(i)},
+                      {"principal", "agent"},
+                      {"outcome", "did NOT happen \xE2\x80\x94 refused"},
+                      {"version", i}});
+  }
+  reg.record_ranking("ranked", scores, {.key = "v", .tool = "t"});
+  reg.record_table("regions", rows, {.key_column = "region", .tool = "t"});
+  reg.record_table("ledger", ledger,
+                   {.tool = "session.ledger", .columns = {"action", "principal", "outcome", "version"}});
+  constexpr int n = 100000;
+  json unknown = json::array();
+  json wrong_rows = json::array();
+  json refused = json::array();
+  for (int i = 0; i < n; ++i) {
+    unknown.push_back("x" + std::to_string(i));
+    wrong_rows.push_back({{"region", "r" + std::to_string(i % 50)}, {"v", -1}});
+    refused.push_back("a" + std::to_string(i % 50));
+  }
+  const auto last_detail = [](const gp::Verdict& v) { return v.findings().back().detail; };
+  {  // ranking_prefix over a list as long as it likes (k = 0): whole-list findings count against the cap
+    const auto v =
+        verdict(reg, {"ranked"}, gp::ranking_prefix{.fact = "ranked", .ordered = false}, json{{"top", unknown}});
+    REQUIRE(v.findings().size() == 9);
+    CHECK_THAT(last_detail(v), Catch::StartsWith("99,993 more places do not match"));
+  }
+  {
+    const auto v =
+        verdict(reg, {"regions"},
+                gp::row_integrity{.fact = "regions", .key_field = "region", .fields = {{"v", "v"}}, .at = "/rows"},
+                json{{"rows", wrong_rows}});
+    REQUIRE(v.findings().size() == 9);
+    CHECK(v.findings()[7].field == "/rows/7/v");
+    CHECK(last_detail(v) == "... and 99,992 more unsupported value(s) in '/rows' (the first 8 are listed)");
+  }
+  {
+    const auto v =
+        verdict(reg, {"ledger"}, gp::actions_performed{.fact = "ledger", .field = "did"}, json{{"did", refused}});
+    REQUIRE(v.findings().size() == 9);
+    CHECK(v.findings()[0].field == "/did/0");
+    CHECK_THAT(v.findings()[0].detail, Catch::Contains("did NOT happen"));
+    CHECK(last_detail(v) ==
+          "... and 99,992 more action(s) in 'did' that the ledger does not show DID happen (the first 8 are listed)");
+  }
+}
+
 TEST_CASE("Messages name a Fact a single value, a row of a numeric key 'row N', and a tie by its side") {
   gp::FactRegistry reg;
   reg.record_fact("budget", 1000, {.tool = "finance.get"});

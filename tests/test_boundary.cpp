@@ -317,3 +317,73 @@ TEST_CASE("schema describes the winner as one of the ranked names and the score 
   CHECK(schema["properties"]["score"]["type"] == "number");
   CHECK(schema["required"] == json::array({"winner"}));
 }
+
+namespace {
+// An array `depth` levels deep, built without recursion ({"winner": [[[...]]]}).
+json nested_output(std::size_t depth) {
+  json out = {{"winner", json::array()}};
+  json* at = &out["winner"];
+  for (std::size_t i = 1; i < depth; ++i) at = &at->emplace_back(json::array());
+  return out;
+}
+}  // namespace
+
+TEST_CASE("an output nested deeper than max_depth is one finding, as a value, as ordered_json or as text") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::BoundaryOptions{.max_depth = 40},
+                 gp::superlative{.fact = "campaign_ctr"});
+  const json deep = nested_output(40);  // 41 with the object around it
+  const gp::Verdict as_value = b.try_submit(deep);
+  REQUIRE(as_value.findings().size() == 1);
+  const gp::Finding& f = as_value.findings()[0];
+  CHECK(f.check == "structured_output");
+  CHECK(f.field.empty());
+  CHECK_THAT(f.said, Catch::StartsWith("{\"winner\":[[[["));
+  CHECK(f.detail == "the output is nested deeper than 40 arrays/objects; send one JSON object of named fields");
+  CHECK(as_value.accepted() == json::object());
+  CHECK(as_value.passed().empty());
+  CHECK(as_value.failed().empty());
+  const gp::Verdict as_ordered = b.try_submit(nlohmann::ordered_json(deep));
+  CHECK(as_ordered.findings() == as_value.findings());
+  const gp::Verdict as_text = b.try_submit_json(deep.dump());
+  REQUIRE(as_text.findings().size() == 1);
+  CHECK_THAT(as_text.findings()[0].detail, Catch::Contains("nesting deeper than 40 arrays/objects"));
+  CHECK_THROWS_AS(b.submit(deep), gp::UnsupportedClaim);
+  CHECK_THROWS_AS(b.submit(nlohmann::ordered_json(deep)), gp::UnsupportedClaim);
+  // One level less is read, and judged.
+  const gp::Verdict within = b.try_submit(nested_output(39));
+  REQUIRE(within.findings().size() == 1);
+  CHECK(within.findings()[0].check == "superlative");
+}
+
+TEST_CASE("text longer than max_text_bytes is one finding quoting its start, and is not read") {
+  Seed s;
+  gp::Boundary b(s.reg, {"campaign_ctr"}, gp::BoundaryOptions{.max_text_bytes = 64},
+                 gp::superlative{.fact = "campaign_ctr"});
+  const std::string fits = R"({"winner": "harbour", "score": 0.0455})" + std::string(64 - 38, ' ');
+  REQUIRE(fits.size() == 64);
+  CHECK(b.try_submit_json(fits).ok());
+  const std::string over = fits + " ";
+  const gp::Verdict v = b.try_submit_json(over);
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].check == "structured_output");
+  CHECK(v.findings()[0].said == gp::detail::quote(std::string_view(over).substr(0, 60)));
+  CHECK_THAT(v.findings()[0].detail, Catch::Contains("longer than the 64 bytes this boundary reads"));
+  // The developer is told which option reads more; the model is not.
+  CHECK_THAT(v.findings()[0].detail, Catch::Contains("BoundaryOptions::max_text_bytes"));
+  CHECK(v.correction().find("max_text_bytes") == std::string::npos);
+  CHECK(v.accepted() == json::object());
+  CHECK_THROWS_AS(b.submit_json(over), gp::UnsupportedClaim);
+  // A value handed over already parsed has no text to measure.
+  CHECK(b.try_submit(json::parse(over)).ok());
+}
+
+TEST_CASE("bounds of zero are a ConfigurationError when the boundary is built") {
+  Seed s;
+  CHECK_THROWS_WITH(gp::Boundary(s.reg, {"campaign_ctr"}, gp::BoundaryOptions{.max_text_bytes = 0},
+                                 gp::superlative{.fact = "campaign_ctr"}),
+                    Catch::Contains("max_text_bytes is 0"));
+  CHECK_THROWS_AS(gp::Boundary(s.reg, {"campaign_ctr"}, gp::BoundaryOptions{.max_depth = 0},
+                               gp::superlative{.fact = "campaign_ctr"}),
+                  gp::ConfigurationError);
+}

@@ -349,3 +349,15 @@ TEST_CASE("the spec schema lists every member of every check with the checks tha
         "Its shape depends on the check: entities_recorded (required): an array of strings; row_integrity "
         "(required): an object {output_field: column}.");
 }
+
+TEST_CASE("a spec nested past 256 levels is a ConfigurationError before any member is copied") {
+  json spec = {{"check", "aggregate_reconciles"},
+               {"fact", "orders"},
+               {"field", "total"},
+               {"op", "sum"},
+               {"column", "amount"},
+               {"where", {{"region", json::array()}}}};
+  json* at = &spec["where"]["region"];
+  for (int i = 0; i < 300; ++i) at = &at->emplace_back(json::array());
+  CHECK_THROWS_WITH(gp::check_from_json(spec), Catch::Contains("nested deeper than 256 arrays/objects"));
+}

@@ -241,7 +241,9 @@ class Outputs {
       case Fault::trailing_garbage: {
         static const char* const garbage[] = {"x", "}",   ",",    "]",        "{}",     "\"",
                                               "0", "nul", "\x01", "\xC3\xA9", "// done"};
-        out.text += one_of(garbage);
+        // A NUL and a second answer after it: read, never taken for the end of the text.
+        if (chance(20)) out.text += std::string(1, '\0') + (chance(50) ? "" : "{\"winner\":\"north\"}");
+        else out.text += one_of(garbage);
         break;
       }
       case Fault::two_values:
@@ -886,6 +888,51 @@ TEST_CASE("empty chunks are fine anywhere in a stream") {
   CHECK(difference(empty, Expected(b.try_submit_json(""))).empty());
 }
 
+TEST_CASE("a NUL byte after the answer is a finding however the text is cut, as try_submit_json makes it") {
+  using namespace std::string_literals;
+  Campaign c;
+  gp::Boundary b(c.reg, {"campaign_ctr"}, winner);
+  for (const std::string& text : {"{\"winner\":\"harbour\",\"score\":0.0455}\0{\"winner\":\"north\"}"s,
+                                  "{\"winner\":\"harbour\",\"score\":0.0455} \0"s, "\0{\"winner\":\"harbour\"}"s}) {
+    const gp::Verdict whole = b.try_submit_json(text);
+    REQUIRE_FALSE(whole.ok());
+    REQUIRE(whole.findings().size() == 1);
+    CHECK(whole.findings()[0].check == "structured_output");
+    CHECK_THAT(whole.findings()[0].detail, Catch::Contains("at byte " + std::to_string(text.find('\0')) + " "));
+    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+      INFO(shown(text) << " cut at " << cut);
+      std::vector<std::size_t> cuts;
+      if (cut > 0 && cut < text.size()) cuts.push_back(cut);
+      const Streamed s = stream_through(b, text, cuts);
+      CHECK(difference(s.verdict, Expected(whole)).empty());
+    }
+  }
+}
+
+TEST_CASE("a stream past max_text_bytes is rejected once it passes, keeps nothing more, and ends as try_submit_json") {
+  Campaign c;
+  gp::Boundary b(c.reg, {"campaign_ctr"}, gp::BoundaryOptions{.max_text_bytes = 64}, winner);
+  const std::string text = R"({"winner": "harbour", "score": 0.0455, "note": ")" + std::string(200, 'x') + "\"}";
+  const gp::Verdict whole = b.try_submit_json(text);
+  REQUIRE(whole.findings().size() == 1);
+  CHECK_THAT(whole.findings()[0].detail, Catch::Contains("longer than the 64 bytes"));
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{65}, text.size()}) {
+    INFO("chunks of " << chunk);
+    gp::ClaimStream s = b.stream();
+    std::size_t fed = 0;
+    for (std::size_t at = 0; at < text.size(); at += chunk) {
+      const std::string_view piece = std::string_view(text).substr(at, chunk);
+      const gp::StreamState state = s.feed(piece);
+      fed += piece.size();
+      CHECK((state == gp::StreamState::rejected) == (fed > 64));
+    }
+    CHECK(difference(s.finish(), Expected(whole)).empty());
+    gp::ClaimStream stopped = b.stream();
+    (void)stopped.feed(text);
+    CHECK(difference(stopped.stop(), Expected(whole)).empty());
+  }
+}
+
 TEST_CASE("finish() called twice returns the same verdict") {
   Campaign c;
   gp::Boundary b(c.reg, {"campaign_ctr"}, winner, top);
@@ -907,6 +954,28 @@ TEST_CASE("feeding a stream after finish() throws a ConfigurationError") {
   CHECK_THROWS_AS(s.feed(" "), gp::ConfigurationError);
   CHECK_THROWS_AS(s.feed(""), gp::ConfigurationError);
   CHECK(s.finish().ok());  // the verdict stands
+}
+
+TEST_CASE("a moved-from stream is a ConfigurationError on every call, never a crash, and the stream moved to goes on") {
+  Campaign c;
+  gp::Boundary b(c.reg, {"campaign_ctr"}, winner);
+  gp::ClaimStream s = b.stream();
+  (void)s.feed(R"({"winner": )");
+  gp::ClaimStream moved = std::move(s);
+  // NOLINTBEGIN(bugprone-use-after-move,clang-analyzer-cplusplus.Move): the behaviour under test
+  CHECK_THROWS_AS(s.feed(R"("north"})"), gp::ConfigurationError);
+  CHECK_THROWS_WITH(s.feed(""), Catch::Contains("moved from"));
+  CHECK_THROWS_AS(s.state(), gp::ConfigurationError);
+  CHECK_THROWS_AS(s.findings(), gp::ConfigurationError);
+  CHECK_THROWS_AS(s.finish(), gp::ConfigurationError);
+  CHECK_THROWS_AS(s.stop(), gp::ConfigurationError);
+  // Assigned a live stream, it is one again.
+  s = b.stream();
+  CHECK(s.feed(R"({"winner": "harbour", "score": 0.0455})") == gp::StreamState::undecided);
+  CHECK(s.finish().ok());
+  // NOLINTEND(bugprone-use-after-move,clang-analyzer-cplusplus.Move)
+  CHECK(moved.feed(R"("north"})") == gp::StreamState::rejected);
+  CHECK_FALSE(moved.finish().ok());
 }
 
 TEST_CASE("a check of the caller's own without reads() runs only at finish()") {

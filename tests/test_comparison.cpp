@@ -249,6 +249,39 @@ TEST_CASE("the sign of a comparison is part of the claim whatever its magnitude"
   CHECK_FALSE(verdict(s.reg, "campaign_ctr", flipped, claim("harbour", "north", 0.0043)).ok());
 }
 
+TEST_CASE("a margin with the other sign is a finding even when the tolerance would cover its distance") {
+  Seed s;
+  // harbour - north = 0.0043: a tolerance of 0.01 covers -0.0043 (0.0086 away) and -0.001.
+  const gp::comparison loose{.fact = "campaign_ctr",
+                             .convention = gp::Convention::difference,
+                             .tolerance = {.absolute = gp::Decimal::parse("0.01")}};
+  CHECK(verdict(s.reg, "campaign_ctr", loose, claim("harbour", "north", 0.004)).ok());
+  CHECK(verdict(s.reg, "campaign_ctr", loose, claim("harbour", "north", 0.0133)).ok());
+  CHECK(verdict(s.reg, "campaign_ctr", loose, claim("harbour", "north", 0)).ok());  // zero has no sign
+  for (const double wrong : {-0.0043, -0.001, -0.0000001}) {
+    INFO(wrong);
+    const auto v = verdict(s.reg, "campaign_ctr", loose, claim("harbour", "north", wrong));
+    REQUIRE(v.findings().size() == 1);
+    CHECK(v.findings()[0].field == "by");
+    CHECK(v.findings()[0].supported == "0.0043");
+    CHECK_THAT(v.findings()[0].detail, Catch::Contains("the other sign"));
+  }
+  // A relative tolerance and Rounding::as_stated do not excuse it either.
+  const gp::comparison rounded{.fact = "campaign_ctr",
+                               .convention = gp::Convention::percent_change,
+                               .tolerance = {.relative = gp::Decimal::parse("3")},
+                               .rounding = gp::Rounding::as_stated};
+  CHECK(verdict(s.reg, "campaign_ctr", rounded, claim("harbour", "north", 10)).ok());
+  CHECK_FALSE(verdict(s.reg, "campaign_ctr", rounded, claim("harbour", "north", -10)).ok());
+  // Under b_minus_a the truth is negative, and a positive number is the one with the other sign.
+  const gp::comparison flipped{.fact = "campaign_ctr",
+                               .convention = gp::Convention::difference,
+                               .tolerance = {.absolute = gp::Decimal::parse("0.01")},
+                               .order = gp::ComparisonOrder::b_minus_a};
+  CHECK(verdict(s.reg, "campaign_ctr", flipped, claim("harbour", "north", -0.004)).ok());
+  CHECK_FALSE(verdict(s.reg, "campaign_ctr", flipped, claim("harbour", "north", 0.004)).ok());
+}
+
 TEST_CASE("unknown entities missing fields and wrong types are findings") {
   Seed s;
   const gp::comparison check{.fact = "campaign_ctr"};

@@ -171,6 +171,25 @@ TEST_CASE("Text that is not exactly one JSON value is an error naming the byte o
   CHECK(error_offset("{\"a\": 1 // note\n}") == 8);  // no comments
 }
 
+TEST_CASE("A NUL byte is never the end of the text: after the value it is an error at its offset") {
+  using namespace std::string_literals;
+  // nlohmann's reader takes a NUL for the end of its input, so all of these were read as
+  // the first value alone.
+  CHECK(error_offset("{\"winner\":\"harbour\"}\0{\"winner\":\"north\"}"s) == 20);
+  CHECK(error_offset("{\"a\": 1} \0"s) == 9);
+  CHECK(error_offset("[1]\n\0\0garbage"s) == 4);
+  CHECK(error_offset("7\0"s) == 1);
+  // Before or inside the value too, the reason names the NUL rather than an end of input.
+  for (const std::string& text : {"\0{\"a\": 1}"s, "{\"a\":\0 1}"s, "[1,\0 2]"s, "{\"a\": \"x\0y\"}"s}) {
+    INFO(json(text).dump());
+    const JsonText doc = JsonText::read(text);
+    REQUIRE_FALSE(doc.ok());
+    CHECK(doc.error()->offset == text.find('\0'));
+    CHECK(doc.error()->reason.find("NUL") != std::string::npos);
+    CHECK(doc.error()->reason.find("end of input") == std::string::npos);
+  }
+}
+
 TEST_CASE("Nesting past max_depth is an error at the bracket that goes too deep") {
   JsonTextOptions options;
   options.max_depth = 4;

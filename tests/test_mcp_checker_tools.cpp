@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -486,6 +487,78 @@ TEST_CASE("check judges a number past a double in its output as written: 1e400 i
   // past the reader's bound: the model is told so, by a finding naming the number
   CHECK(t.reply_to(4)["result"]["structuredContent"]["correction"].get<std::string>().find("out of range") !=
         std::string::npos);
+}
+
+TEST_CASE("a NUL or trailing text after the answer is refused alike by try_submit_json, a stream and the check tool") {
+  using namespace std::string_literals;
+  gp::FactRegistry reg;
+  reg.record_ranking(
+      "campaign_ctr", {{"north", 0.0412}, {"harbour", 0.0455}, {"delta", 0.0301}},
+      {.key = "ctr", .tool = "warehouse.query", .args = {{"table", "campaign_daily"}, {"window", "7d"}}});
+  const std::vector<std::string> texts = {"{\"winner\":\"harbour\"}\0{\"winner\":\"north\"}"s,
+                                          "{\"winner\":\"harbour\"}\0"s,
+                                          "{\"winner\":\"harbour\"} \n\0 north"s,
+                                          "{\"winner\":\"harbour\"}{\"winner\":\"north\"}"s,
+                                          "{\"winner\":\"harbour\"} and north"s,
+                                          "\0{\"winner\":\"harbour\"}"s,
+                                          "{\"winner\":\0\"harbour\"}"s};
+  std::mt19937 rng(48);
+  for (const std::string& text : texts) {
+    INFO(ojson(text).dump());
+    gp::Boundary b(reg, {"campaign_ctr"}, gp::CheckList{gp::superlative{.fact = "campaign_ctr"}});
+    const gp::Verdict whole = b.try_submit_json(text);
+    REQUIRE_FALSE(whole.ok());
+    REQUIRE(whole.findings().size() == 1);
+    CHECK(whole.findings()[0].check == "structured_output");
+    // A stream, whole and cut at random places.
+    for (int round = 0; round < 40; ++round) {
+      gp::ClaimStream s = b.stream();
+      std::size_t from = 0;
+      while (from < text.size()) {
+        const std::size_t n = round == 0 ? text.size() : 1 + rng() % 4;
+        (void)s.feed(std::string_view(text).substr(from, n));
+        from += n;
+      }
+      const gp::Verdict streamed = s.finish();
+      CHECK(streamed.findings() == whole.findings());
+    }
+    // The check tool reading the same bytes as its output's text.
+    const ojson args = check_args(ojson::object());
+    const ojson result = gp::mcp::detail::check(args, reg, text, 256, gp::mcp::detail::Form::json).take_json();
+    const auto& verdict = result["structuredContent"];
+    CHECK(verdict["ok"] == false);
+    REQUIRE(verdict["findings"].size() == 1);
+    CHECK(verdict["findings"][0]["message"] == whole.findings()[0].message());
+    // Over the wire, the same bytes in a request are never an accepted answer: the line is
+    // not JSON (a parse error), or its output is refused.
+    Harness h;
+    const std::string line =
+        R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"check","arguments":{"facts":["campaign_ctr"],)"
+        R"("checks":[{"check":"superlative","fact":"campaign_ctr"}],"output":)" +
+        text + "}}}\n";
+    const auto t = h.run(call(1, "record_ranking", seed_ranking) + line);
+    REQUIRE(t.replies.size() >= 2);  // a newline in the text ends the line there: two lines
+    for (std::size_t i = 1; i < t.replies.size(); ++i) {
+      const ojson& reply = t.replies[i];
+      if (reply.contains("error")) CHECK(reply["error"]["code"] == -32700);
+      else CHECK(reply["result"]["structuredContent"]["ok"] == false);
+    }
+  }
+}
+
+TEST_CASE("check's output past the 1 MiB a boundary reads is a finding, refused unread, never a tool error") {
+  Harness h;
+  const std::string line = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"check","arguments":)"
+                           R"({"facts":["campaign_ctr"],"checks":[{"check":"superlative","fact":"campaign_ctr"}],)"
+                           R"("output":{"winner":"harbour","note":")" +
+                           std::string(gp::BoundaryOptions{}.max_text_bytes, 'x') + "\"}}}}\n";
+  const auto t = h.run(call(1, "record_ranking", seed_ranking) + line);
+  const auto& r = t.reply_to(2)["result"];
+  REQUIRE(r["isError"] == false);
+  CHECK(r["structuredContent"]["ok"] == false);
+  REQUIRE(r["structuredContent"]["findings"].size() == 1);
+  CHECK_THAT(r["structuredContent"]["findings"][0]["detail"].get<std::string>(),
+             Catch::Contains("longer than the 1,048,576 bytes"));
 }
 
 TEST_CASE("a key written twice in check's output is a finding, as submit_json makes it, never a tool error") {

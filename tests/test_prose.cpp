@@ -284,3 +284,120 @@ TEST_CASE("checks state the fields they read") {
   CHECK(gp::AnyCheck(silent_check{}).reads() == std::nullopt);
   CHECK(gp::AnyCheck(gp::ranking_prefix{.fact = "f"}).reads() == std::vector<std::string>{"top"});
 }
+
+TEST_CASE("a recorded name in look-alike letters is the name: fullwidth, mathematical, Cyrillic, invisible joins") {
+  const std::vector<std::string> disguised = {
+      "\xEF\xBD\x8E\xEF\xBD\x8F\xEF\xBD\x92\xEF\xBD\x94\xEF\xBD\x88",  // fullwidth 'ｎｏｒｔｈ'
+      "\xF0\x9D\x90\xA7\xF0\x9D\x90\xA8\xF0\x9D\x90\xAB\xF0\x9D\x90\xAD\xF0\x9D\x90\xA1",  // mathematical bold
+      "n\xD0\xBErth",                                                                      // Cyrillic small o
+      "N\xD0\x9ERTH",       // Cyrillic capital O, in capitals
+      "\xD0\x9D\x41RBOUR",  // Cyrillic capital EN for H: its lower case looks like no Latin letter
+      "nor\xE2\x80\x8Bth",  // a zero-width space inside
+      "har\xC2\xAD"
+      "bour",                                                          // a soft hyphen inside
+      "\xE2\x93\x9D\xE2\x93\x9E\xE2\x93\xA1\xE2\x93\xA3\xE2\x93\x97",  // circled letters
+      "rnorth",  // not a name: an 'r' and an 'n' read as 'm', and "morth" is none either
+  };
+  for (std::size_t i = 0; i + 1 < disguised.size(); ++i) {
+    INFO(disguised[i]);
+    const gp::Verdict v = on_summary("{winner} led, ahead of " + disguised[i] + " at {score}");
+    REQUIRE(v.findings().size() == 1);
+    CHECK(v.findings()[0].said == gp::detail::quote(disguised[i]));
+    CHECK(v.findings()[0].fact == "campaign_ctr");
+    CHECK_THAT(v.findings()[0].detail, Catch::Contains("which reads as '"));
+    CHECK_THAT(v.findings()[0].detail, Catch::Contains("at byte 23"));
+  }
+  CHECK(on_summary("{winner} led, ahead of " + disguised.back() + " at {score}").ok());
+  // Written plainly, in another case, it needs no "reads as".
+  const gp::Verdict plain = on_summary("{winner} led, ahead of North at {score}");
+  REQUIRE(plain.findings().size() == 1);
+  CHECK_THAT(plain.findings()[0].detail, !Catch::Contains("reads as"));
+}
+
+TEST_CASE("a look-alike that is another word, or part of one, is not the name") {
+  // A Cyrillic letter inside a longer word, a Greek word, and a name's letters in a symbol.
+  CHECK(on_summary("{winner} led the n\xD0\xBErthern markets at {score}").ok());
+  CHECK(on_summary("{winner} led \xCE\xBD\xCE\xBF\xCF\x81\xCF\x84 at {score}").ok());  // Greek 'νορτ'
+  CHECK(on_summary("{winner} led harbour_north at {score}").ok());
+}
+
+TEST_CASE("a sign, digit or decimal point written against a numeric slot is a finding") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-{score}", "'-{score}'"},
+      {"+{score}", "'+{score}'"},
+      {"\xE2\x88\x92{score}", "'\xE2\x88\x92{score}'"},  // U+2212 MINUS SIGN
+      {"\xE2\x80\x93{score}", "'\xE2\x80\x93{score}'"},  // an en dash
+      {".{score}", "'.{score}'"},
+      {"1{score}", "'1{score}'"},
+      {"l{score}", "'l{score}'"},  // a letter shaped like a digit
+      {"{score}.5", "'{score}.5'"},
+      {"{score}l", "'{score}l'"},
+      {"-\xE2\x80\x8B{score}", "'-{score}'"},  // an invisible character between does not part them
+  };
+  for (const auto& [text, shown] : cases) {
+    INFO(text);
+    const gp::Verdict v = on_summary("{winner} led at " + text + " today");
+    REQUIRE_FALSE(v.ok());
+    bool against = false;
+    for (const auto& f : v.findings())
+      if (f.said == shown) {
+        against = true;
+        CHECK_THAT(f.detail, Catch::Contains("against the slot '{score}'"));
+      }
+    CHECK(against);
+  }
+  // Next to another slot that ends in a digit, too.
+  Campaigns c;
+  gp::Boundary b(c.reg, {"campaign_ctr"}, {.prose_field = "summary", .free_fields = {"code"}}, winner);
+  const gp::Verdict v = b.try_submit(
+      {{"winner", "harbour"}, {"score", 0.0455}, {"code", "B2"}, {"summary", "{winner} scored {code}{score}"}});
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].said == "'2{score}'");
+}
+
+TEST_CASE("what stands next to a numeric slot and reads as punctuation or a word is not a finding") {
+  for (const std::string text :
+       {"{winner} led at {score}.", "{winner} led at {score}, then", "({score})",
+        "{winner} led at {score}% and x{score}", "{winner}-led at {score}!", "{winner}: {score}; {score}?"}) {
+    INFO(text);
+    CHECK(on_summary(text).ok());
+  }
+}
+
+TEST_CASE("numbers of every kind outside a slot are findings: superscripts, circled digits, fractions") {
+  // U+00B2 SUPERSCRIPT TWO, U+2460 CIRCLED DIGIT ONE, U+00BD VULGAR FRACTION ONE HALF; a
+  // Roman numeral reads as letters (like "XII"), and is no number.
+  const gp::Verdict v = on_summary("{winner} led in m\xC2\xB2, \xE2\x91\xA0 and \xC2\xBD; \xE2\x85\xAB at {score}");
+  CHECK(said(v) == std::vector<std::string>{"'\xC2\xB2'", "'\xE2\x91\xA0'", "'\xC2\xBD'"});
+  // An invisible character inside a run of digits leaves it one run.
+  CHECK(said(on_summary("{winner} led 1\xE2\x80\x8B"
+                        "2 at {score}")) == std::vector<std::string>{"'1\\u{200b}2'"});
+}
+
+TEST_CASE("slots may insert at most max_text_bytes more than the template, and the prose is then a finding") {
+  Campaigns c;
+  gp::Boundary b(c.reg, {"campaign_ctr"}, {.prose_field = "summary", .free_fields = {"note"}, .max_text_bytes = 1000},
+                 winner);
+  std::string many;
+  for (int i = 0; i < 50; ++i) many += "{note} ";
+  const gp::Verdict small = b.try_submit(
+      {{"winner", "harbour"}, {"score", 0.0455}, {"note", std::string(20, 'x')}, {"summary", "{winner} " + many}});
+  CHECK(small.ok());
+  const gp::Verdict big = b.try_submit(
+      {{"winner", "harbour"}, {"score", 0.0455}, {"note", std::string(40, 'x')}, {"summary", "{winner} " + many}});
+  REQUIRE(big.findings().size() == 1);
+  CHECK_THAT(big.findings()[0].detail, Catch::Contains("insert more than 1,000 bytes beyond the template"));
+  CHECK(big.prose().empty());
+}
+
+TEST_CASE("of a million findings in a template only nine are made, in the order of the text") {
+  std::string text = "{winner} ";
+  for (int i = 0; i < 250000; ++i) text += "1 { harbour {missing} ";
+  // 5.5 MB of text: read whole, past the default bound on an answer's length.
+  const gp::Verdict v = on_summary(text, {.prose_field = "summary", .max_text_bytes = 8 * 1024 * 1024});
+  REQUIRE(v.findings().size() == 9);
+  // digit, brace, name and slot findings interleave in the order of the text
+  CHECK(said(v) == std::vector<std::string>{"'1'", "'{'", "'harbour'", "'{missing}'", "'1'", "'{'", "'harbour'",
+                                            "'{missing}'", "999992 more"});
+  CHECK_THAT(v.findings().back().detail, Catch::Contains("999992 more unsupported claim(s) about 'summary'"));
+}

@@ -370,3 +370,22 @@ TEST_CASE("a ranking read from a table with a row keyed by the empty string name
   CHECK(reg.get<gp::Table>("u").to_ranking("v", gp::Direction::higher_is_better, gp::OnMissing::skip).order() ==
         std::vector<gp::Entity>{"a"});
 }
+
+TEST_CASE("a value nested past 256 levels is refused before it is copied, as a fact, a table cell or an argument") {
+  gp::FactRegistry reg;
+  const auto deep = [](std::size_t depth) {
+    json v = json::array();
+    json* at = &v;
+    for (std::size_t i = 1; i < depth; ++i) at = &at->emplace_back(json::array());
+    return v;
+  };
+  CHECK_NOTHROW(reg.record_fact("edge", deep(256), {.tool = "t"}));
+  CHECK_THROWS_WITH(reg.record_fact("fact", deep(257), {.tool = "t"}),
+                    "cannot record fact 'fact': its value is nested deeper than 256 arrays/objects");
+  CHECK_THROWS_WITH(reg.record_table("table", json::array({{{"k", "a"}, {"v", deep(257)}}}), {.tool = "t"}),
+                    "cannot record fact 'table': a cell is nested deeper than 256 arrays/objects");
+  CHECK_THROWS_WITH(reg.record_fact("args", 1, {.tool = "t", .args = json{{"q", deep(257)}}}),
+                    Catch::Contains("a provenance argument is nested deeper than 256 arrays/objects"));
+  CHECK_THROWS_AS(reg.record_fact("listed", 1, {.tool = "t", .args = {{"q", deep(300)}}}), gp::InvalidFact);
+  CHECK(reg.names() == std::vector<std::string>{"edge"});
+}

@@ -130,6 +130,21 @@ TEST_CASE("Every kind of non-JSON text is a finding naming the byte offset, neve
   }
 }
 
+TEST_CASE("A NUL byte and whatever follows it are read: the second answer after a NUL is a finding, never dropped") {
+  using namespace std::string_literals;
+  gp::FactRegistry reg;
+  gp::testing::record_campaign_ctr(reg);
+  gp::Boundary b(reg, {"campaign_ctr"}, gp::superlative{.fact = "campaign_ctr"});
+  const std::string text = "{\"winner\":\"harbour\"}\0{\"winner\":\"north\"}"s;
+  const gp::Verdict v = b.try_submit_json(text);
+  REQUIRE(v.findings().size() == 1);
+  CHECK(v.findings()[0].check == "structured_output");
+  CHECK_THAT(v.findings()[0].detail, Catch::Contains("at byte 20 "));
+  CHECK_THAT(v.findings()[0].detail, Catch::Contains("NUL"));
+  CHECK_THROWS_AS(b.submit_json(text), gp::UnsupportedClaim);
+  gp::testing::check_message_is_contained(v.findings()[0].message() + "\n|\n|");
+}
+
 TEST_CASE("Non-JSON text quotes what the parser last read within the render cap, however long the model wrote it") {
   gp::FactRegistry reg;
   gp::testing::record_campaign_ctr(reg);

@@ -91,8 +91,16 @@ GROUNDPLANE_INLINE nlohmann::json facts_view(const FactRegistry& registry, const
   return out;
 }
 
-GROUNDPLANE_INLINE void validate_prose_options(const BoundaryOptions& options) {
+GROUNDPLANE_INLINE void validate_options(const BoundaryOptions& options) {
   constexpr std::string_view who = "BoundaryOptions";
+  if (options.max_text_bytes == 0)
+    throw ConfigurationError(
+        "BoundaryOptions: max_text_bytes is 0, so no answer could be read; leave it at its "
+        "default (1 MiB) or give the longest JSON text a model's answer may take");
+  if (options.max_depth == 0)
+    throw ConfigurationError(
+        "BoundaryOptions: max_depth is 0, so no JSON object could be read; leave it at its "
+        "default (256)");
   if (options.prose_field.empty()) {
     if (!options.free_fields.empty())
       throw ConfigurationError(
@@ -107,6 +115,7 @@ GROUNDPLANE_INLINE void validate_prose_options(const BoundaryOptions& options) {
 GROUNDPLANE_INLINE Verdict checked_output(const nlohmann::json& output, ChecksRun checks) {
   CheckRun run;
   run.stop_at_first = checks.stop_at_first;
+  if (nested_deeper_than(output, checks.max_depth)) return too_deep_output(render(output), checks.max_depth);
   if (!output.is_object()) {
     Finding f;
     f.check = "structured_output";

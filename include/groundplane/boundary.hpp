@@ -24,6 +24,7 @@
 #include "groundplane/claim_stream.hpp"
 #include "groundplane/detail/check_run.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json_depth.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/prose.hpp"
 #include "groundplane/detail/stated.hpp"
@@ -66,7 +67,8 @@ void require_recorded(const FactRegistry& registry, const std::vector<std::strin
 void require_named(const std::vector<std::string>& facts, const std::vector<std::string>& leans_on);
 
 nlohmann::json facts_view(const FactRegistry& registry, const std::vector<std::string>& facts);
-// The checks run on `output`, or one finding when it is not a JSON object.
+// The checks run on `output`, or one finding when it is not a JSON object or is nested
+// deeper than checks.max_depth.
 Verdict checked_output(const nlohmann::json& output, ChecksRun checks);
 // The findings about the text itself, then (when it is one JSON value) the checks run on
 // what it holds, reading each number with the digits it was written with.
@@ -93,11 +95,21 @@ struct BoundaryOptions {
   // Fields a prose slot may insert though no check reads them (names or JSON Pointers):
   // what the model may say unchecked, such as a label it was given.
   std::vector<std::string> free_fields = {};
+  // The longest JSON text submit_json, try_submit_json and a stream read, in bytes (1 MiB:
+  // more than any model writes as one answer; read into a JSON value, a text can cost some
+  // forty times its length). A longer text is one structured_output finding and is not
+  // read (a stream stops keeping it); a prose rendering may be at most this much longer
+  // than its template.
+  std::size_t max_text_bytes = 1024 * 1024;
+  // Arrays and objects nested deeper than this in the output — written as text or handed
+  // to submit() as a value — are one structured_output finding: nothing deeper is read,
+  // copied or compared, so no output can overflow a stack.
+  std::size_t max_depth = 256;
 };
 
 namespace detail {
-// ConfigurationError unless the prose options are well formed.
-void validate_prose_options(const BoundaryOptions& options);
+// ConfigurationError unless the options are well formed (the prose fields, the bounds).
+void validate_options(const BoundaryOptions& options);
 }  // namespace detail
 
 template <Check... Cs>
@@ -121,7 +133,7 @@ class Boundary {
         uncaught_at_start_(std::uncaught_exceptions()) {
     detail::require_recorded(registry_, facts_);
     std::apply([&](const auto&... c) { (validate_one(c), ...); }, checks_);
-    detail::validate_prose_options(options_);
+    detail::validate_options(options_);
     if (!options_.prose_field.empty()) {
       std::apply([&](const auto&... c) { (add_reads(c, prose_read_), ...); }, checks_);
       detail::keep_first_of_each(prose_read_);
@@ -174,7 +186,11 @@ class Boundary {
 
   Verdict try_submit_json(std::string_view json_text) {
     using Text = typename detail::dependent_type<JsonText, Cs...>::type;
-    return try_submit_json(Text::read(json_text), json_text);
+    if (json_text.size() > options_.max_text_bytes) {
+      submitted_ = true;
+      return pinned(detail::oversized_text(json_text, options_.max_text_bytes), nlohmann::json());
+    }
+    return try_submit_json(Text::read(json_text, {.max_depth = options_.max_depth}), json_text);
   }
 
   // The same for text the caller has already read with gp::JsonText (`doc` is
@@ -201,15 +217,26 @@ class Boundary {
   ClaimStream stream() {
     std::vector<detail::StreamUnit> units;
     std::apply([&](const auto&... c) { (add_units(c, units), ...); }, checks_);
-    return ClaimStream(this, &stream_hooks(), std::move(units), options_.stop_at_first);
+    return ClaimStream(this, &stream_hooks(), std::move(units), options_.stop_at_first,
+                       {options_.max_text_bytes, options_.max_depth});
   }
 
-  // Output held in another nlohmann::basic_json flavour (ordered_json, say).
+  // Output held in another nlohmann::basic_json flavour (ordered_json, say), measured
+  // before it is converted (a conversion copies every level).
   template <class J>
   requires detail::is_other_json<J>
-  void submit(const J& output) { submit(nlohmann::json(output)); }
+  void submit(const J& output) {
+    Verdict verdict = try_submit(output);
+    if (!verdict.ok()) throw UnsupportedClaim(verdict.findings());
+  }
   template <class J>
-  requires detail::is_other_json<J> Verdict try_submit(const J& output) { return try_submit(nlohmann::json(output)); }
+  requires detail::is_other_json<J> Verdict try_submit(const J& output) {
+    if (detail::nested_deeper_than(output, options_.max_depth)) {
+      submitted_ = true;
+      return pinned(detail::too_deep_output(detail::render(output), options_.max_depth), nlohmann::json::object());
+    }
+    return try_submit(nlohmann::json(output));
+  }
 
   // Prose does not compile: the model emits structured fields. `= delete("why")` needs
   // C++26, so the refusal is a template taking any prose by reference: its deduced
@@ -255,7 +282,7 @@ class Boundary {
               std::apply([&](const auto&... c) { (b.run_one(c, output, run), ...); }, b.checks_);
               if (!b.options_.prose_field.empty() && !run.stopped) b.run_prose(output, run);
             },
-            options_.stop_at_first};
+            options_.stop_at_first, options_.max_depth};
   }
 
   // Runs one check and records its result: the per-check step of every submission. A
@@ -303,6 +330,11 @@ class Boundary {
         [](void* b, const JsonText& doc, std::string_view text, const detail::ChecksRun& checks) {
           return static_cast<Boundary*>(b)->submit_read(doc, text, checks);
         },
+        [](void* b, std::string_view head) {
+          Boundary& self = *static_cast<Boundary*>(b);
+          self.submitted_ = true;
+          return self.pinned(detail::oversized_text(head, self.options_.max_text_bytes), nlohmann::json());
+        },
         [](void* b, detail::CheckRun run, const nlohmann::json& partial) {
           Boundary& self = *static_cast<Boundary*>(b);
           self.submitted_ = true;
@@ -322,7 +354,8 @@ class Boundary {
   // After the checks: the prose field's template, its slots over the fields they read.
   void run_prose(const nlohmann::json& output, detail::CheckRun& run) const {
     const std::size_t before = run.findings.size();
-    const detail::ProseRules rules{options_.prose_field, &options_.free_fields, &prose_read_, &*prose_names_};
+    const detail::ProseRules rules{options_.prose_field, &options_.free_fields, &prose_read_, &*prose_names_,
+                                   options_.max_text_bytes};
     run.prose = detail::check_prose(output, rules, run.findings);
     run.record("prose(field=" + detail::quote(options_.prose_field) + ")", before, {});
   }

@@ -29,6 +29,7 @@
 #include "groundplane/checks/superlative.hpp"
 #include "groundplane/decimal.hpp"
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json_depth.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/tolerance.hpp"
@@ -498,6 +499,10 @@ GROUNDPLANE_ON_CALL_DEF GROUNDPLANE_INLINE AnyCheck check_from_json(const nlohma
   if (!spec.is_object())
     refuse("a check spec must be a JSON object such as {\"check\": \"superlative\", \"fact\": \"...\"}, got " +
            std::string(detail::type_name(spec)));
+  // Measured before any member is copied into a check (a copy recurses once per level).
+  if (detail::nested_deeper_than(spec, detail::max_value_depth))
+    refuse("the spec is nested deeper than " + std::to_string(detail::max_value_depth) +
+           " arrays/objects; no member of a check holds more than a value to compare with a table's cell");
   const auto it = spec.find("check");
   if (it == spec.end())
     refuse("the spec has no \"check\" member naming the check to build; known checks: " + known_check_names());

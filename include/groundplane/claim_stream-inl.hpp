@@ -33,13 +33,15 @@ struct ClaimStreamState {
     bool states_reads = false;
   };
 
-  ClaimStreamState(void* b, const StreamHooks* h, std::vector<StreamUnit> u, bool first)
+  ClaimStreamState(void* b, const StreamHooks* h, std::vector<StreamUnit> u, bool first, StreamLimits l)
       : boundary(b),
         hooks(h),
         units(std::move(u)),
         stop_at_first(first),
+        limits(l),
         early(units.size()),
-        reader(JsonPushReader::Observer{this, &ClaimStreamState::on_closed, watch_depth_of(units)}) {
+        reader(JsonPushReader::Observer{this, &ClaimStreamState::on_closed, watch_depth_of(units)},
+               JsonTextOptions{.max_depth = l.max_depth}) {
     waiting.reserve(units.size());
     for (const auto& unit : units) {
       Waiting w;
@@ -106,10 +108,22 @@ struct ClaimStreamState {
     if (!run.stopped) self.hooks->prose(self.boundary, output, run);
   }
 
+  // The text has passed max_text_bytes with `chunk`: what try_submit_json says of it is
+  // a finding now, and nothing more of the text is kept.
+  void overflow(std::string_view chunk) {
+    head = reader.text().substr(0, 60);
+    if (head.size() < 60) head.append(chunk.substr(0, 60 - head.size()));
+    oversized = true;
+    for (auto& f : oversized_text(head, limits.max_text_bytes).findings()) findings.push_back(std::move(f));
+  }
+
   void* boundary;
   const StreamHooks* hooks;
   std::vector<StreamUnit> units;
   bool stop_at_first;
+  StreamLimits limits;
+  bool oversized = false;  // past limits.max_text_bytes: nothing more is read
+  std::string head;        // then, the text's first 60 bytes
   std::vector<Waiting> waiting;
   std::vector<std::optional<CheckRun>> early;  // per unit: what it found when it ran early
   std::vector<Finding> findings;
@@ -121,43 +135,63 @@ struct ClaimStreamState {
 }  // namespace detail
 
 GROUNDPLANE_INLINE ClaimStream::ClaimStream(void* boundary, const detail::StreamHooks* hooks,
-                                            std::vector<detail::StreamUnit> units, bool stop_at_first)
-    : state_(std::make_unique<detail::ClaimStreamState>(boundary, hooks, std::move(units), stop_at_first)) {}
+                                            std::vector<detail::StreamUnit> units, bool stop_at_first,
+                                            detail::StreamLimits limits)
+    : state_(std::make_unique<detail::ClaimStreamState>(boundary, hooks, std::move(units), stop_at_first, limits)) {}
 
 GROUNDPLANE_INLINE ClaimStream::ClaimStream(ClaimStream&&) noexcept = default;
 GROUNDPLANE_INLINE ClaimStream& ClaimStream::operator=(ClaimStream&&) noexcept = default;
 GROUNDPLANE_INLINE ClaimStream::~ClaimStream() = default;
 
+GROUNDPLANE_INLINE detail::ClaimStreamState& ClaimStream::live() const {
+  if (!state_)
+    throw ConfigurationError(
+        "ClaimStream used after it was moved from: it holds no text and no boundary; use the stream it was moved "
+        "to, or assign it Boundary::stream()");
+  return *state_;
+}
+
 GROUNDPLANE_INLINE StreamState ClaimStream::feed(std::string_view chunk) {
-  if (state_->verdict)
-    throw ConfigurationError("ClaimStream::feed after finish(): the text has ended; start another stream");
-  state_->reader.read(chunk);
+  detail::ClaimStreamState& s = live();
+  if (s.verdict) throw ConfigurationError("ClaimStream::feed after finish(): the text has ended; start another stream");
+  if (s.oversized) return state();
+  if (chunk.size() > s.limits.max_text_bytes - s.reader.text().size()) {
+    s.overflow(chunk);
+    return state();
+  }
+  s.reader.read(chunk);
   return state();
 }
 
-GROUNDPLANE_INLINE StreamState ClaimStream::state() const noexcept {
-  return state_->findings.empty() ? StreamState::undecided : StreamState::rejected;
+GROUNDPLANE_INLINE StreamState ClaimStream::state() const {
+  return live().findings.empty() ? StreamState::undecided : StreamState::rejected;
 }
 
-GROUNDPLANE_INLINE const std::vector<Finding>& ClaimStream::findings() const noexcept { return state_->findings; }
+GROUNDPLANE_INLINE const std::vector<Finding>& ClaimStream::findings() const { return live().findings; }
 
 GROUNDPLANE_INLINE Verdict ClaimStream::finish() {
-  detail::ClaimStreamState& s = *state_;
+  detail::ClaimStreamState& s = live();
   if (s.verdict) return *s.verdict;
+  if (s.oversized) {
+    Verdict v = s.hooks->submit_oversized(s.boundary, s.head);
+    s.findings = v.findings();
+    s.verdict = v;
+    return v;
+  }
   s.reader.end();
-  Verdict v =
-      s.reader.complete()
-          ? s.hooks->submit_read(s.boundary, s.reader.document(), s.reader.text(),
-                                 detail::ChecksRun{&s, &detail::ClaimStreamState::replay_or_run, s.stop_at_first})
-          : s.hooks->submit_text(s.boundary, s.reader.text());
+  Verdict v = s.reader.complete() ? s.hooks->submit_read(s.boundary, s.reader.document(), s.reader.text(),
+                                                         detail::ChecksRun{&s, &detail::ClaimStreamState::replay_or_run,
+                                                                           s.stop_at_first, s.limits.max_depth})
+                                  : s.hooks->submit_text(s.boundary, s.reader.text());
   s.findings = v.findings();
   s.verdict = v;
   return v;
 }
 
 GROUNDPLANE_INLINE Verdict ClaimStream::stop() {
-  detail::ClaimStreamState& s = *state_;
+  detail::ClaimStreamState& s = live();
   if (s.verdict) return *s.verdict;
+  if (s.oversized) return finish();  // the whole answer is refused, not a part of it
   if (s.findings.empty()) return finish();
   detail::CheckRun run;
   run.stop_at_first = s.stop_at_first;

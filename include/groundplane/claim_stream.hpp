@@ -57,6 +57,9 @@ struct StreamHooks {
   Verdict (*submit_text)(void* boundary, std::string_view text) = nullptr;
   // The verdict on text the stream read (`doc`), its checks run through `checks`.
   Verdict (*submit_read)(void* boundary, const JsonText& doc, std::string_view text, const ChecksRun& checks) = nullptr;
+  // try_submit_json's verdict on text past BoundaryOptions::max_text_bytes, whose first
+  // bytes are `head`.
+  Verdict (*submit_oversized)(void* boundary, std::string_view head) = nullptr;
   // The verdict of checks that ran on the text so far (`run`), whose complete top-level
   // fields are `partial`: a submit; every field the schema has that `partial` lacks is
   // re-asked.
@@ -67,13 +70,19 @@ struct StreamHooks {
 
 struct ClaimStreamState;
 
+// The boundary's bounds on the text (BoundaryOptions::max_text_bytes, max_depth).
+struct StreamLimits {
+  std::size_t max_text_bytes = 1024 * 1024;
+  std::size_t max_depth = 256;
+};
+
 }  // namespace detail
 
 class ClaimStream {
  public:
   // Made by Boundary::stream(); the boundary must outlive the stream.
   ClaimStream(void* boundary, const detail::StreamHooks* hooks, std::vector<detail::StreamUnit> units,
-              bool stop_at_first);
+              bool stop_at_first, detail::StreamLimits limits = {});
   ClaimStream(ClaimStream&&) noexcept;
   ClaimStream& operator=(ClaimStream&&) noexcept;
   ClaimStream(const ClaimStream&) = delete;
@@ -81,14 +90,16 @@ class ClaimStream {
   ~ClaimStream();
 
   // The next bytes of the model's text (empty chunks are allowed). Runs every check whose
-  // fields are now complete. Throws ConfigurationError after finish().
+  // fields are now complete. Throws ConfigurationError after finish(). Once the text
+  // passes BoundaryOptions::max_text_bytes the stream is rejected and keeps nothing more
+  // of it (its verdict is try_submit_json's on text that long).
   StreamState feed(std::string_view chunk);
 
   // rejected once any check has found something.
-  StreamState state() const noexcept;
+  StreamState state() const;
 
   // The findings so far, in the order the checks ran; after finish(), the verdict's.
-  const std::vector<Finding>& findings() const noexcept;
+  const std::vector<Finding>& findings() const;
 
   // The text has ended: the verdict of try_submit_json on all of it (a submit). Called
   // again, returns the same verdict.
@@ -101,7 +112,12 @@ class ClaimStream {
   // re-ask completes the answer (docs/streaming.md). Not rejected: as finish().
   Verdict stop();
 
+  // A stream that has been moved from holds nothing: every call on it above throws
+  // ConfigurationError (a developer's mistake) until a stream is assigned to it.
+
  private:
+  detail::ClaimStreamState& live() const;
+
   std::unique_ptr<detail::ClaimStreamState> state_;
 };
 

@@ -40,6 +40,10 @@ GROUNDPLANE_INLINE void validate_header(std::string_view name, const Provenance&
   if (!p.args.not_an_object().empty())
     refuse(name,
            "provenance args must be a JSON object of the call's arguments, got " + std::string(p.args.not_an_object()));
+  if (p.args.too_deep()) refuse(name, "a provenance argument is " + too_deep_text());
+  for (const auto& a : p.args)
+    if (nested_deeper_than(a.value, max_value_depth))
+      refuse(name, "the provenance argument " + quote(a.key) + " is " + too_deep_text());
   // A key given twice: which value the call had is unknown, so the provenance is refused
   // rather than one of them kept.
   std::vector<std::string_view> keys;
@@ -165,6 +169,8 @@ GROUNDPLANE_INLINE Fact::Fact(std::string name, nlohmann::json value, Provenance
     : name_(std::move(name)), value_(std::move(value)), provenance_(std::move(provenance)) {
   detail::validate_header(name_, provenance_);
   if (value_.is_binary()) detail::refuse(name_, "a fact's value must be JSON data, got binary data");
+  if (detail::nested_deeper_than(value_, detail::max_value_depth))
+    detail::refuse(name_, "its value is " + detail::too_deep_text());
   if (const auto at = detail::non_finite_at(value_))
     detail::refuse(name_, (at->empty() ? std::string("its value") : "its value at " + detail::quote(*at)) +
                               " is a non-finite number, which is not a number a claim can be checked against");

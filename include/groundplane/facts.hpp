@@ -36,6 +36,7 @@
 #include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/float_decimal.hpp"
+#include "groundplane/detail/json_depth.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/string_index.hpp"
 #include "groundplane/detail/unicode.hpp"
@@ -200,6 +201,12 @@ std::string column_list(const std::vector<std::string>& columns);
 
 // "/rows/0/score" for the first non-finite number inside a value; nullopt when none.
 std::optional<std::string> non_finite_at(const nlohmann::json& v, const std::string& at = "");
+
+// A recorded value (a Fact's, a table cell, a provenance argument) nested deeper than
+// max_value_depth (detail/json_depth.hpp) is refused before anything copies or walks it.
+inline std::string too_deep_text() {
+  return "nested deeper than " + std::to_string(max_value_depth) + " arrays/objects";
+}
 
 }  // namespace detail
 
@@ -372,6 +379,8 @@ class Table {
     if (!rows.is_array())
       detail::refuse(name_,
                      "a table's rows must be a JSON array of objects, got " + std::string(detail::type_name(rows)));
+    if (detail::nested_deeper_than(rows, detail::max_value_depth + 2))  // the rows, a row, then its cells
+      detail::refuse(name_, "a cell is " + detail::too_deep_text());
     row_count_ = rows.size();
     if (row_count_ > detail::StringPool::max_size)
       detail::refuse(name_, "a table holds at most " + std::to_string(detail::StringPool::max_size) + " rows");

@@ -211,6 +211,18 @@ BasicJsonText<Json> BasicJsonText<Json>::read(std::string_view text, const JsonT
                                  "nesting deeper than " + std::to_string(options.max_depth) + " arrays/objects"};
     else doc.error_ = JsonTextError{0, "not JSON text"};
   }
+  // nlohmann's lexer takes a NUL byte for the end of its input: what follows one would
+  // never be read, so `{...}\0{...}` passed as its first value. JSON text holds no NUL
+  // outside a string (and a string holds none unescaped): one is always an error, at its
+  // offset, named for what it is.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    if (!doc.error_) {
+      doc.error_ = JsonTextError{nul, "syntax error while parsing value - unexpected NUL byte; expected end of input"};
+    } else if (doc.error_->offset == nul) {
+      if (const auto at = doc.error_->reason.find("unexpected end of input"); at != std::string::npos)
+        doc.error_->reason.replace(at, 23, "unexpected NUL byte");
+    }
+  }
   if (doc.error_) {
     BasicJsonText failed;
     failed.error_ = std::move(doc.error_);

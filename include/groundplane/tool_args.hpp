@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/json_depth.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/render.hpp"
 
@@ -58,8 +59,17 @@ class ToolArgs {
       not_an_object_ = detail::type_name(object);
       return;
     }
+    // Each value measured before it is copied (a copy recurses once per level): one past
+    // detail::max_value_depth is kept as null and recording a fact with it is refused.
     items_.reserve(object.size());
-    for (auto it = object.begin(); it != object.end(); ++it) items_.emplace_back(it.key(), nlohmann::json(it.value()));
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (detail::nested_deeper_than(it.value(), detail::max_value_depth)) {
+        items_.emplace_back(it.key(), nlohmann::json());
+        too_deep_ = true;
+        continue;
+      }
+      items_.emplace_back(it.key(), nlohmann::json(it.value()));
+    }
   }
 
   const_iterator begin() const noexcept { return items_.begin(); }
@@ -76,6 +86,9 @@ class ToolArgs {
   // What was given where an object of arguments belongs ("an array", say), or "" when
   // these are arguments: recording a fact refuses them.
   std::string_view not_an_object() const noexcept { return not_an_object_; }
+  // An argument was nested past detail::max_value_depth and not copied (recording a fact
+  // with these arguments throws InvalidFact).
+  bool too_deep() const noexcept { return too_deep_; }
 
   // As a JSON object (nlohmann::json: its keys sorted).
   nlohmann::json to_json() const {
@@ -94,6 +107,7 @@ class ToolArgs {
  private:
   std::vector<ToolArg> items_;
   std::string_view not_an_object_;  // static text from detail::type_name
+  bool too_deep_ = false;
 };
 
 }  // namespace groundplane

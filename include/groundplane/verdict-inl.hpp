@@ -30,20 +30,22 @@ GROUNDPLANE_INLINE std::string Verdict::to_text() const {
 }
 
 GROUNDPLANE_INLINE nlohmann::json Verdict::to_json() const {
-  // Everything rendered is already escaped; names from configuration pass the same
-  // routine, so no byte outside valid UTF-8 reaches the JSON.
+  // Names from configuration pass the escaping routine. What a check rendered is already
+  // escaped by the built-in ones; a check of the caller's own may quote raw bytes, so
+  // every byte outside valid UTF-8 is written as \xHH: dump() never throws.
   const auto safe = [](const std::string& s) { return detail::escape(s, 4 * s.size() + 8); };
   const auto rendered = [](const std::string& s) { return detail::escape_rendered(s, 4 * s.size() + 8); };
+  const auto utf8 = [](const std::string& s) { return detail::utf8_safe(s); };
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : findings_)
     findings.push_back({{"check", rendered(f.check)},
                         {"field", safe(f.field)},
-                        {"said", f.said},
-                        {"supported", f.supported},
+                        {"said", utf8(f.said)},
+                        {"supported", utf8(f.supported)},
                         {"fact", safe(f.fact)},
-                        {"provenance", f.provenance},
-                        {"detail", f.detail},
-                        {"message", f.message()}});
+                        {"provenance", utf8(f.provenance)},
+                        {"detail", utf8(f.detail)},
+                        {"message", utf8(f.message())}});
   const auto list = [&](const std::vector<std::string>& v) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& s : v) a.push_back(rendered(s));
@@ -54,7 +56,7 @@ GROUNDPLANE_INLINE nlohmann::json Verdict::to_json() const {
                         {"passed", list(passed_)},
                         {"failed", list(failed_)},
                         {"warnings", list(warnings_)}};
-  if (!prose_.empty()) out["prose"] = prose_;  // escaped when rendered
+  if (!prose_.empty()) out["prose"] = utf8(prose_);  // escaped when rendered
   return out;
 }
 

@@ -52,8 +52,9 @@ class Verdict {
   std::string to_text() const;
   // {"ok", "findings": [{check, field, said, supported, fact, provenance, detail,
   // message}], "passed", "failed", "warnings", and "prose" when there is some}: every
-  // string valid UTF-8 (what came from data or a model is already escaped), so it
-  // serializes anywhere.
+  // string valid UTF-8 (what came from data or a model is already escaped; a byte that
+  // is not UTF-8, which a check of the caller's own may write, becomes \xHH), so dump()
+  // never throws and it serializes anywhere.
   nlohmann::json to_json() const;
 
   // For a re-ask that keeps what was right (gp::reask with ReaskOptions{.pinned = true}).

@@ -1,21 +1,25 @@
 // What the hostile tests share: running a call on a thread with a small stack (a worker
 // thread's, where a recursion once per level of a deep value runs out long before the
 // main thread's 8 MiB would), a deep value built without recursion, the process's peak
-// resident memory, and a wall clock for a cost's budget.
+// resident memory, a wall clock and CPU time for a cost's budget, and untouched memory
+// for inputs far past a bound.
 #pragma once
 
 #include <pthread.h>
+#include <sys/mman.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
 #include <chrono>
 #include <cstddef>
+#include <ctime>
 #include <exception>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -118,6 +122,24 @@ inline void return_freed_memory() {
 #endif
 }
 
+// The peak resident memory `step` adds above what was resident before it. Memory freed
+// before it is given back first, so the step cannot reuse pages an earlier one left
+// resident and look free.
+template <class Step>
+std::size_t peak_added_by(Step&& step) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+  reset_peak_rss();
+  const std::size_t before = current_rss();
+  step();
+  const std::size_t peak = peak_rss();
+  return peak > before ? peak - before : 0;
+}
+
+// CPU seconds this process has used.
+inline double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
 // Seconds `f` takes.
 inline double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -126,5 +148,23 @@ inline double seconds_of(const std::function<void()>& f) {
 }
 
 inline constexpr std::size_t MiB = std::size_t{1024} * 1024;
+
+// `bytes` of address space that reads as zeros and is never touched: an input far past a
+// bound that must be refused without being read costs no memory to hand over.
+class Untouched {
+ public:
+  explicit Untouched(std::size_t bytes) : size_(bytes) {
+    data_ = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (data_ == MAP_FAILED) throw std::runtime_error("Untouched: mmap failed");
+  }
+  Untouched(const Untouched&) = delete;
+  Untouched& operator=(const Untouched&) = delete;
+  ~Untouched() { ::munmap(data_, size_); }
+  std::string_view view() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 }  // namespace hostile

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "groundplane/checks/actions_performed.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/session.hpp"
 
 namespace groundplane {
@@ -85,48 +86,80 @@ GROUNDPLANE_INLINE void actions_performed::verify(const FactRegistry& registry, 
     findings.push_back(std::move(f));
     return;
   }
-  if (said->is_string()) {
-    check_one(t, field, *said, findings);
-    return;
-  }
-  if (!said->is_array()) {
+  if (!said->is_string() && !said->is_array()) {
     Finding f = detail::finding_about(check_name, field, t);
     f.said = detail::render(*said);
     f.detail = "expected an action id or an array of them, got " + std::string(detail::type_name(*said));
     findings.push_back(std::move(f));
     return;
   }
+  const Ledger ledger = read_ledger(t);
+  if (said->is_string()) {
+    if (!supported(ledger, *said)) findings.push_back(finding_for(t, ledger, field, *said));
+    return;
+  }
+  // Each item costs one lookup; a finding is built only for the first max_listed that
+  // are unsupported, and the rest are counted in one.
   const std::string base = !field.empty() && field.front() == '/' ? field : "/" + detail::pointer_token(field);
-  for (std::size_t k = 0; k < said->size(); ++k) check_one(t, base + "/" + std::to_string(k), (*said)[k], findings);
+  std::size_t listed = 0;
+  std::size_t unlisted = 0;
+  for (std::size_t k = 0; k < said->size(); ++k) {
+    const nlohmann::json& claim = (*said)[k];
+    if (supported(ledger, claim)) continue;
+    if (listed == max_listed) {
+      ++unlisted;
+      continue;
+    }
+    ++listed;
+    findings.push_back(finding_for(t, ledger, base + "/" + std::to_string(k), claim));
+  }
+  if (unlisted > 0) {
+    Finding f = detail::finding_about(check_name, field, t);
+    f.said = detail::group_thousands(unlisted) + " more";
+    f.detail = "... and " + detail::group_thousands(unlisted) + " more action(s) in " + detail::quote(field) +
+               " that the ledger does not show DID happen (the first " + std::to_string(max_listed) + " are listed)";
+    findings.push_back(std::move(f));
+  }
 }
 
 GROUNDPLANE_INLINE bool actions_performed::happened(const std::optional<std::string_view>& outcome) {
   return outcome && outcome->substr(0, 10) == "DID happen";
 }
 
-GROUNDPLANE_INLINE void actions_performed::check_one(const Table& t, const std::string& where,
-                                                     const nlohmann::json& claim,
-                                                     std::vector<Finding>& findings) const {
-  Finding f = detail::finding_about(check_name, where, t);
-  f.said = detail::render(claim);
-  if (!claim.is_string()) {
-    f.detail = "expected an action id (a string), got " + std::string(detail::type_name(claim));
-    findings.push_back(std::move(f));
-    return;
-  }
-  const auto& id = claim.get_ref<const std::string&>();
-  std::size_t attempts = 0;
-  std::string latest;
+GROUNDPLANE_INLINE actions_performed::Ledger actions_performed::read_ledger(const Table& t) {
+  Ledger ledger;
   const auto action_col = t.column_of("action");
   const auto outcome_col = t.column_of("outcome");
   for (std::size_t r = 0; action_col && r < t.row_count(); ++r) {
     const auto action = t.text(r, *action_col);
-    if (!action || *action != id) continue;
+    if (!action) continue;
+    const auto [at, added] = ledger.index.try_emplace(std::string(*action), ledger.records.size());
+    if (added) ledger.records.emplace_back();
+    Record& record = ledger.records[at->second];
     const auto outcome = outcome_col ? t.text(r, *outcome_col) : std::nullopt;
-    if (happened(outcome)) return;  // one attempt that DID happen supports the claim
-    ++attempts;
-    latest = outcome ? std::string(*outcome) : std::string();
+    if (happened(outcome)) record.happened = true;
+    ++record.attempts;
+    record.latest = outcome.value_or(std::string_view());
   }
+  return ledger;
+}
+
+GROUNDPLANE_INLINE bool actions_performed::supported(const Ledger& ledger, const nlohmann::json& claim) {
+  if (!claim.is_string()) return false;
+  const Record* record = ledger.find(claim.get_ref<const std::string&>());
+  return record != nullptr && record->happened;
+}
+
+GROUNDPLANE_INLINE Finding actions_performed::finding_for(const Table& t, const Ledger& ledger,
+                                                          const std::string& where, const nlohmann::json& claim) const {
+  Finding f = detail::finding_about(check_name, where, t);
+  f.said = detail::render(claim);
+  if (!claim.is_string()) {
+    f.detail = "expected an action id (a string), got " + std::string(detail::type_name(claim));
+    return f;
+  }
+  const Record* record = ledger.find(claim.get_ref<const std::string&>());
+  const std::size_t attempts = record == nullptr ? 0 : record->attempts;
   if (!t.complete()) {
     // The older attempts are not in the table: one of them may have happened.
     f.detail = "the recorded ledger holds only the newest " + std::to_string(t.row_count()) + " of the session's " +
@@ -137,10 +170,10 @@ GROUNDPLANE_INLINE void actions_performed::check_one(const Table& t, const std::
     // the constant, so all that can be said truthfully is that no row names it.
     f.detail = "no row of the ledger names " + f.said + ": nothing by that name DID happen in this session";
   } else {
-    f.detail = "the ledger's line for it: " + detail::escape_rendered(latest, 240);
+    f.detail = "the ledger's line for it: " + detail::escape_rendered(record->latest, 240);
     if (attempts > 1) f.detail += " (the latest of " + std::to_string(attempts) + " attempts; none DID happen)";
   }
-  findings.push_back(std::move(f));
+  return f;
 }
 
 }  // namespace groundplane

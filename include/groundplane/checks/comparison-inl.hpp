@@ -95,10 +95,19 @@ GROUNDPLANE_INLINE void comparison::verify(const FactRegistry& registry, const n
     return;
   }
   const auto match = detail::match_number(*stated, *truth, tolerance, rounding);
-  if (match.ok) return;
+  // The sign is part of the claim: a number with the other sign is a finding whatever its
+  // magnitude, also when the tolerance covers the distance (zero has no sign).
+  const bool other_sign = stated->signum() * truth->signum() < 0;
+  if (match.ok && !other_sign) return;
   // How far off, exactly: stated - truth.
   const detail::Rational off(*stated * truth->den() - truth->num(), truth->den());
   vf.detail = computed(ranking, r, x, y) + "; off by " + (off.signum() > 0 ? "+" : "") + show(off);
+  if (match.ok) {  // within the tolerance, but of the other sign
+    vf.detail += "; " + detail::render(*stated) +
+                 " is within the tolerance but has the other sign, and the sign says which of the two is ahead";
+    findings.push_back(std::move(vf));
+    return;
+  }
   if (!match.hint.empty()) {
     vf.detail += "; " + match.hint;
   } else {

@@ -43,6 +43,7 @@ GROUNDPLANE_INLINE void ranking_prefix::describe(const FactRegistry& registry, S
 
 GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, const nlohmann::json& output,
                                                std::vector<Finding>& findings) const {
+  const std::size_t before = findings.size();
   const auto& ranking = *source(registry).ranking;
   const nlohmann::json* said = detail::find_field(output, field);
   const std::size_t n = said != nullptr && said->is_array() ? said->size() : 0;
@@ -88,15 +89,24 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     }
 
   std::unordered_map<std::size_t, std::size_t> seen;  // position in the order -> 0-based place first named
+  // Place findings are built only while they are listed: with the findings about the
+  // whole list, at most max_place_findings, then one counting the places past them. A
+  // list of a million wrong names costs a million judgements and nine findings.
+  const std::size_t listed = max_place_findings - std::min(max_place_findings - 1, findings.size() - before);
   std::size_t reported = 0;
-  std::vector<std::size_t> unreported;  // 0-based places past the cap
-  const auto report = [&](Finding f, std::size_t at) {
-    if (reported < max_place_findings) {
-      findings.push_back(std::move(f));
+  std::size_t unreported = 0;             // places past the cap
+  std::size_t last_unreported = 0;        // the latest of them, 0-based
+  std::vector<std::size_t> first_places;  // the first few of them, to name
+  const auto report = [&](std::size_t at, auto&& make) {
+    if (reported < listed) {
+      findings.push_back(make());
       ++reported;
-    } else if (unreported.empty() || unreported.back() != at) {
-      unreported.push_back(at);
+      return;
     }
+    if (unreported > 0 && last_unreported == at) return;  // a place counts once
+    ++unreported;
+    last_unreported = at;
+    if (first_places.size() < 4) first_places.push_back(at);
   };
 
   // Set semantics: the positions the list may hold (every block the cut reaches, whole).
@@ -122,50 +132,60 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     const auto then = [&] { return i < ranking.size() ? "; " + expect_at(ranking, i, cut) : std::string(); };
     const auto names = [&](const nlohmann::json& v) { return ranking.locate(v).has_value(); };
     if (name_json == nullptr || !(name_json->is_string() || detail::is_integer_json(*name_json))) {
-      Finding f = place_finding();
-      f.said = detail::render_claim(name_json == nullptr ? entry : *name_json);
-      f.detail =
-          place(i) + ": " +
-          (name_json == nullptr ? std::string("expected an entity or an object with a 'name', got an object "
-                                              "without one")
-                                : detail::not_an_entity(*name_json) + detail::entity_type_hint(*name_json, names)) +
-          then();
-      report(std::move(f), i);
+      report(i, [&] {
+        Finding f = place_finding();
+        f.said = detail::render_claim(name_json == nullptr ? entry : *name_json);
+        f.detail =
+            place(i) + ": " +
+            (name_json == nullptr ? std::string("expected an entity or an object with a 'name', got an object "
+                                                "without one")
+                                  : detail::not_an_entity(*name_json) + detail::entity_type_hint(*name_json, names)) +
+            then();
+        return f;
+      });
       continue;
     }
     const auto pos = ranking.locate(*name_json);
     if (!pos) {
-      Finding f = place_finding();
-      f.said = detail::render_claim(*name_json);
-      f.detail = place(i) + ": " + f.said + " was never ranked: it is not one of the " +
-                 detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) +
-                 detail::entity_type_hint(*name_json, names) + then();
-      report(std::move(f), i);
+      report(i, [&] {
+        Finding f = place_finding();
+        f.said = detail::render_claim(*name_json);
+        f.detail = place(i) + ": " + f.said + " was never ranked: it is not one of the " +
+                   detail::count_of(ranking.size(), "entity", "entities") + " ranked on " + on_key(ranking) +
+                   detail::entity_type_hint(*name_json, names) + then();
+        return f;
+      });
       continue;
     }
     const Entity& name = ranking.order()[*pos];
     if (const auto it = seen.find(*pos); it != seen.end()) {
-      Finding f = place_finding();
-      f.said = name.render();
-      f.detail = place(i) + " repeats " + f.said + ", which appears twice (already at place " +
-                 std::to_string(it->second + 1) + ")" + then();
-      report(std::move(f), i);
+      report(i, [&] {
+        Finding f = place_finding();
+        f.said = name.render();
+        f.detail = place(i) + " repeats " + f.said + ", which appears twice (already at place " +
+                   std::to_string(it->second + 1) + ")" + then();
+        return f;
+      });
       continue;
     }
     seen.emplace(*pos, i);
     if (ordered && i < ranking.size() && ranking.score_at(*pos) != ranking.score_at(i)) {
-      Finding f = place_finding();
-      f.said = name.render();
-      f.detail = expect_at(ranking, i, cut) + "; " + f.said + " ranked #" + std::to_string(ranking.rank_at(*pos)) +
-                 " at " + detail::render(ranking.score_at(*pos));
-      report(std::move(f), i);
+      report(i, [&] {
+        Finding f = place_finding();
+        f.said = name.render();
+        f.detail = expect_at(ranking, i, cut) + "; " + f.said + " ranked #" + std::to_string(ranking.rank_at(*pos)) +
+                   " at " + detail::render(ranking.score_at(*pos));
+        return f;
+      });
     } else if (!ordered && *pos >= reach) {
-      Finding f = place_finding();
-      f.said = name.render();
-      f.detail = place(i) + ": " + f.said + " ranked #" + std::to_string(ranking.rank_at(*pos)) + " at " +
-                 detail::render(ranking.score_at(*pos)) + ", outside the computed top " + std::to_string(cut) + " on " +
-                 on_key(ranking) + ", " + render_prefix(ranking, std::min(cut, ranking.size()));
-      report(std::move(f), i);
+      report(i, [&] {
+        Finding f = place_finding();
+        f.said = name.render();
+        f.detail = place(i) + ": " + f.said + " ranked #" + std::to_string(ranking.rank_at(*pos)) + " at " +
+                   detail::render(ranking.score_at(*pos)) + ", outside the computed top " + std::to_string(cut) +
+                   " on " + on_key(ranking) + ", " + render_prefix(ranking, std::min(cut, ranking.size()));
+        return f;
+      });
     }
     if (score_json != nullptr) verify_score(ranking, name, *pos, i, *score_json, report);
   }
@@ -178,7 +198,7 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     std::vector<Entity> missing;
     for (std::size_t p = 0; p < must; ++p)
       if (seen.find(p) == seen.end()) missing.push_back(ranking.order()[p]);
-    if (!missing.empty() && reported < max_place_findings) {
+    if (!missing.empty() && reported < listed) {
       Finding f = whole;
       f.detail = "the computed top " + std::to_string(cut) + " on " + on_key(ranking) + " also contains " +
                  detail::render_all_of(missing) + ", which the list leaves out";
@@ -186,17 +206,17 @@ GROUNDPLANE_INLINE void ranking_prefix::verify(const FactRegistry& registry, con
     }
   }
 
-  if (!unreported.empty()) {
+  if (unreported > 0) {
     Finding rest = detail::finding_about(check_name, field, ranking);
     rest.said = detail::render(*said);
     rest.supported = render_prefix(ranking, expected);
     std::string where;
-    for (std::size_t j = 0; j < unreported.size() && j < 4; ++j)
-      where += (j > 0 ? ", " : "") + std::to_string(unreported[j] + 1);
-    if (unreported.size() > 4) where += ", …";
-    rest.detail = detail::count_of(unreported.size(), "more place does", "more places do") +
+    for (std::size_t j = 0; j < first_places.size(); ++j)
+      where += (j > 0 ? ", " : "") + std::to_string(first_places[j] + 1);
+    if (unreported > first_places.size()) where += ", …";
+    rest.detail = detail::count_of(unreported, "more place does", "more places do") +
                   " not match the computed order on " + on_key(ranking) + " (places " + where + "; only the first " +
-                  std::to_string(max_place_findings) + " problems are listed)";
+                  std::to_string(listed) + " problems are listed)";
     findings.push_back(std::move(rest));
   }
 }

@@ -128,24 +128,27 @@ struct ranking_prefix {
   void verify_score(const Ranking& ranking, const Entity& name, std::size_t pos, std::size_t i,
                     const nlohmann::json& said, Report& report) const {
     const Decimal& recorded = ranking.score_at(pos);
-    Finding f = detail::finding_about(check_name, field, ranking);
-    f.said = detail::render(said);
-    f.supported = detail::render(recorded);
-    const std::string whose = name.render() + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
     const auto value = stated_number(said);
-    if (!value) {
-      f.detail = place(i) + ": expected a number as " + name.render() + "'s score, got " +
-                 std::string(detail::type_name(said)) + "; " + whose;
-      report(std::move(f), i);
-      return;
-    }
-    const auto match = detail::match_number(*value, detail::Rational(recorded), tolerance, rounding);
-    if (match.ok) return;
-    f.detail = place(i) + ": " + whose;
-    if (const auto other = ranking.other_with_score(*value, pos))
-      f.detail += "; " + f.said + " is " + ranking.order()[*other].render() + "'s";
-    if (!match.hint.empty()) f.detail += "; " + match.hint;
-    report(std::move(f), i);
+    const auto match =
+        value ? detail::match_number(*value, detail::Rational(recorded), tolerance, rounding) : detail::NumberMatch{};
+    if (value && match.ok) return;
+    // Built only for a score that is wrong, and only while findings are still listed.
+    report(i, [&] {
+      Finding f = detail::finding_about(check_name, field, ranking);
+      f.said = detail::render(said);
+      f.supported = detail::render(recorded);
+      const std::string whose = name.render() + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
+      if (!value) {
+        f.detail = place(i) + ": expected a number as " + name.render() + "'s score, got " +
+                   std::string(detail::type_name(said)) + "; " + whose;
+        return f;
+      }
+      f.detail = place(i) + ": " + whose;
+      if (const auto other = ranking.other_with_score(*value, pos))
+        f.detail += "; " + f.said + " is " + ranking.order()[*other].render() + "'s";
+      if (!match.hint.empty()) f.detail += "; " + match.hint;
+      return f;
+    });
   }
 };
 

@@ -142,59 +142,70 @@ GROUNDPLANE_INLINE void row_integrity::verify(const FactRegistry& registry, cons
     return;
   }
   if (target->is_object()) {
-    verify_object(rows, *target, at, findings);
+    Sink all{findings, std::numeric_limits<std::size_t>::max()};
+    verify_object(rows, *target, at, all);
     return;
   }
+  Sink sink{findings, max_listed};
   for (std::size_t i = 0; i < target->size(); ++i) {
     const std::string base = at + "/" + std::to_string(i);
     const nlohmann::json& item = (*target)[i];
     if (item.is_object()) {
-      verify_object(rows, item, base, findings);
+      verify_object(rows, item, base, sink);
       continue;
     }
-    Finding f = detail::finding_about(check_name, base, rows.table);
-    f.said = detail::render(item);
-    f.detail =
-        "expected an object naming a row of " + detail::quote(fact) + ", got " + std::string(detail::type_name(item));
+    sink.add([&] {
+      Finding f = detail::finding_about(check_name, base, rows.table);
+      f.said = detail::render(item);
+      f.detail =
+          "expected an object naming a row of " + detail::quote(fact) + ", got " + std::string(detail::type_name(item));
+      return f;
+    });
+  }
+  if (sink.unlisted > 0) {
+    Finding f = detail::finding_about(check_name, at, rows.table);
+    f.said = detail::group_thousands(sink.unlisted) + " more";
+    f.detail = "... and " + detail::group_thousands(sink.unlisted) + " more unsupported value(s) in " +
+               detail::quote(at) + " (the first " + std::to_string(max_listed) + " are listed)";
     findings.push_back(std::move(f));
   }
 }
 
 GROUNDPLANE_INLINE void row_integrity::verify_object(const Resolver& rows, const nlohmann::json& object,
-                                                     const std::string& base, std::vector<Finding>& findings) const {
+                                                     const std::string& base, Sink& sink) const {
   const nlohmann::json* key = detail::find_field(object, key_field);
   const bool usable = key != nullptr && (key->is_string() || key->is_number() || key->is_boolean());
   const auto row = usable ? rows.find(*key) : std::nullopt;
   if (!row) {
     // The findings about the key are built only here: a row found costs no strings.
-    Finding kf = detail::finding_about(check_name, detail::field_at(base, key_field), rows.table);
-    const std::string what_key = "a " + detail::quote(rows.column_name) + " of a row of " + detail::quote(fact);
-    if (key == nullptr) {
-      kf.detail = "expected " + what_key + "; without the row's key no value beside it can be checked";
-      findings.push_back(std::move(kf));
-      return;
-    }
-    kf.said = detail::render_claim(*key);
-    if (!usable) {
-      kf.detail = "expected " + what_key + ", got " + std::string(detail::type_name(*key));
-      findings.push_back(std::move(kf));
-      return;
-    }
-    kf.detail = kf.said + " names no row of " + detail::quote(fact) + ": no row has it in column " +
-                detail::quote(rows.column_name);
-    kf.detail += rows.table.complete() ? " (" + detail::count_of(rows.table.row_count(), "row", "rows") + " recorded" +
-                                             keys_listed(rows) + ")"
-                                       : " (only " + detail::group_thousands(rows.table.row_count()) + " of " +
-                                             detail::count_of(*rows.table.total_rows(), "row", "rows") + " recorded" +
-                                             keys_listed(rows) + "; the row may be among those not recorded)";
-    kf.detail += key_type_hint(rows, *key);
-    findings.push_back(std::move(kf));
+    sink.add([&] {
+      Finding kf = detail::finding_about(check_name, detail::field_at(base, key_field), rows.table);
+      const std::string what_key = "a " + detail::quote(rows.column_name) + " of a row of " + detail::quote(fact);
+      if (key == nullptr) {
+        kf.detail = "expected " + what_key + "; without the row's key no value beside it can be checked";
+        return kf;
+      }
+      kf.said = detail::render_claim(*key);
+      if (!usable) {
+        kf.detail = "expected " + what_key + ", got " + std::string(detail::type_name(*key));
+        return kf;
+      }
+      kf.detail = kf.said + " names no row of " + detail::quote(fact) + ": no row has it in column " +
+                  detail::quote(rows.column_name);
+      kf.detail += rows.table.complete() ? " (" + detail::count_of(rows.table.row_count(), "row", "rows") +
+                                               " recorded" + keys_listed(rows) + ")"
+                                         : " (only " + detail::group_thousands(rows.table.row_count()) + " of " +
+                                               detail::count_of(*rows.table.total_rows(), "row", "rows") + " recorded" +
+                                               keys_listed(rows) + "; the row may be among those not recorded)";
+      kf.detail += key_type_hint(rows, *key);
+      return kf;
+    });
     return;
   }
   for (const auto& [field, column] : fields) {
     const nlohmann::json* said = detail::find_field(object, field);
     if (said == nullptr) continue;  // not stated, not claimed
-    verify_value(rows, *row, field, column, *said, base, findings);
+    verify_value(rows, *row, field, column, *said, base, sink);
   }
 }
 
@@ -241,7 +252,7 @@ GROUNDPLANE_INLINE std::string row_integrity::key_type_hint(const Resolver& rows
 
 GROUNDPLANE_INLINE void row_integrity::verify_value(const Resolver& rows, std::size_t row, const std::string& field,
                                                     const std::string& column, const nlohmann::json& said,
-                                                    const std::string& base, std::vector<Finding>& findings) const {
+                                                    const std::string& base, Sink& sink) const {
   const Table& t = rows.table;
   const auto c = t.column_of(column);
   // The common case first, reading the typed cell: a value that matches costs no strings.
@@ -257,35 +268,37 @@ GROUNDPLANE_INLINE void row_integrity::verify_value(const Resolver& rows, std::s
   }
   static const nlohmann::json absent;
   const nlohmann::json& truth = c ? t.cell(row, *c) : absent;
-  const std::string who = rows.label(row);
-  Finding f = detail::finding_about(check_name, detail::field_at(base, field), t);
-  f.said = detail::render(said);
-  if (truth.is_null()) {
-    if (said.is_null()) return;  // null is that row's own value
-    f.detail = who + " has no " + detail::quote(column) + " recorded in " + detail::quote(fact);
-    findings.push_back(std::move(f));
-    return;
-  }
-  f.supported = detail::render(truth);
-  const std::string recorded = who + "'s " + detail::quote(column) + " is " + f.supported;
+  if (truth.is_null() && said.is_null()) return;  // null is that row's own value
+  // Judged before anything is built: only a wrong value makes a finding.
+  std::optional<Decimal> value;
   if (truth.is_number()) {
-    const auto value = stated_number(said);
-    if (!value) {
-      f.detail = "expected a number, got " + std::string(detail::type_name(said)) + "; " + recorded;
-      findings.push_back(std::move(f));
+    value = stated_number(said);
+    if (value && detail::match_number(*value, detail::Rational(t.number(row, *c).value_or(Decimal())), tolerance,
+                                      Rounding::exact)
+                     .ok)
       return;
-    }
-    const Decimal exact = t.number(row, *c).value_or(Decimal());
-    if (detail::match_number(*value, detail::Rational(exact), tolerance, Rounding::exact).ok) return;
-    f.detail = recorded + borrowed_from(rows, row, *c, said);
-    if (detail::matches_as_stated(*value, detail::Rational(exact)))
-      f.detail += "; " + f.said + " is " + f.supported + " rounded to the decimals stated, not the recorded value";
-    findings.push_back(std::move(f));
+  } else if (!truth.is_null() && detail::same_value(said, truth)) {
     return;
   }
-  if (detail::same_value(said, truth)) return;
-  f.detail = recorded + borrowed_from(rows, row, *c, said);
-  findings.push_back(std::move(f));
+  sink.add([&] {
+    const std::string who = rows.label(row);
+    Finding f = detail::finding_about(check_name, detail::field_at(base, field), t);
+    f.said = detail::render(said);
+    if (truth.is_null()) {
+      f.detail = who + " has no " + detail::quote(column) + " recorded in " + detail::quote(fact);
+      return f;
+    }
+    f.supported = detail::render(truth);
+    const std::string recorded = who + "'s " + detail::quote(column) + " is " + f.supported;
+    if (truth.is_number() && !value) {
+      f.detail = "expected a number, got " + std::string(detail::type_name(said)) + "; " + recorded;
+      return f;
+    }
+    f.detail = recorded + borrowed_from(rows, row, *c, said);
+    if (truth.is_number() && detail::matches_as_stated(*value, detail::Rational(t.number(row, *c).value_or(Decimal()))))
+      f.detail += "; " + f.said + " is " + f.supported + " rounded to the decimals stated, not the recorded value";
+    return f;
+  });
 }
 
 GROUNDPLANE_INLINE std::string row_integrity::borrowed_from(const Resolver& rows, std::size_t row, std::size_t column,

@@ -19,10 +19,12 @@
 // ("/rows/2/ctr"). A key naming no row is a finding; a mapped field the object does not
 // contain is not a claim. Numbers compare exactly unless a Tolerance is set (7 and 7.0
 // are equal); everything else compares exactly. Whose value was borrowed is only looked
-// up once a value is wrong.
+// up once a value is wrong. Of an array, at most max_listed wrong values are findings,
+// then one counts the rest: the others are judged but never spelled out.
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +75,7 @@ struct row_integrity {
   Tolerance tolerance{};
 
   static constexpr const char* check_name = "row_integrity";
+  static constexpr std::size_t max_listed = 8;  // findings about the objects of an array
 
   std::vector<std::string> leans_on() const { return {fact}; }
 
@@ -145,8 +148,24 @@ struct row_integrity {
     }
   };
 
-  void verify_object(const Resolver& rows, const nlohmann::json& object, const std::string& base,
-                     std::vector<Finding>& findings) const;
+  // Where findings go: all of them, or (over an array) the first max_listed, the rest
+  // only counted, so a finding past the cap is never built.
+  struct Sink {
+    std::vector<Finding>& findings;
+    std::size_t room;
+    std::size_t unlisted = 0;
+    template <class Make>
+    void add(Make&& make) {
+      if (room == 0) {
+        ++unlisted;
+        return;
+      }
+      --room;
+      findings.push_back(make());
+    }
+  };
+
+  void verify_object(const Resolver& rows, const nlohmann::json& object, const std::string& base, Sink& sink) const;
 
   // When a key of the wrong JSON type would have named a row: 7 for '7', or '7' for 7.
   static std::string key_type_hint(const Resolver& rows, const nlohmann::json& key);
@@ -154,7 +173,7 @@ struct row_integrity {
   static std::string keys_listed(const Resolver& rows);
 
   void verify_value(const Resolver& rows, std::size_t row, const std::string& field, const std::string& column,
-                    const nlohmann::json& said, const std::string& base, std::vector<Finding>& findings) const;
+                    const nlohmann::json& said, const std::string& base, Sink& sink) const;
 
   // "; 0.0301 is 'delta''s 'ctr', not 'north''s" and "; 0.0455 is 'north''s 'spend', not
   // its 'ctr'": where in the table a wrong value came from, when it is there exactly.

@@ -7,70 +7,93 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/unique_strings.hpp"
+#include "groundplane/detail/wording.hpp"
 
 namespace groundplane::detail {
 
 // Findings beyond the cap are dropped per field and counted in one finding, so what(),
 // correction() and an MCP reply stay bounded whatever the model sent, for user-written
 // checks too.
+GROUNDPLANE_INLINE std::string field_root(const std::string& field) {
+  if (field.empty() || field[0] != '/') return field;
+  return field.substr(0, field.find('/', 1));
+}
+
+GROUNDPLANE_INLINE Finding more_findings(Finding last_listed, std::string root, std::size_t more) {
+  Finding f = std::move(last_listed);
+  f.said = std::to_string(more) + " more";
+  f.supported.clear();
+  f.detail = "... and " + std::to_string(more) + " more unsupported claim(s) about " + quote(root) + " (the first " +
+             std::to_string(max_findings_per_field) + " are listed)";
+  f.field = std::move(root);
+  return f;
+}
+
 GROUNDPLANE_INLINE void cap_per_field(std::vector<Finding>& findings, std::size_t before) {
   constexpr std::size_t cap = max_findings_per_field;
   if (findings.size() - before <= cap + 1) return;
-  const auto root = [](const std::string& field) {
-    if (field.empty() || field[0] != '/') return field;
-    const std::size_t end = field.find('/', 1);
-    return field.substr(0, end);
+  // Each finding's group (its field's root), numbered in order of first appearance: one
+  // hash lookup a finding, however many fields a check of the caller's own names.
+  struct Group {
+    std::string root;
+    std::size_t size = 0;
+    std::size_t kept = 0;
+    std::size_t last_kept = 0;  // index of the group's last kept finding
+    std::size_t dropped = 0;
   };
+  std::vector<Group> groups;
+  std::unordered_map<std::string, std::size_t> index;
+  std::vector<std::size_t> group_of(findings.size() - before);
+  for (std::size_t i = before; i < findings.size(); ++i) {
+    std::string r = field_root(findings[i].field);
+    const auto [it, added] = index.try_emplace(r, groups.size());
+    if (added) groups.push_back({std::move(r)});
+    ++groups[it->second].size;
+    group_of[i - before] = it->second;
+  }
   // A group of at most cap + 1 is kept whole: a check that already lists eight and
   // counts the rest in one (ranking_prefix, entities_recorded) passes as is.
-  std::vector<std::pair<std::string, std::size_t>> sizes;
-  for (std::size_t i = before; i < findings.size(); ++i) {
-    const std::string r = root(findings[i].field);
-    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
-    if (it == sizes.end()) sizes.emplace_back(r, 1);
-    else ++it->second;
-  }
-  const auto keeps_whole = [&](const std::string& r) {
-    const auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& p) { return p.first == r; });
-    return it->second <= cap + 1;
-  };
-  std::vector<std::pair<std::string, std::size_t>> seen;     // field root -> findings kept
-  std::vector<std::pair<std::size_t, std::size_t>> dropped;  // (index of the group's last kept, count)
   std::size_t out = before;
   for (std::size_t i = before; i < findings.size(); ++i) {
-    const std::string r = root(findings[i].field);
-    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == r; });
-    if (it == seen.end()) {
-      seen.emplace_back(r, 0);
-      dropped.emplace_back(0, 0);
-      it = seen.end() - 1;
-    }
-    const std::size_t group = static_cast<std::size_t>(it - seen.begin());
-    if (it->second == cap && !keeps_whole(r)) {
-      ++dropped[group].second;
+    Group& g = groups[group_of[i - before]];
+    if (g.kept == cap && g.size > cap + 1) {
+      ++g.dropped;
       continue;
     }
-    ++it->second;
+    ++g.kept;
     if (out != i) findings[out] = std::move(findings[i]);
-    dropped[group].first = out;
+    g.last_kept = out;
     ++out;
   }
   findings.resize(out);
-  for (std::size_t g = 0; g < seen.size(); ++g) {
-    if (dropped[g].second == 0) continue;
-    Finding f = findings[dropped[g].first];
-    f.field = seen[g].first;
-    f.said = std::to_string(dropped[g].second) + " more";
-    f.supported.clear();
-    f.detail = "... and " + std::to_string(dropped[g].second) + " more unsupported claim(s) about " +
-               quote(seen[g].first) + " (the first " + std::to_string(cap) + " are listed)";
-    findings.push_back(std::move(f));
-  }
+  for (const Group& g : groups)
+    if (g.dropped != 0) findings.push_back(more_findings(findings[g.last_kept], g.root, g.dropped));
+}
+
+GROUNDPLANE_INLINE Verdict too_deep_output(std::string said, std::size_t max_depth) {
+  Finding f;
+  f.check = "structured_output";
+  f.said = std::move(said);
+  f.detail = "the output is nested deeper than " + std::to_string(max_depth) +
+             " arrays/objects; send one JSON object of named fields";
+  return Verdict({std::move(f)});
+}
+
+GROUNDPLANE_INLINE Verdict oversized_text(std::string_view text, std::size_t max_text_bytes) {
+  Finding f;
+  f.check = "structured_output";
+  f.said = quote(text.substr(0, 60));
+  f.detail = "the output is longer than the " + group_thousands(max_text_bytes) +
+             " bytes this boundary reads (pass BoundaryOptions::max_text_bytes to read more); send one JSON object "
+             "of named fields and nothing else";
+  return Verdict({std::move(f)});
 }
 
 // Warnings and fields are appended as they come and made unique once, in verdict(): a

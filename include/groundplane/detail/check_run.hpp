@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,12 +42,26 @@ struct ChecksRun {
   const void* boundary;
   void (*run)(const void* boundary, const nlohmann::json& output, CheckRun& run);
   bool stop_at_first = false;
+  std::size_t max_depth = 256;  // BoundaryOptions::max_depth: a deeper output is one finding
 };
+
+// The verdict on an output nested deeper than BoundaryOptions::max_depth: one
+// structured_output finding; nothing of the output is read, copied or compared.
+Verdict too_deep_output(std::string said, std::size_t max_depth);
+// The verdict on text longer than BoundaryOptions::max_text_bytes: one structured_output
+// finding quoting its first bytes; the rest is never read.
+Verdict oversized_text(std::string_view text, std::size_t max_text_bytes);
 
 // The findings one check added after `before`, at most max_findings_per_field for each
 // output field (its first pointer token), then one counting the rest.
 void cap_per_field(std::vector<Finding>& findings, std::size_t before);
 inline constexpr std::size_t max_findings_per_field = 8;
+// What cap_per_field groups a finding by: its field's first pointer token ("/rows" of
+// "/rows/1/ctr"; a name stands for itself).
+std::string field_root(const std::string& field);
+// The finding that counts `more` findings past the listed ones of the group whose root
+// is `root`: a copy of the group's last listed finding, saying how many more there were.
+Finding more_findings(Finding last_listed, std::string root, std::size_t more);
 
 }  // namespace groundplane::detail
 

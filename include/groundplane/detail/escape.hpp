@@ -206,6 +206,35 @@ inline std::string escape(std::string_view s, std::size_t cap = render_cap) {
   return std::move(w).finish();
 }
 
+// `s` unchanged when it is valid UTF-8; else each byte that does not belong to a valid
+// UTF-8 sequence written as \xHH and nothing else touched. What a JSON serializer can
+// always write, for text that should already be escaped but may come from code that did
+// not escape it (a check of the caller's own).
+inline std::string utf8_safe(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) ++i;
+    else if (const std::size_t n = utf8_sequence_length(s, i); n != 0) i += n;
+    else break;
+  }
+  if (i == s.size()) return std::string(s);
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out(s.substr(0, i));
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : utf8_sequence_length(s, i);
+    if (n == 0) {
+      const char buf[4] = {'\\', 'x', hex[c >> 4], hex[c & 0xF]};
+      out.append(buf, 4);
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 // A line this library rendered earlier, read back from a recorded fact (a ledger line in
 // a Table): not escaped twice, but nothing raw gets through if the fact was made by hand.
 inline std::string escape_rendered(std::string_view s, std::size_t cap = render_cap) {

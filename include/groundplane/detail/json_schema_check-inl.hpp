@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -121,7 +123,9 @@ GROUNDPLANE_INLINE bool is_json_multiple(const nlohmann::json& x, const SchemaNu
         if (!dec_scale(scaled, em - ex)) return false;
         return mag % static_cast<dec_uint>(scaled) == 0;
       }
-      if (cm < (dec_uint{1} << 63)) {  // the dividend scales up: 10^(ex-em) mod cm by squaring
+      // The dividend scales up: 10^(ex-em) mod cm by squaring, every product of two
+      // residues below 2^64 within 128 bits (a multipleOf from JSON, up to 2^64 - 1).
+      if (cm <= std::numeric_limits<std::uint64_t>::max()) {
         dec_uint r = mag % cm;
         dec_uint base = 10 % cm;
         for (std::int64_t k = ex - em; k > 0 && r != 0; k >>= 1) {
@@ -377,6 +381,12 @@ class SchemaChecker {
                           std::uint8_t t);
   bool in_enum(const SchemaNode& node, const nlohmann::json& v, std::uint8_t t);
 
+  // json_value_hash of `v`, `depth` levels down, each array and object hashed once per
+  // validation however many uniqueItems and enum checks above it ask (a node always
+  // stands at the same depth, so its hash is always cut at the same level): a payload
+  // with a uniqueItems at each of sixty levels is hashed in one pass, not sixty.
+  std::size_t hash_of(const nlohmann::json& v, std::size_t depth);
+
   // A key as a JSON string, for propertyNames: one value reused (a string has no keys,
   // so no propertyNames check runs inside another).
   const nlohmann::json& key_value(const std::string& key) {
@@ -391,6 +401,7 @@ class SchemaChecker {
   bool exhausted_ = false;
   IssueSink* sink_ = nullptr;
   std::vector<Step> path_;
+  std::unordered_map<const nlohmann::json*, std::size_t> hashes_;  // hash_of's arrays and objects
 };
 
 // Where in the payload: "the input"; a top-level key as 'qty'; anything deeper (or a
@@ -462,10 +473,32 @@ GROUNDPLANE_INLINE bool SchemaChecker::check(std::size_t n, const nlohmann::json
   return ok && !exhausted_;
 }
 
+GROUNDPLANE_INLINE std::size_t SchemaChecker::hash_of(const nlohmann::json& v, std::size_t depth) {
+  if (!v.is_structured()) {
+    std::size_t visited = 0;
+    return json_value_hash(v, 0, visited);
+  }
+  step();
+  if (const auto it = hashes_.find(&v); it != hashes_.end()) return it->second;
+  std::size_t h = hash_mix(v.is_array() ? 0x617272u : 0x6f626au, v.size());
+  if (depth > 0) {
+    if (v.is_array()) {
+      for (const auto& e : v) h = hash_mix(h, hash_of(e, depth - 1));
+    } else {
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        h = hash_mix(h, std::hash<std::string>{}(it.key()));
+        h = hash_mix(h, hash_of(it.value(), depth - 1));
+      }
+    }
+  }
+  hashes_.emplace(&v, h);
+  return h;
+}
+
 GROUNDPLANE_INLINE bool SchemaChecker::in_enum(const SchemaNode& node, const nlohmann::json& v, std::uint8_t t) {
   if ((node.enum_types & t) == 0) return false;
   std::size_t visited = 0;
-  const std::size_t h = json_value_hash(v, depth_left(), visited);
+  const std::size_t h = hash_of(v, depth_left());
   auto it = std::lower_bound(node.enum_hashes.begin(), node.enum_hashes.end(), std::make_pair(h, std::size_t{0}));
   bool member = false;
   for (; !member && it != node.enum_hashes.end() && it->first == h; ++it)
@@ -581,9 +614,8 @@ GROUNDPLANE_INLINE bool SchemaChecker::check_unique(const nlohmann::json& v) {
   const std::size_t depth = depth_left() > 0 ? depth_left() - 1 : 0;
   std::vector<std::pair<std::size_t, std::size_t>> keyed;  // (hash, index)
   keyed.reserve(size);
-  for (std::size_t i = 0; i < size; ++i) keyed.emplace_back(json_value_hash(v[i], depth, visited), i);
-  if (!step(visited)) return false;
-  visited = 0;
+  for (std::size_t i = 0; i < size; ++i) keyed.emplace_back(hash_of(v[i], depth), i);
+  if (exhausted_) return false;
   std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     const int c = json_value_order(v[a.second], v[b.second], depth, visited);

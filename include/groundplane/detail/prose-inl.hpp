@@ -5,6 +5,7 @@
 #include "groundplane/detail/prose.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -12,15 +13,18 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/detail/check_run.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/field.hpp"
 #include "groundplane/detail/stated.hpp"
 #include "groundplane/detail/unicode.hpp"
+#include "groundplane/detail/wording.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/render.hpp"
 
@@ -41,15 +45,24 @@ inline CodePoint code_point_at(std::string_view s, std::size_t i) noexcept {
   if (n == 0) return {static_cast<unsigned char>(s[i]), 1, false};
   return {utf8_decode(s.substr(i, n)), n, true};
 }
-
-inline bool is_word(const CodePoint& c) noexcept {
-  return c.valid && (c.cp == '_' || word_class(c.cp) != WordClass::none);
+// The code point that ends at `end` (the one before it).
+inline CodePoint code_point_before(std::string_view s, std::size_t end) noexcept {
+  std::size_t from = end - 1;
+  while (from > 0 && end - from < 4 && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) --from;
+  const CodePoint c = code_point_at(s, from);
+  if (from + c.length == end) return c;
+  return {static_cast<unsigned char>(s[end - 1]), 1, false};
 }
-inline bool is_digit(const CodePoint& c) noexcept { return c.valid && word_class(c.cp) == WordClass::digit; }
+
+inline WordClass class_of(const CodePoint& c) noexcept {
+  if (!c.valid) return WordClass::none;
+  if (c.cp == '_') return WordClass::letter;
+  return word_class(c.cp);
+}
 
 // The pointer tokens a field names: a top-level key is one token.
-inline std::vector<std::string> tokens_of(const std::string& field) {
-  if (field.empty() || field[0] != '/') return {field};
+inline std::vector<std::string> tokens_of(std::string_view field) {
+  if (field.empty() || field[0] != '/') return {std::string(field)};
   return pointer_tokens(field).value_or(std::vector<std::string>{});
 }
 
@@ -61,210 +74,178 @@ inline bool covered(const std::vector<std::string>& slot, const std::vector<std:
   });
 }
 
-// A slot as written: its field, and where the braces around it start and end.
-struct Slot {
-  std::string field;
-  std::size_t begin = 0;  // the '{'
-  std::size_t end = 0;    // one past the '}'
+// What is at a brace of the template.
+struct Brace {
+  enum class Kind { literal, stray_close, unclosed, malformed, slot } kind = Kind::literal;
+  std::size_t end = 0;  // one past what it covers: "{{", "}", "{", the '}' closing it
+  std::string why;      // malformed: why the braces are not a slot
 };
 
-// A finding of this part, kept with the offset it is about so all of them come out in
-// the order of the text.
+// Why what stands between two braces is not a field; "" when it is one.
+inline std::string malformed(std::string_view inside) {
+  if (inside.empty()) return "{} names no field";
+  for (const char c : inside)
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F) return "a field name holds no whitespace";
+  if (inside[0] == '/' && !pointer_tokens(inside)) return "not a valid JSON Pointer (a '~' must be followed by 0 or 1)";
+  return "";
+}
+
+// The brace at `i` (text[i] is '{' or '}'), read from where the template is: at the start
+// of a token (never inside "{{" or a slot), so the same brace always reads the same.
+inline Brace brace_at(std::string_view text, std::size_t i) {
+  const char c = text[i];
+  if (i + 1 < text.size() && text[i + 1] == c) return {Brace::Kind::literal, i + 2, {}};
+  if (c == '}') return {Brace::Kind::stray_close, i + 1, {}};
+  const std::size_t close = text.find_first_of("{}", i + 1);
+  if (close == std::string_view::npos || text[close] == '{') return {Brace::Kind::unclosed, i + 1, {}};
+  std::string why = malformed(text.substr(i + 1, close - i - 1));
+  if (!why.empty()) return {Brace::Kind::malformed, close + 1, std::move(why)};
+  return {Brace::Kind::slot, close + 1, {}};
+}
+
+// A finding kept with the offset it is about, so they come out in the order of the text.
 struct Located {
   std::size_t offset = 0;
   Finding finding;
+};
+
+// One kind of finding, as the reader meets them (in the order of the text): the first
+// max_findings_per_field + 1 built, the rest only counted.
+struct Kept {
+  std::vector<Located> listed;
+  std::size_t count = 0;
+  bool wants() {
+    ++count;
+    return listed.size() <= max_findings_per_field;
+  }
+};
+
+// A slot's field as the output holds it, judged once however often the template names it.
+struct SlotValue {
+  enum class State { missing, null, object, array, unchecked, ok } state = State::missing;
+  std::string text;  // ok: the value as written
+  bool starts_as_number = false;
+  bool ends_as_number = false;
+};
+
+// A word of the template and its two keys.
+struct Word {
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::string first;
+  std::string second;
 };
 
 class Reader {
  public:
   Reader(std::string_view text, const ProseRules& rules) : text_(text), rules_(rules) {}
 
-  // Reads the template: its slots, and a finding for every brace that is not one.
-  void read_slots() {
-    for (std::size_t i = 0; i < text_.size(); ++i) {
+  // The one pass: slots and what is not one, numbers, recorded names, slot values and
+  // what is written against them.
+  void read(const nlohmann::json& output) {
+    output_ = &output;
+    std::size_t skip_close = npos;  // a malformed slot's '}', already reported
+    for (std::size_t i = 0; i < text_.size();) {
       const char c = text_[i];
-      if (c != '{' && c != '}') continue;
-      if (i + 1 < text_.size() && text_[i + 1] == c) {  // {{ or }}: a literal brace
-        ++i;
-        continue;
-      }
-      if (c == '}') {
-        add(i, "'}'", "a '}' at byte " + std::to_string(i) + " closes no slot; write }} for a literal brace");
-        continue;
-      }
-      const std::size_t close = text_.find_first_of("{}", i + 1);
-      if (close == std::string_view::npos || text_[close] == '{') {
-        add(i, "'{'",
-            "a '{' at byte " + std::to_string(i) +
-                " opens a slot that no '}' closes; a slot is {field}, and {{ writes a literal brace");
-        continue;
-      }
-      const std::string_view inside = text_.substr(i + 1, close - i - 1);
-      if (const std::string why = malformed(inside); !why.empty()) {
-        add(i, quote(text_.substr(i, close + 1 - i)),
-            "the braces at byte " + std::to_string(i) + " are not a slot: " + why +
-                "; a slot is {field} or {/json/pointer}, and {{ and }} write literal braces");
-        i = close;
-        continue;
-      }
-      slots_.push_back({std::string(inside), i, close + 1});
-      i = close;
-    }
-  }
-
-  // Every digit run and recorded name in the text outside the slots.
-  void read_words() {
-    std::string masked(text_);  // each slot blanked: a word break, never part of a word
-    for (const Slot& s : slots_)
-      std::fill(masked.begin() + static_cast<std::ptrdiff_t>(s.begin),
-                masked.begin() + static_cast<std::ptrdiff_t>(s.end), ' ');
-    digit_runs(masked);
-    if (rules_.names != nullptr) names(masked);
-  }
-
-  // Each slot's value, and the rendered text when nothing was found.
-  std::optional<std::string> read_values(const nlohmann::json& output) {
-    std::vector<std::string> values;
-    for (const Slot& s : slots_) {
-      const std::string shown = "{" + s.field + "}";
-      const std::string at = " at byte " + std::to_string(s.begin);
-      const nlohmann::json* v = find_field(output, s.field);
-      if (v == nullptr || v->is_null()) {
-        add(s.begin, quote(shown),
-            "the slot " + quote(shown) + at +
-                (v == nullptr ? " names a field the output does not have" : " names a field that holds null") +
-                "; a slot inserts the value of a field of this same output");
-        continue;
-      }
-      if (v->is_object() || v->is_array()) {
-        add(s.begin, quote(shown),
-            "the slot " + quote(shown) + at + " names " + (v->is_object() ? "an object" : "an array") +
-                "; a slot inserts one string, number or boolean (a pointer such as {/field/0} reaches inside)");
-        continue;
-      }
-      const std::vector<std::string> tokens = tokens_of(s.field);
-      if (!covered(tokens, *rules_.read) && !covered(tokens, *rules_.free_fields)) {
-        add(s.begin, quote(shown),
-            "the slot " + quote(shown) + at +
-                " is an unchecked slot: no check reads that field, so what it inserts is unsupported; put only "
-                "checked fields in slots; pass BoundaryOptions::free_fields to let a slot insert it unchecked");
-        continue;
-      }
-      values.push_back(as_written(*v));
-    }
-    if (!found_.empty()) return std::nullopt;
-    return render_text(values);
-  }
-
-  // The findings, in the order of the text.
-  void move_findings_to(std::vector<Finding>& findings) {
-    std::stable_sort(found_.begin(), found_.end(),
-                     [](const Located& a, const Located& b) { return a.offset < b.offset; });
-    for (auto& l : found_) findings.push_back(std::move(l.finding));
-  }
-
- private:
-  void add(std::size_t offset, std::string said, std::string detail, std::string fact = "",
-           std::string provenance = "") {
-    Finding f;
-    f.check = "prose";
-    f.field = std::string(rules_.field);
-    f.said = std::move(said);
-    f.fact = std::move(fact);
-    f.provenance = std::move(provenance);
-    f.detail = std::move(detail);
-    found_.push_back({offset, std::move(f)});
-  }
-
-  // Why what stands between two braces is not a field; "" when it is one.
-  static std::string malformed(std::string_view inside) {
-    if (inside.empty()) return "{} names no field";
-    for (const char c : inside)
-      if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7F) return "a field name holds no whitespace";
-    if (inside[0] == '/' && !pointer_tokens(inside))
-      return "not a valid JSON Pointer (a '~' must be followed by 0 or 1)";
-    return "";
-  }
-
-  void digit_runs(std::string_view masked) {
-    for (std::size_t i = 0; i < masked.size();) {
-      CodePoint c = code_point_at(masked, i);
-      if (!is_digit(c)) {
-        i += c.length;
-        continue;
-      }
-      const std::size_t from = i;
-      while (i < masked.size() && is_digit(c = code_point_at(masked, i))) i += c.length;
-      const std::string_view run = masked.substr(from, i - from);
-      add(from, quote(run),
-          "the prose states the number " + quote(run) + " at byte " + std::to_string(from) +
-              " outside a slot; every number in the prose goes in a slot naming the checked field that "
-              "holds it, as {field}");
-    }
-  }
-
-  void names(std::string_view masked) {
-    const std::vector<ProseWord> words = prose_words(masked);
-    std::vector<std::string> folded(words.size());
-    const auto folded_at = [&](std::size_t w) -> const std::string& {
-      if (folded[w].empty()) folded[w] = folded_nfc(masked.substr(words[w].offset, words[w].length));
-      return folded[w];
-    };
-    for (std::size_t w = 0; w < words.size();) {
-      const std::vector<std::uint32_t>* candidates = rules_.names->starting_with(folded_at(w));
-      const ProseNames::Name* hit = nullptr;
-      if (candidates != nullptr)
-        for (const std::uint32_t id : *candidates) {  // longest first
-          const ProseNames::Name& n = rules_.names->name(id);
-          if (w + n.words.size() > words.size()) continue;
-          bool all = true;
-          for (std::size_t k = 1; k < n.words.size() && all; ++k) all = folded_at(w + k) == n.words[k];
-          if (all) {
-            hit = &n;
-            break;
-          }
+      if (c == '{' || c == '}') {
+        if (i == skip_close) {
+          last_ = '}';
+          ++i;
+          continue;
         }
-      if (hit == nullptr) {
-        ++w;
+        const Brace b = brace_at(text_, i);
+        switch (b.kind) {
+          case Brace::Kind::literal:
+            last_ = static_cast<unsigned char>(c);
+            i = b.end;
+            continue;
+          case Brace::Kind::stray_close:
+            if (syntax_.wants())
+              add(syntax_, i, "'}'",
+                  "a '}' at byte " + std::to_string(i) + " closes no slot; write }} for a literal brace");
+            last_ = '}';
+            ++i;
+            continue;
+          case Brace::Kind::unclosed:
+            if (syntax_.wants())
+              add(syntax_, i, "'{'",
+                  "a '{' at byte " + std::to_string(i) +
+                      " opens a slot that no '}' closes; a slot is {field}, and {{ writes a literal brace");
+            last_ = '{';
+            ++i;
+            continue;
+          case Brace::Kind::malformed:
+            // Its text stays prose: the reading goes on inside it, up to its '}'.
+            if (syntax_.wants())
+              add(syntax_, i, quote(text_.substr(i, b.end - i)),
+                  "the braces at byte " + std::to_string(i) + " are not a slot: " + b.why +
+                      "; a slot is {field} or {/json/pointer}, and {{ and }} write literal braces");
+            skip_close = b.end - 1;
+            last_ = '{';
+            ++i;
+            continue;
+          case Brace::Kind::slot:
+            slot(i, b.end);
+            i = b.end;
+            continue;
+        }
+      }
+      const CodePoint cp = code_point_at(text_, i);
+      if (class_of(cp) == WordClass::none) {
+        last_ = cp.valid ? cp.cp : nothing;
+        i += cp.length;
         continue;
       }
-      const std::size_t from = words[w].offset;
-      const ProseWord& last = words[w + hit->words.size() - 1];
-      const std::string_view said = masked.substr(from, last.offset + last.length - from);
-      const ProseNames::Source& src = rules_.names->source(hit->fact);
-      add(from, quote(said),
-          "the prose names " + quote(said) + " at byte " + std::to_string(from) + ", a name recorded in " +
-              quote(src.name) +
-              ", outside a slot; every recorded name in the prose goes in a slot naming the checked field that "
-              "holds it, as {field}",
-          src.name, src.provenance);
-      w += hit->words.size();
+      i = word(i);
     }
+    while (window_size_ > 0) match_front();
   }
 
-  // A slot's value as the model wrote it: a string unquoted, a number with its digits.
-  static std::string as_written(const nlohmann::json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (const auto stated = stated_text(v)) return std::string(stated->text);
-    return v.dump();
+  bool found_any() const noexcept {
+    return syntax_.count + digits_.count + names_.count + values_.count + against_.count > 0;
+  }
+
+  // The findings, in the order of the text: eight of them and one counting the rest when
+  // there are more than nine, as any check's are capped.
+  void move_findings_to(std::vector<Finding>& findings) {
+    std::vector<Located> all;
+    std::size_t total = 0;
+    for (Kept* k : {&syntax_, &digits_, &names_, &values_, &against_}) {
+      total += k->count;
+      for (auto& l : k->listed) all.push_back(std::move(l));
+    }
+    std::stable_sort(all.begin(), all.end(), [](const Located& a, const Located& b) { return a.offset < b.offset; });
+    constexpr std::size_t cap = max_findings_per_field;
+    if (total <= cap + 1) {
+      for (auto& l : all) findings.push_back(std::move(l.finding));
+      return;
+    }
+    for (std::size_t k = 0; k < cap; ++k) findings.push_back(std::move(all[k].finding));
+    findings.push_back(more_findings(findings.back(), field_root(std::string(rules_.field)), total - cap));
   }
 
   // The template with its slots filled and its doubled braces single, escaped line by
-  // line (a newline the model wrote stays one).
-  std::string render_text(const std::vector<std::string>& values) const {
+  // line (a newline the model wrote stays one). Only for a template read without findings.
+  std::string render() const {
     std::string raw;
-    std::size_t slot = 0;
-    for (std::size_t i = 0; i < text_.size(); ++i) {
-      if (slot < slots_.size() && i == slots_[slot].begin) {
-        raw += values[slot];
-        i = slots_[slot].end - 1;
-        ++slot;
+    raw.reserve(text_.size() - slot_bytes_ + values_bytes_);
+    for (std::size_t i = 0; i < text_.size();) {
+      const char c = text_[i];
+      if (c != '{' && c != '}') {
+        const std::size_t next = text_.find_first_of("{}", i);
+        const std::size_t end = next == std::string_view::npos ? text_.size() : next;
+        raw.append(text_.substr(i, end - i));
+        i = end;
         continue;
       }
-      raw.push_back(text_[i]);
-      if ((text_[i] == '{' || text_[i] == '}') && i + 1 < text_.size() && text_[i + 1] == text_[i]) ++i;
+      const Brace b = brace_at(text_, i);  // a literal brace or a slot: the template had no findings
+      if (b.kind == Brace::Kind::slot)
+        raw += slot_values_[value_index_.at(std::string(text_.substr(i + 1, b.end - i - 2)))].text;
+      else raw.push_back(c);
+      i = b.end;
     }
     std::string out;
+    out.reserve(raw.size());
     constexpr std::size_t unbounded = std::numeric_limits<std::size_t>::max();
     for (std::size_t from = 0;;) {
       const std::size_t nl = raw.find('\n', from);
@@ -277,28 +258,276 @@ class Reader {
     return out;
   }
 
+ private:
+  static constexpr std::size_t npos = std::string_view::npos;
+
+  void add(Kept& kind, std::size_t offset, std::string said, std::string detail, std::string fact = "",
+           std::string provenance = "") {
+    Finding f;
+    f.check = "prose";
+    f.field = std::string(rules_.field);
+    f.said = std::move(said);
+    f.fact = std::move(fact);
+    f.provenance = std::move(provenance);
+    f.detail = std::move(detail);
+    kind.listed.push_back({offset, std::move(f)});
+  }
+
+  // The word starting at `from`: its runs of numbers, then its keys for the names. Returns
+  // where it ends.
+  std::size_t word(std::size_t from) {
+    std::size_t i = from;
+    std::size_t run = npos;      // where the current run of numbers began
+    std::size_t run_end = from;  // one past its last number
+    const auto end_run = [&] {
+      if (run == npos) return;
+      if (digits_.wants()) {
+        const std::string_view written = text_.substr(run, run_end - run);
+        add(digits_, run, quote(written),
+            "the prose states the number " + quote(written) + " at byte " + std::to_string(run) +
+                " outside a slot; every number in the prose goes in a slot naming the checked field that holds "
+                "it, as {field}");
+      }
+      run = npos;
+    };
+    bool visible = false;
+    while (i < text_.size()) {
+      const CodePoint cp = code_point_at(text_, i);
+      const WordClass cls = class_of(cp);
+      if (cls == WordClass::none) break;
+      if (cls == WordClass::digit) {
+        if (run == npos) run = i;
+        run_end = i + cp.length;
+      } else if (cls != WordClass::ignorable) {  // an invisible character inside a run leaves it whole
+        end_run();
+      }
+      if (cls != WordClass::ignorable) {
+        last_ = cp.cp;
+        visible = true;
+      }
+      i += cp.length;
+    }
+    end_run();
+    if (visible && rules_.names != nullptr && !rules_.names->empty()) {
+      Word& w = window_[(window_from_ + window_size_) % ProseNames::max_words];
+      ++window_size_;
+      w.offset = from;
+      w.length = i - from;
+      keys_.of(text_.substr(from, i - from), w.first, w.second);
+      if (window_size_ == ProseNames::max_words) match_front();
+    }
+    return i;
+  }
+
+  // Whether a recorded name starts at the window's first word: the longest one is a
+  // finding and its words leave the window; otherwise the first word does.
+  void match_front() {
+    const ProseNames& names = *rules_.names;
+    if (!names.may_start(word_at(0).first, word_at(0).second)) {
+      window_from_ = (window_from_ + 1) % ProseNames::max_words;
+      --window_size_;
+      return;
+    }
+    here_.assign(1, 0);
+    std::size_t longest = 0;
+    const ProseNames::Ending* ending = nullptr;
+    for (std::size_t k = 0; k < window_size_ && !here_.empty(); ++k) {
+      const Word& w = word_at(k);
+      next_.clear();
+      for (const std::uint32_t node : here_) names.children(node, w.first, w.second, next_, probe_);
+      const ProseNames::Ending* found = nullptr;
+      for (const std::uint32_t node : next_)
+        if (const ProseNames::Ending* e = names.ending(node);
+            e != nullptr && (found == nullptr || e->fact < found->fact))
+          found = e;
+      if (found != nullptr) {
+        longest = k + 1;
+        ending = found;
+      }
+      here_.swap(next_);
+    }
+    const std::size_t done = ending == nullptr ? 1 : longest;
+    if (ending != nullptr && names_.wants()) {
+      const std::size_t from = word_at(0).offset;
+      const Word& last = word_at(longest - 1);
+      const std::string_view written = text_.substr(from, last.offset + last.length - from);
+      const ProseNames::Source& src = names.source(ending->fact);
+      const std::string reads_as =
+          folded_nfc(written) == folded_nfc(ending->text) ? std::string() : ", which reads as " + quote(ending->text);
+      add(names_, from, quote(written),
+          "the prose names " + quote(written) + " at byte " + std::to_string(from) + reads_as +
+              ", a name recorded in " + quote(src.name) +
+              ", outside a slot; every recorded name in the prose goes in a slot naming the checked field that holds "
+              "it, as {field}",
+          src.name, src.provenance);
+    }
+    window_from_ = (window_from_ + done) % ProseNames::max_words;
+    window_size_ -= done;
+  }
+
+  // The k-th word of the window, from its first.
+  const Word& word_at(std::size_t k) const { return window_[(window_from_ + k) % ProseNames::max_words]; }
+
+  // The slot at [begin, end): its field's value, and what is written against it.
+  void slot(std::size_t begin, std::size_t end) {
+    const std::string_view field = text_.substr(begin + 1, end - begin - 2);
+    const SlotValue& v = value_of(field);
+    // Only a finding spells the slot out.
+    const std::string_view shown = text_.substr(begin, end - begin);
+    const auto at = [&] { return " at byte " + std::to_string(begin); };
+    if (v.state != SlotValue::State::ok) {
+      if (values_.wants()) add(values_, begin, quote(shown), "the slot " + quote(shown) + at() + why_not(v.state));
+      last_ = '}';
+      return;
+    }
+    values_bytes_ += v.text.size();
+    slot_bytes_ += end - begin;
+    if (values_bytes_ > slot_bytes_ + rules_.max_growth && !grew_) {
+      grew_ = true;
+      if (values_.wants())
+        add(values_, begin, quote(shown),
+            "the slots up to " + quote(shown) + at() + " insert more than " + group_thousands(rules_.max_growth) +
+                " bytes beyond the template's own; say it with fewer slots");
+    }
+    // A sign, digit or decimal point against the value makes a reader see another number:
+    // the last visible character before it (of the text, or of a slot right before it)...
+    if (v.starts_as_number && numeric_shape(last_) != NumericShape::none && against_.wants()) {
+      const std::string written = utf8_of(last_) + std::string(shown);
+      add(against_, begin, quote(written), against_detail(written, shown, at()));
+    }
+    // ... or a digit after it, or a decimal point and a digit (a '.' alone ends a sentence).
+    if (v.ends_as_number) {
+      const std::size_t after = visible_after(end);
+      if (after < text_.size()) {
+        const CodePoint next = code_point_at(text_, after);
+        const NumericShape s = next.valid ? numeric_shape(next.cp) : NumericShape::none;
+        std::size_t upto = after + next.length;
+        bool number = s == NumericShape::digit;
+        if (s == NumericShape::point) {
+          const std::size_t then = visible_after(upto);
+          if (then < text_.size()) {
+            const CodePoint digit = code_point_at(text_, then);
+            number = digit.valid && numeric_shape(digit.cp) == NumericShape::digit;
+            upto = then + digit.length;
+          }
+        }
+        if (number && against_.wants()) {
+          const std::string_view written = text_.substr(begin, upto - begin);
+          add(against_, begin, quote(written), against_detail(written, shown, at()));
+        }
+      }
+    }
+    if (!v.text.empty()) last_ = code_point_before(v.text, v.text.size()).cp;
+  }
+
+  // Where the visible text after `pos` starts, past invisible characters.
+  std::size_t visible_after(std::size_t pos) const {
+    while (pos < text_.size()) {
+      const CodePoint c = code_point_at(text_, pos);
+      if (class_of(c) != WordClass::ignorable) break;
+      pos += c.length;
+    }
+    return pos;
+  }
+
+  static std::string utf8_of(char32_t cp) {
+    std::string out;
+    append_utf8(out, cp);
+    return out;
+  }
+
+  static std::string against_detail(std::string_view written, std::string_view shown, const std::string& at) {
+    return "the prose writes " + quote(written) + " against the slot " + quote(shown) + at +
+           ": a sign, digit or decimal point next to a slot makes a reader see another number than the checked "
+           "one; put the whole number in the field, and a space or a word between it and anything else";
+  }
+
+  static std::string why_not(SlotValue::State state) {
+    switch (state) {
+      case SlotValue::State::missing:
+        return " names a field the output does not have; a slot inserts the value of a field of this same output";
+      case SlotValue::State::null:
+        return " names a field that holds null; a slot inserts the value of a field of this same output";
+      case SlotValue::State::object:
+        return " names an object; a slot inserts one string, number or boolean (a pointer such as {/field/0} reaches "
+               "inside)";
+      case SlotValue::State::array:
+        return " names an array; a slot inserts one string, number or boolean (a pointer such as {/field/0} reaches "
+               "inside)";
+      case SlotValue::State::unchecked:
+        return " is an unchecked slot: no check reads that field, so what it inserts is unsupported; put only "
+               "checked fields in slots; pass BoundaryOptions::free_fields to let a slot insert it unchecked";
+      case SlotValue::State::ok:
+        break;
+    }
+    return "";
+  }
+
+  const SlotValue& value_of(std::string_view field) {
+    const auto [at, added] = value_index_.try_emplace(std::string(field), slot_values_.size());
+    if (!added) return slot_values_[at->second];
+    SlotValue v;
+    const nlohmann::json* found = find_field(*output_, field);
+    if (found == nullptr) {
+      v.state = SlotValue::State::missing;
+    } else if (found->is_null()) {
+      v.state = SlotValue::State::null;
+    } else if (found->is_object()) {
+      v.state = SlotValue::State::object;
+    } else if (found->is_array()) {
+      v.state = SlotValue::State::array;
+    } else {
+      const std::vector<std::string> tokens = tokens_of(field);
+      if (!covered(tokens, *rules_.read) && !covered(tokens, *rules_.free_fields)) {
+        v.state = SlotValue::State::unchecked;
+      } else {
+        v.state = SlotValue::State::ok;
+        v.text = as_written(*found);
+        if (!v.text.empty()) {
+          const CodePoint first = code_point_at(v.text, 0);
+          const NumericShape s = first.valid ? numeric_shape(first.cp) : NumericShape::none;
+          v.starts_as_number = s == NumericShape::sign || s == NumericShape::point ||
+                               (first.valid && word_class(first.cp) == WordClass::digit);
+          const CodePoint last = code_point_before(v.text, v.text.size());
+          v.ends_as_number = last.valid && word_class(last.cp) == WordClass::digit;
+        }
+      }
+    }
+    slot_values_.push_back(std::move(v));
+    return slot_values_.back();
+  }
+
+  // A slot's value as the model wrote it: a string unquoted, a number with its digits.
+  static std::string as_written(const nlohmann::json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (const auto stated = stated_text(v)) return std::string(stated->text);
+    return v.dump();
+  }
+
+  // What `last_` holds before anything visible, and for a byte that is not UTF-8: no
+  // number's shape.
+  static constexpr char32_t nothing = 0xFFFD;
+
   std::string_view text_;
   const ProseRules& rules_;
-  std::vector<Slot> slots_;
-  std::vector<Located> found_;
+  const nlohmann::json* output_ = nullptr;
+  Kept syntax_, digits_, names_, values_, against_;
+  std::unordered_map<std::string, std::size_t> value_index_;  // a slot's field -> its value in slot_values_
+  std::vector<SlotValue> slot_values_;                        // judged once each
+  // The words not yet known to start a name or not, a ring whose strings keep their room.
+  std::array<Word, ProseNames::max_words> window_;
+  std::size_t window_from_ = 0;
+  std::size_t window_size_ = 0;
+  std::vector<std::uint32_t> here_, next_;  // match_front's nodes, reused
+  ProseKeys keys_;
+  char32_t last_ = nothing;       // the last visible code point read (of the text, or a slot's value)
+  std::size_t slot_bytes_ = 0;    // the bytes of the ok slots read so far
+  std::size_t values_bytes_ = 0;  // and of the values they insert
+  bool grew_ = false;
+  std::string probe_;  // ProseNames::children's lookup key
 };
 
 }  // namespace prose
-
-GROUNDPLANE_INLINE std::vector<ProseWord> prose_words(std::string_view text) {
-  std::vector<ProseWord> out;
-  for (std::size_t i = 0; i < text.size();) {
-    prose::CodePoint c = prose::code_point_at(text, i);
-    if (!prose::is_word(c)) {
-      i += c.length;
-      continue;
-    }
-    const std::size_t from = i;
-    while (i < text.size() && prose::is_word(c = prose::code_point_at(text, i))) i += c.length;
-    out.push_back({from, i - from});
-  }
-  return out;
-}
 
 GROUNDPLANE_INLINE ProseNames::ProseNames(const FactRegistry& registry, const std::vector<std::string>& facts) {
   for (const auto& fact_name : facts) {
@@ -319,26 +548,90 @@ GROUNDPLANE_INLINE ProseNames::ProseNames(const FactRegistry& registry, const st
       }
     });
   }
-  for (auto& [word, ids] : by_first_)
-    std::stable_sort(ids.begin(), ids.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return names_[a].words.size() > names_[b].words.size(); });
+  nodes_ = {};  // only building needs it
+}
+
+GROUNDPLANE_INLINE void ProseNames::edge(std::string& key, std::uint32_t parent, const std::string& word_key) {
+  key.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
+  key += word_key;
+}
+
+GROUNDPLANE_INLINE void ProseNames::link(const std::string& key, std::uint32_t child) {
+  const auto [it, added] = edges_.try_emplace(key, links_.size());
+  if (added) {
+    links_.push_back({child, no_end});
+    return;
+  }
+  auto at = static_cast<std::uint32_t>(it->second);
+  while (true) {
+    if (links_[at].child == child) return;
+    if (links_[at].next == no_end) break;
+    at = links_[at].next;
+  }
+  links_[at].next = static_cast<std::uint32_t>(links_.size());
+  links_.push_back({child, no_end});
 }
 
 GROUNDPLANE_INLINE void ProseNames::add(std::string_view text, std::size_t fact) {
-  Name n;
-  n.fact = fact;
-  for (const ProseWord& w : prose_words(text)) n.words.push_back(folded_nfc(text.substr(w.offset, w.length)));
-  if (n.words.empty()) return;  // no letters or digits: nothing a reader sees as a name
-  std::vector<std::uint32_t>& ids = by_first_[n.words.front()];
-  for (const std::uint32_t id : ids)
-    if (names_[id].words == n.words) return;
-  ids.push_back(static_cast<std::uint32_t>(names_.size()));
-  names_.push_back(std::move(n));
+  // The name's words, as the template's are read: maximal runs of letters, numbers, '_'
+  // and invisible characters (a name of none of them is nothing a reader sees as one).
+  ProseKeys keys;
+  std::string first;
+  std::string second;
+  std::string key;
+  std::uint32_t node = 0;
+  std::size_t words = 0;
+  for (std::size_t i = 0; i < text.size() && words < max_words;) {
+    const prose::CodePoint cp = prose::code_point_at(text, i);
+    if (prose::class_of(cp) == WordClass::none) {
+      i += cp.length;
+      continue;
+    }
+    const std::size_t from = i;
+    bool visible = false;
+    while (i < text.size()) {
+      const prose::CodePoint c = prose::code_point_at(text, i);
+      const WordClass cls = prose::class_of(c);
+      if (cls == WordClass::none) break;
+      visible = visible || cls != WordClass::ignorable;
+      i += c.length;
+    }
+    if (!visible) continue;
+    keys.of(text.substr(from, i - from), first, second);
+    if (node == 0) {
+      starts_.resize(start_bits / 64);
+      for (const std::string* k : {&first, &second}) starts_[bit_of(*k) / 64] |= std::uint64_t{1} << (bit_of(*k) % 64);
+    }
+    edge(key, node, first);
+    const auto [it, added] = nodes_.try_emplace(key, ends_.size());
+    if (added) ends_.push_back(no_end);
+    const auto child = static_cast<std::uint32_t>(it->second);
+    link(key, child);
+    if (second != first) {
+      edge(key, node, second);
+      link(key, child);
+    }
+    node = child;
+    ++words;
+  }
+  if (words == 0 || ends_[node] != no_end) return;  // nothing to read, or a name already recorded there
+  ends_[node] = static_cast<std::uint32_t>(endings_.size());
+  endings_.push_back({fact, std::string(text)});
 }
 
-GROUNDPLANE_INLINE const std::vector<std::uint32_t>* ProseNames::starting_with(const std::string& folded_word) const {
-  const auto it = by_first_.find(folded_word);
-  return it == by_first_.end() ? nullptr : &it->second;
+GROUNDPLANE_INLINE void ProseNames::children(std::uint32_t node, const std::string& first, const std::string& second,
+                                             std::vector<std::uint32_t>& out, std::string& probe) const {
+  const auto follow = [&](const std::string& word_key) {
+    edge(probe, node, word_key);
+    const auto it = edges_.find(probe);
+    if (it == edges_.end()) return;
+    for (auto at = static_cast<std::uint32_t>(it->second); at != no_end; at = links_[at].next) {
+      const std::uint32_t child = links_[at].child;
+      if (out.size() < max_paths && std::find(out.begin(), out.end(), child) == out.end()) out.push_back(child);
+    }
+  };
+  follow(first);
+  if (second != first) follow(second);
 }
 
 GROUNDPLANE_INLINE std::optional<std::string> check_prose(const nlohmann::json& output, const ProseRules& rules,
@@ -358,11 +651,12 @@ GROUNDPLANE_INLINE std::optional<std::string> check_prose(const nlohmann::json& 
     return std::nullopt;
   }
   prose::Reader reader(text->get_ref<const std::string&>(), rules);
-  reader.read_slots();
-  reader.read_words();
-  std::optional<std::string> rendered = reader.read_values(output);
-  reader.move_findings_to(findings);
-  return rendered;
+  reader.read(output);
+  if (reader.found_any()) {
+    reader.move_findings_to(findings);
+    return std::nullopt;
+  }
+  return reader.render();
 }
 
 GROUNDPLANE_INLINE nlohmann::json prose_schema(const std::vector<std::string>& slots) {

@@ -5,7 +5,12 @@
 #include "groundplane/detail/unicode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "groundplane/detail/escape.hpp"
@@ -37,23 +42,8 @@ GROUNDPLANE_INLINE std::string encode(const std::vector<char32_t>& cps) {
   std::string out;
   out.reserve(cps.size());
   for (const char32_t cp : cps) {
-    if (cp >= raw_byte) {
-      out += static_cast<char>(cp - raw_byte);
-    } else if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    if (cp >= raw_byte) out += static_cast<char>(cp - raw_byte);
+    else append_utf8(out, cp);
   }
   return out;
 }
@@ -153,6 +143,24 @@ GROUNDPLANE_INLINE std::vector<char32_t> nfc(const std::vector<char32_t>& in) {
 
 namespace groundplane::detail {
 
+GROUNDPLANE_INLINE void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
 GROUNDPLANE_INLINE std::string nfc(std::string_view text) {
   if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
     return std::string(text);
@@ -167,16 +175,190 @@ GROUNDPLANE_INLINE char32_t simple_fold(char32_t cp) noexcept {
   return it != std::end(table) && it->cp == cp ? it->folded : cp;
 }
 
+namespace unicode {
+
+// Prose reads a class and keys for every code point of a template: the tables sorted by
+// code point are indexed by page (256 code points), so a lookup searches one page's
+// entries, not the whole table. Each index is built on first use.
+inline constexpr std::size_t page_count = 0x110000 >> 8;
+using PageIndex = std::array<std::uint16_t, page_count + 1>;
+
+// For each page, the first run of `runs` that ends in it or after it.
+template <std::size_t N>
+PageIndex index_runs(const unicode_data::ClassRun (&runs)[N]) {
+  static_assert(N < 0xFFFF);
+  PageIndex index{};
+  std::size_t r = 0;
+  for (std::size_t page = 0; page <= page_count; ++page) {
+    while (r < N && (runs[r].last >> 8) < page) ++r;
+    index[page] = static_cast<std::uint16_t>(r);
+  }
+  return index;
+}
+
+// The class of the run holding `cp`, or 0.
+template <std::size_t N>
+std::uint8_t class_in(const unicode_data::ClassRun (&runs)[N], const PageIndex& index, char32_t cp) noexcept {
+  for (std::size_t r = index[cp >> 8]; r < N && runs[r].first <= cp; ++r)
+    if (cp <= runs[r].last) return runs[r].cls;
+  return 0;
+}
+
+}  // namespace unicode
+
 GROUNDPLANE_INLINE WordClass word_class(char32_t cp) noexcept {
   if (cp < 0x80) {
     if (cp >= '0' && cp <= '9') return WordClass::digit;
     return (cp | 0x20) >= 'a' && (cp | 0x20) <= 'z' ? WordClass::letter : WordClass::none;
   }
-  const auto& runs = unicode_data::word_classes;
-  const auto* it = std::upper_bound(std::begin(runs), std::end(runs), cp,
-                                    [](char32_t c, const unicode_data::ClassRun& r) { return c < r.first; });
-  if (it == std::begin(runs) || cp > (it - 1)->last) return WordClass::none;
-  return static_cast<WordClass>((it - 1)->cls);
+  if (cp >= 0x110000) return WordClass::none;
+  static const unicode::PageIndex index = unicode::index_runs(unicode_data::word_classes);
+  return static_cast<WordClass>(unicode::class_in(unicode_data::word_classes, index, cp));
+}
+
+GROUNDPLANE_INLINE NumericShape numeric_shape(char32_t cp) noexcept {
+  if (cp >= 0x110000) return NumericShape::none;
+  static const unicode::PageIndex index = unicode::index_runs(unicode_data::numeric_shapes);
+  return static_cast<NumericShape>(unicode::class_in(unicode_data::numeric_shapes, index, cp));
+}
+
+namespace unicode {
+
+static_assert(sizeof(unicode_data::prose_keys) == unicode_data::prose_key_count * unicode_data::prose_key_size + 1,
+              "unicode_data.hpp: the records are not whole; regenerate it with tools/unicode_tables.py");
+static_assert(sizeof(unicode_data::key_pool) == unicode_data::key_pool_count * 3 + 1,
+              "unicode_data.hpp: the key pool is not whole; regenerate it with tools/unicode_tables.py");
+
+inline std::uint32_t three_bytes(const char* at) noexcept {
+  const auto* b = reinterpret_cast<const unsigned char*>(at);
+  return (static_cast<std::uint32_t>(b[0]) << 16) | (static_cast<std::uint32_t>(b[1]) << 8) | b[2];
+}
+
+// The prose_keys record of `cp`, or nullptr: two array reads. Built on first use: for
+// each page (256 code points) that has records, the record of each of its code points.
+GROUNDPLANE_INLINE const unsigned char* key_record(char32_t cp) {
+  using unicode_data::prose_key_count;
+  using unicode_data::prose_key_size;
+  static_assert(prose_key_count < 0xFFFF);
+  struct Index {
+    std::vector<std::uint16_t> page;   // per page: its block's number + 1, or 0 for none
+    std::vector<std::uint16_t> block;  // per block and code point: its record's number + 1, or 0
+  };
+  static const Index index = [] {
+    Index built;
+    built.page.assign(page_count, 0);
+    for (std::size_t r = 0; r < prose_key_count; ++r) {
+      const std::uint32_t c = three_bytes(unicode_data::prose_keys + r * prose_key_size);
+      std::uint16_t& b = built.page[c >> 8];
+      if (b == 0) {
+        built.block.resize(built.block.size() + 256, 0);
+        b = static_cast<std::uint16_t>(built.block.size() / 256);
+      }
+      built.block[(std::size_t{b} - 1) * 256 + (c & 0xFF)] = static_cast<std::uint16_t>(r + 1);
+    }
+    return built;
+  }();
+  if (cp >= 0x110000) return nullptr;
+  const std::uint16_t b = index.page[cp >> 8];
+  if (b == 0) return nullptr;
+  const std::uint16_t r = index.block[(std::size_t{b} - 1) * 256 + (cp & 0xFF)];
+  if (r == 0) return nullptr;
+  return reinterpret_cast<const unsigned char*>(unicode_data::prose_keys) + (r - 1) * prose_key_size;
+}
+
+// Appends the keys of one code point (not ASCII, not a Hangul syllable) to `first` and
+// `second`, as UTF-8: its own when the table has no record of it. True when a key holds
+// a combining mark (the keys then need canonical order).
+GROUNDPLANE_INLINE bool append_keys(char32_t cp, std::string& first, std::string& second) {
+  const unsigned char* r = key_record(cp);
+  if (r == nullptr) {
+    append_utf8(first, cp);
+    append_utf8(second, cp);
+    return false;
+  }
+  const std::size_t offset = (static_cast<std::size_t>(r[3]) << 8) | r[4];
+  const std::size_t first_length = r[5] & 0x7FU;
+  const std::size_t second_length = r[6];
+  const char* pool = unicode_data::key_pool;
+  for (std::size_t k = 0; k < first_length; ++k) append_utf8(first, three_bytes(pool + 3 * (offset + k)));
+  const std::size_t from = second_length == 0 ? offset : offset + first_length;
+  const std::size_t length = second_length == 0 ? first_length : second_length;
+  for (std::size_t k = 0; k < length; ++k) append_utf8(second, three_bytes(pool + 3 * (from + k)));
+  return (r[5] & 0x80U) != 0;
+}
+
+// `key` (UTF-8) in canonical order: each run of non-starters stably sorted by combining
+// class. `scratch` holds its code points meanwhile.
+GROUNDPLANE_INLINE void canonical_order(std::string& key, std::vector<char32_t>& scratch) {
+  scratch.clear();
+  for (std::size_t i = 0; i < key.size();) {
+    const auto c = static_cast<unsigned char>(key[i]);
+    const std::size_t n = c < 0x80 ? 1 : utf8_sequence_length(key, i);
+    scratch.push_back(n == 0 ? raw_byte + c : n == 1 ? c : utf8_decode(std::string_view(key).substr(i, n)));
+    i += n == 0 ? 1 : n;
+  }
+  for (std::size_t i = 0; i < scratch.size();) {
+    if (scratch[i] < 0x300 || scratch[i] >= raw_byte || combining_class(scratch[i]) == 0) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < scratch.size() && scratch[j] >= 0x300 && scratch[j] < raw_byte && combining_class(scratch[j]) != 0) ++j;
+    if (j - i > 1)
+      std::stable_sort(scratch.begin() + static_cast<std::ptrdiff_t>(i),
+                       scratch.begin() + static_cast<std::ptrdiff_t>(j),
+                       [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
+    i = j;
+  }
+  key.clear();
+  for (const char32_t cp : scratch) {
+    if (cp >= raw_byte) key += static_cast<char>(cp - raw_byte);
+    else append_utf8(key, cp);
+  }
+}
+
+}  // namespace unicode
+
+GROUNDPLANE_INLINE void ProseKeys::of(std::string_view word, std::string& first, std::string& second) {
+  first.clear();
+  second.clear();
+  bool marks = false;
+  for (std::size_t i = 0; i < word.size();) {
+    const auto c = static_cast<unsigned char>(word[i]);
+    if (c < 0x80) {  // the common case: no table search, no code points
+      const std::string_view a = unicode_data::ascii_first_key[c];
+      const std::string_view b = unicode_data::ascii_second_key[c];
+      if (a.size() == 1) first.push_back(a[0]);
+      else first.append(a);
+      if (b.size() == 1) second.push_back(b[0]);
+      else second.append(b);
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(word, i);
+    if (n == 0) {  // not UTF-8: the byte stands for itself, as nfc() keeps it
+      first.push_back(static_cast<char>(c));
+      second.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    const char32_t cp = utf8_decode(word.substr(i, n));
+    i += n;
+    if (cp >= unicode::s_base && cp < unicode::s_base + unicode::s_count) {  // a Hangul syllable: its jamo
+      const char32_t s = cp - unicode::s_base;
+      marks |= unicode::append_keys(unicode::l_base + s / unicode::n_count, first, second);
+      marks |= unicode::append_keys(unicode::v_base + (s % unicode::n_count) / unicode::t_count, first, second);
+      if (s % unicode::t_count != 0)
+        marks |= unicode::append_keys(unicode::t_base + s % unicode::t_count, first, second);
+      continue;
+    }
+    if (cp >= unicode_data::ignored_first && cp <= unicode_data::ignored_last) continue;
+    marks |= unicode::append_keys(cp, first, second);  // a default-ignorable one appends nothing
+  }
+  if (marks) {
+    unicode::canonical_order(first, scratch_);
+    unicode::canonical_order(second, scratch_);
+  }
 }
 
 GROUNDPLANE_INLINE std::string folded_nfc(std::string_view text) {

@@ -279,6 +279,7 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
     Arguments::fail("check needs \"output\" (the model's answer: a JSON object of named fields)");
 
   BoundaryOptions options;
+  options.max_depth = max_depth;
   options.prose_field = args.optional_string("prose_field").value_or("");
   if (const auto* free = args.find("free_fields")) {
     if (!free->is_array()) args.wrong("free_fields", "an array of field names", *free);
@@ -292,12 +293,12 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
   Boundary boundary(inline_registry ? *inline_registry : registry, std::move(facts), std::move(options),
                     std::move(checks));
   // The output as the request wrote it (read exactly: "0.50" judged at two decimals,
-  // 1e400 exact, 1e999999 a finding), when this call came as a line of text; else the
-  // value handed in.
-  const Verdict verdict =
-      output_text.empty()
-          ? boundary.try_submit(output_in ? nlohmann::json(*output_in) : nlohmann::json(nullptr))
-          : boundary.try_submit_json(JsonText::read(output_text, {.max_depth = limits.max_depth}), output_text);
+  // 1e400 exact, 1e999999 a finding, text past BoundaryOptions::max_text_bytes a finding
+  // and not read), when this call came as a line of text; else the value handed in.
+  // A value is measured before it is converted (nested past max_depth: a finding).
+  const Verdict verdict = !output_text.empty() ? boundary.try_submit_json(output_text)
+                          : output_in          ? boundary.try_submit(*output_in)
+                                               : boundary.try_submit(nlohmann::json(nullptr));
 
   if (form == Form::text) return Written::text(check_result_text(verdict));
   return check_result_json(verdict);
