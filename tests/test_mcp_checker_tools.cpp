@@ -524,7 +524,8 @@ TEST_CASE("a NUL or trailing text after the answer is refused alike by try_submi
     }
     // The check tool reading the same bytes as its output's text.
     const ojson args = check_args(ojson::object());
-    const ojson result = gp::mcp::detail::check(args, reg, text, 256, gp::mcp::detail::Form::json).take_json();
+    const ojson result =
+        gp::mcp::detail::check(args, reg, text, {.max_depth = 256}, gp::mcp::detail::Form::json).take_json();
     const auto& verdict = result["structuredContent"];
     CHECK(verdict["ok"] == false);
     REQUIRE(verdict["findings"].size() == 1);

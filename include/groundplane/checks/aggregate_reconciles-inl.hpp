@@ -90,7 +90,10 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
   if (column.empty() || op == Aggregate::count || !table.complete()) return;
   const auto c = table.column_of(column);
   if (!c) return;
-  const auto w = weight_column.empty() ? std::nullopt : table.column_of(weight_column);
+  // The weight column's index, or no_weights: a plain index, as g++'s optimizer takes a
+  // std::optional's value read inside the loop for an unset one (-Wmaybe-uninitialized).
+  constexpr std::size_t no_weights = static_cast<std::size_t>(-1);
+  const std::size_t wc = weight_column.empty() ? no_weights : table.column_of(weight_column).value_or(no_weights);
   // The common case, known without reading a row: the column holds only numbers and
   // nulls, and the weights (if any) are numbers in every row, none negative for a mean.
   const auto numbers_only = [&](std::size_t column) {
@@ -98,8 +101,8 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
     return held.texts + held.booleans + held.others == 0;
   };
   const bool weights_hold =
-      weight_column.empty() || (w && numbers_only(*w) && table.column_data(*w).nulls() == 0 &&
-                                (op != Aggregate::mean || table.column_numbers(*w).first_negative == detail::no_row));
+      weight_column.empty() || (wc != no_weights && numbers_only(wc) && table.column_data(wc).nulls() == 0 &&
+                                (op != Aggregate::mean || table.column_numbers(wc).first_negative == detail::no_row));
   if (numbers_only(*c) && weights_hold) return;
   const std::vector<std::uint8_t> mask = matching(table);
   const auto row_name = [&](std::size_t r) {
@@ -122,8 +125,7 @@ GROUNDPLANE_INLINE void aggregate_reconciles::validate_cells(const Table& table)
       message.append(detail::quote(weight_column)).append(" ").append(row_name(r)).append(" holds ").append(held);
       return ConfigurationError(message.append(", not a number to weight by"));
     };
-    if (!w) throw not_a_weight("no value");
-    const std::size_t wc = *w;  // read once: g++ -O1 takes a later *w for an unset optional
+    if (wc == no_weights) throw not_a_weight("no value");
     // The table keeps an absent cell as null: the two cannot be told apart here.
     if (table.kind(r, wc) == CellKind::null) throw not_a_weight("no value (missing or null)");
     if (table.kind(r, wc) != CellKind::number) throw not_a_weight(detail::render(table.cell(r, wc)));

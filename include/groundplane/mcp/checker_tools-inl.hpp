@@ -279,7 +279,7 @@ GROUNDPLANE_INLINE Written check(const nlohmann::ordered_json& a, const FactRegi
     Arguments::fail("check needs \"output\" (the model's answer: a JSON object of named fields)");
 
   BoundaryOptions options;
-  options.max_depth = max_depth;
+  options.max_depth = limits.max_depth;
   options.prose_field = args.optional_string("prose_field").value_or("");
   if (const auto* free = args.find("free_fields")) {
     if (!free->is_array()) args.wrong("free_fields", "an array of field names", *free);
