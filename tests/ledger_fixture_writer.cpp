@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <groundplane/checks/row_integrity.hpp>
+#include <groundplane/registry.hpp>
 #include <groundplane/session.hpp>
 #include <groundplane/store/sqlite.hpp>
 
@@ -131,6 +133,63 @@ void other_session(const std::filesystem::path& file) {
   s.report_state({{"cart", 2}}, added.transition_id);
 }
 
+// A third session with the rows and members 0.3 added: items (instances), input schemas,
+// argument checks, data handed back (kept and over the cap), a fire the app rejected,
+// stale keys acknowledged, a report partly the agent's own.
+void newer_session(const std::filesystem::path& file) {
+  gp::FactRegistry facts;
+  facts.record_table("orders", json::parse(R"([{"id": 57, "total": 129.5}, {"id": 58, "total": 74}])"),
+                     {.key_column = "id", .tool = "orders.list", .args = {{"customer", "c-9"}}});
+  gp::Session s({.node = "orders",
+                 .state = {{"orders", {{"57", "open"}, {"58", "open"}}}},
+                 .require_human_approval = true,
+                 .store = gp::open_sqlite_store(file, {.session = "ana"}),
+                 .max_data_bytes = 40,
+                 .facts = &facts});
+  const auto items = [](const json&) { return std::vector<std::string>{"57", "58", "caf\xe9"}; };
+  s.declare("order.cancel", {.does = "Cancel an order.",
+                             .writes = {"/orders"},
+                             .handler = ok,
+                             .high_effect = true,
+                             .concurrency = gp::Concurrency::once,
+                             .instances = items});
+  s.declare("quote", {.does = "Quote a price.", .handler = [](const json& p) {
+                        gp::HandlerResult r;
+                        r.data = p.value("big", false) ? json{{"text", std::string(100, 'x')}} : json{{"price", 12.5}};
+                        return r;
+                      }});
+  s.declare("refund", {.does = "Refund an order.",
+                       .handler = ok,
+                       .input = json::parse(R"({"type": "object", "properties": {"order_id": {"type": "integer"},
+                                               "amount": {"type": "number"}}, "required": ["order_id", "amount"]})"),
+                       .argument_checks = {gp::row_integrity{
+                           .fact = "orders", .key_field = "order_id", .fields = {{"amount", "total"}}}}});
+  s.declare("ping", {.does = "Ping the shop.", .handler = ok, .input = "none"});
+  s.declare("label.print", {.does = "Print the label.", .writes = {"label"}, .handler = ok, .reads = {"/orders"}});
+
+  s.fire("order.cancel");                                           // INSTANCE_REQUIRED
+  s.fire("order.cancel", {.instance = "59"});                       // INSTANCE_UNKNOWN
+  s.fire("refund", {.payload = {{"order_id", "57"}}});              // PAYLOAD_INVALID
+  s.fire("refund", {.payload = {{"order_id", 57}, {"amount", 99}}});  // UNSUPPORTED_ARGUMENT
+  s.fire("refund", {.payload = {{"order_id", 57}, {"amount", 129.5}}});
+  s.fire("ping", {.payload = json::object()});  // reaches the handler as null
+  s.fire("quote", {.payload = {{"sku", "A-1"}}});
+  s.fire("quote", {.payload = {{"big", true}}});  // data over the cap: only its size kept
+  const auto asked = s.confirm_ask("order.cancel", nullptr, "caf\xe9");
+  s.approve_ask(asked.id, "ana");
+  s.fire("order.cancel", {.ask_id = asked.id, .instance = "caf\xe9"});
+  s.grant_standing("order.cancel", "ana");
+  const auto cancelled = s.fire("order.cancel", {.instance = "57"});
+  s.report_state({{"orders", {{"57", "cancelled"}}}}, cancelled.transition_id);
+  s.fire("order.cancel", {.instance = "57"});  // DUPLICATE_EXECUTION, for that item only
+  const auto printing = s.fire("label.print");
+  s.reject(printing.transition_id, "PRINTER_JAMMED");  // reopened: it did not happen
+  s.report_state({{"orders", {{"58", "held"}}}});      // someone else's change: stale for label.print
+  s.acknowledge_stale("label.print");
+  const auto printed = s.fire("label.print");
+  s.report_state({{"label", "L-1"}, {"orders", {{"58", "shipped"}}}}, printed.transition_id);
+}
+
 // What this release restores from the file alone, for every session in it.
 json restored(const std::filesystem::path& file, const std::string& session) {
   const auto v = gp::verify_sqlite_ledger(file, session);
@@ -166,7 +225,8 @@ int main(int argc, char** argv) {
   first_run(file);
   second_run(file);
   other_session(file);
-  const json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}};
+  newer_session(file);
+  const json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}, {"ana", restored(file, "ana")}};
   std::ofstream(file.string() + ".expected.json")
       << expected.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   return 0;
