@@ -153,13 +153,18 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
       {gp::Outcome::verify_failed, 6}, {gp::Outcome::inferred, 7},       {gp::Outcome::rejected, 8}};
   for (const auto& [o, n] : outcomes) CHECK(stored_of(o) == n);
   CHECK(stored_of(gp::Outcome::stopped) == -1);  // never stored
+  for (const auto o : {gp::Outcome::confirmed, gp::Outcome::confirmed_not_run, gp::Outcome::confirmed_not_observed,
+                       gp::Outcome::confirmed_by_person, gp::Outcome::confirmed_not_run_by_person,
+                       gp::Outcome::confirmed_not_observed_by_person})
+    CHECK(stored_of(o) == -1);  // a resolution row says them
   CHECK_FALSE(from_stored<gp::Outcome>(9).has_value());
   CHECK_FALSE(from_stored<gp::Outcome>(-1).has_value());
   const char* refusals[] = {"UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED",     "TOOL_DISABLED",     "GUARD_FAILED",
                             "PRIOR_FIRE_PENDING", "DUPLICATE_EXECUTION",  "APPROVAL_REQUIRED", "APPROVAL_DECLINED",
                             "APPROVAL_SPENT",     "APPROVAL_REVOKED",     "APPROVAL_MISMATCH", "APPROVAL_STALE",
-                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED", "INSTANCE_UNKNOWN"};
-  for (int n = 0; n < 16; ++n) {
+                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED", "INSTANCE_UNKNOWN",
+                            "REQUEST_KEY_REUSED"};
+  for (int n = 0; n < 17; ++n) {
     INFO(refusals[n]);
     const auto r = from_name<gp::Refusal>(refusals[n]);
     REQUIRE(r.has_value());
@@ -167,7 +172,7 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
     CHECK(from_stored<gp::Refusal>(n) == r);
     CHECK(gp::to_string(*r) == refusals[n]);
   }
-  CHECK_FALSE(from_stored<gp::Refusal>(16).has_value());
+  CHECK_FALSE(from_stored<gp::Refusal>(17).has_value());
   const std::pair<gp::AskState, int> states[] = {{gp::AskState::awaiting, 0},
                                                  {gp::AskState::approved, 1},
                                                  {gp::AskState::declined, 2},
@@ -213,7 +218,7 @@ TEST_CASE("Each row kind is defined once, with a code, a name and named members,
       CHECK(doc.find("`" + std::string(m.key) + "`: " + std::string(m.name)) != std::string::npos);
     }
   }
-  CHECK(codes.size() == 14);
+  CHECK(codes.size() == 15);
   CHECK(gp::detail::rows::find_kind("zz") == nullptr);
 }
 
