@@ -167,9 +167,9 @@ void newer_session(const std::filesystem::path& file) {
   s.declare("ping", {.does = "Ping the shop.", .handler = ok, .input = "none"});
   s.declare("label.print", {.does = "Print the label.", .writes = {"label"}, .handler = ok, .reads = {"/orders"}});
 
-  s.fire("order.cancel");                                           // INSTANCE_REQUIRED
-  s.fire("order.cancel", {.instance = "59"});                       // INSTANCE_UNKNOWN
-  s.fire("refund", {.payload = {{"order_id", "57"}}});              // PAYLOAD_INVALID
+  s.fire("order.cancel");                                             // INSTANCE_REQUIRED
+  s.fire("order.cancel", {.instance = "59"});                         // INSTANCE_UNKNOWN
+  s.fire("refund", {.payload = {{"order_id", "57"}}});                // PAYLOAD_INVALID
   s.fire("refund", {.payload = {{"order_id", 57}, {"amount", 99}}});  // UNSUPPORTED_ARGUMENT
   s.fire("refund", {.payload = {{"order_id", 57}, {"amount", 129.5}}});
   s.fire("ping", {.payload = json::object()});  // reaches the handler as null

@@ -92,7 +92,8 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   // A retry of a recorded request is answered with that fire, whatever is on offer now.
   const nlohmann::json input = args.contains("input") ? args["input"] : nlohmann::json(nullptr);
   std::string instance;
-  if (const auto item = args.find("instance"); item != args.end() && item->is_string()) instance = item->get<std::string>();
+  if (const auto item = args.find("instance"); item != args.end() && item->is_string())
+    instance = item->get<std::string>();
   if (!request_key.empty())
     if (const auto replay = detail::replay_bound(
             *session_, id,

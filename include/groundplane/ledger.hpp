@@ -52,21 +52,21 @@ constexpr std::string_view to_string(Principal p) noexcept { return detail::name
 // later (at settlement), and `stopped` the only one a restart leaves that changes later
 // (when it is resolved); every other value is final.
 enum class Outcome : std::uint8_t {
-  pending,           // handler ran (or is running); the app has not reported back yet
-  observed,          // committed and the reported delta carried the declared writes
-  not_observed,      // committed but the reported delta lacked the declared writes
-  unobservable,      // committed with nothing declared to check
-  handler_failed,    // the handler returned ok = false or threw
-  not_materialized,  // no handler and allow_unmaterialized_fires: nothing ran
-  verify_failed,     // the action's own verify did not hold at settlement
-  inferred,          // a reported delta nobody fired, matching exactly one action's writes
-  stopped,           // in doubt: the app stopped after its handler may have started and before its
-                     // grade was committed (restored from a store); no longer awaited, and a later
-                     // report does not settle it. Resolved by the action's probe or Session::resolve:
-  rejected,          // the app said it failed (Session::reject): it did not happen
-  confirmed,               // in doubt, and the action's probe says it happened
-  confirmed_not_run,       // in doubt before its handler returned, and the probe says it did not happen
-  confirmed_not_observed,  // its handler had returned; the probe says its declared effect did not happen
+  pending,                           // handler ran (or is running); the app has not reported back yet
+  observed,                          // committed and the reported delta carried the declared writes
+  not_observed,                      // committed but the reported delta lacked the declared writes
+  unobservable,                      // committed with nothing declared to check
+  handler_failed,                    // the handler returned ok = false or threw
+  not_materialized,                  // no handler and allow_unmaterialized_fires: nothing ran
+  verify_failed,                     // the action's own verify did not hold at settlement
+  inferred,                          // a reported delta nobody fired, matching exactly one action's writes
+  stopped,                           // in doubt: the app stopped after its handler may have started and before its
+                                     // grade was committed (restored from a store); no longer awaited, and a later
+                                     // report does not settle it. Resolved by the action's probe or Session::resolve:
+  rejected,                          // the app said it failed (Session::reject): it did not happen
+  confirmed,                         // in doubt, and the action's probe says it happened
+  confirmed_not_run,                 // in doubt before its handler returned, and the probe says it did not happen
+  confirmed_not_observed,            // its handler had returned; the probe says its declared effect did not happen
   confirmed_by_person,               // as confirmed, said by a person (Session::resolve)
   confirmed_not_run_by_person,       // as confirmed_not_run, said by a person
   confirmed_not_observed_by_person,  // as confirmed_not_observed, said by a person
@@ -124,14 +124,22 @@ enum class Refusal {
 
 namespace detail {
 inline constexpr EnumName<Refusal> refusal_names[] = {
-    {Refusal::unknown_affordance, "UNKNOWN_AFFORDANCE", 0}, {Refusal::not_materialized, "NOT_MATERIALIZED", 1},
-    {Refusal::tool_disabled, "TOOL_DISABLED", 2},           {Refusal::guard_failed, "GUARD_FAILED", 3},
-    {Refusal::prior_fire_pending, "PRIOR_FIRE_PENDING", 4}, {Refusal::duplicate_execution, "DUPLICATE_EXECUTION", 5},
-    {Refusal::approval_required, "APPROVAL_REQUIRED", 6},   {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
-    {Refusal::approval_spent, "APPROVAL_SPENT", 8},         {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
-    {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},  {Refusal::approval_stale, "APPROVAL_STALE", 11},
-    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},      {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
-    {Refusal::instance_required, "INSTANCE_REQUIRED", 14},  {Refusal::instance_unknown, "INSTANCE_UNKNOWN", 15},
+    {Refusal::unknown_affordance, "UNKNOWN_AFFORDANCE", 0},
+    {Refusal::not_materialized, "NOT_MATERIALIZED", 1},
+    {Refusal::tool_disabled, "TOOL_DISABLED", 2},
+    {Refusal::guard_failed, "GUARD_FAILED", 3},
+    {Refusal::prior_fire_pending, "PRIOR_FIRE_PENDING", 4},
+    {Refusal::duplicate_execution, "DUPLICATE_EXECUTION", 5},
+    {Refusal::approval_required, "APPROVAL_REQUIRED", 6},
+    {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
+    {Refusal::approval_spent, "APPROVAL_SPENT", 8},
+    {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
+    {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},
+    {Refusal::approval_stale, "APPROVAL_STALE", 11},
+    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},
+    {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
+    {Refusal::instance_required, "INSTANCE_REQUIRED", 14},
+    {Refusal::instance_unknown, "INSTANCE_UNKNOWN", 15},
     {Refusal::request_key_reused, "REQUEST_KEY_REUSED", 16},
 };
 template <>
@@ -159,8 +167,8 @@ struct Transition {
   Cause cause;
   std::string node;  // where the cursor was when it was minted
   Outcome outcome = Outcome::pending;
-  std::string error = "";     // the handler's HandlerResult::error or exception text; never rendered
-  std::string instance = "";  // the item it acted on (ActionSpec::instances); never rendered
+  std::string error = "";            // the handler's HandlerResult::error or exception text; never rendered
+  std::string instance = "";         // the item it acted on (ActionSpec::instances); never rendered
   std::string idempotency_key = "";  // FireContext::idempotency_key ("" before 0.4, and for an inferred one)
   std::string request_key = "";      // FireOptions::request_key, as the caller gave it
   std::string resolved_by = "";      // who resolved it (Session::resolve): audit only, never rendered
@@ -394,9 +402,8 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version,    r.action.str(),   r.does.optional(),     r.principal,     r.reason,
-                x.payload,    x.ask_id,         r.node.str(),          x.prior_transition_id, x.failed_checks,
-                r.instance.str(), x.request_key};
+  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,         x.payload,
+                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str(), x.request_key};
 }
 
 template <class Row>

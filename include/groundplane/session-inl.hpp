@@ -673,8 +673,8 @@ GROUNDPLANE_INLINE std::vector<InDoubtFire> Session::in_doubt_fires() const {
   out.reserve(c.in_doubt.size());
   for (const auto& [k, doubt] : c.in_doubt) {
     const detail::TransitionRecord& t = c.ledger.transitions[k];
-    out.push_back(
-        InDoubtFire{detail::transition_id_of(k), t.action.str(), t.key.hex(), t.instance.str(), doubt.handler_returned});
+    out.push_back(InDoubtFire{detail::transition_id_of(k), t.action.str(), t.key.hex(), t.instance.str(),
+                              doubt.handler_returned});
   }
   return out;
 }

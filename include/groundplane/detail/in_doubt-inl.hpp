@@ -31,7 +31,8 @@ GROUNDPLANE_INLINE void resolve_in_doubt(SessionCore& c, std::size_t index, bool
     // It did not happen: a `once` action may be fired again (Session::reject's rule), its
     // request may be made again, and the fire that takes its place takes its key too, so the
     // system it calls drops this one should it ever arrive.
-    if (const auto r = c.ledger.receipts.find(flight_key(t)); r != c.ledger.receipts.end() && r->second.transition == index)
+    if (const auto r = c.ledger.receipts.find(flight_key(t));
+        r != c.ledger.receipts.end() && r->second.transition == index)
       r->second.reopened = true;
     const std::string& request = t.extras.get().request_key;
     if (!t.key.empty()) c.freed_keys.push_back(FreedKey{t.key, flight_key(t), request});

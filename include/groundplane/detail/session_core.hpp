@@ -190,11 +190,11 @@ struct SessionCore : SessionMutex {
   std::uint64_t state_generation = 1;  // bumped by every report: what a selector's answer is kept for
 
   // ---- the keys fires carry, and fires a restart left in doubt (detail/fire_keys.hpp)
-  KeySource keys;                               // each recorded fire's idempotency key
-  std::map<std::size_t, InDoubt> in_doubt;      // by transition index, oldest first
-  std::vector<FreedKey> freed_keys;             // keys of fires resolved "did NOT happen", to be taken again
-  RequestKeys requests;                         // FireOptions::request_key, bound to recorded fires
-  std::condition_variable first_calls_done;     // a bound request's first call has returned (with `mutex`)
+  KeySource keys;                            // each recorded fire's idempotency key
+  std::map<std::size_t, InDoubt> in_doubt;   // by transition index, oldest first
+  std::vector<FreedKey> freed_keys;          // keys of fires resolved "did NOT happen", to be taken again
+  RequestKeys requests;                      // FireOptions::request_key, bound to recorded fires
+  std::condition_variable first_calls_done;  // a bound request's first call has returned (with `mutex`)
 };
 
 // An action's items now (ActionSpec::instances must be set): the selector's answer for
