@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -190,6 +192,56 @@ void newer_session(const std::filesystem::path& file) {
   s.report_state({{"label", "L-1"}, {"orders", {{"58", "shipped"}}}}, printed.transition_id);
 }
 
+// A fourth session with what 0.4 added for restarts and retries: request keys (a retry
+// answered with no row, a key reused for another request), idempotency keys, and fires
+// the app stopped in — one inside its handler (the file is taken as a kill at that moment
+// leaves it), two after their handlers returned — resolved by a probe (yes and no) and by
+// a person, and the fire that took the place of one that did not run, with its key.
+void restarts_session(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  const fs::path killed = file.string() + ".killed";
+  bool armed = false;
+  const auto declare = [&](gp::Session& s, const std::function<std::optional<bool>(const gp::FireContext&)>& probe) {
+    s.declare("pay", {.does = "Charge the card.",
+                      .handler =
+                          [&](const json&) {
+                            if (armed) {  // the app is killed while the card is being charged
+                              fs::copy_file(file, killed, fs::copy_options::overwrite_existing);
+                              if (fs::exists(file.string() + "-wal"))
+                                fs::copy_file(file.string() + "-wal", killed.string() + "-wal",
+                                              fs::copy_options::overwrite_existing);
+                            }
+                            return gp::HandlerResult{};
+                          },
+                      .concurrency = gp::Concurrency::once,
+                      .probe = probe});
+    s.declare("ship", {.does = "Ship the order.", .writes = {"shipped"}, .handler = ok, .probe = probe});
+    s.declare("refund", {.does = "Refund the order.", .handler = ok, .probe = probe});
+  };
+  {
+    gp::Session s({.node = "orders", .store = gp::open_sqlite_store(file, {.session = "cara"})});
+    declare(s, nullptr);
+    s.fire("refund", {.payload = {{"order", 57}}, .request_key = "refund-57"});
+    s.fire("refund", {.payload = {{"order", 57}}, .request_key = "refund-57"});  // a retry: no row
+    s.fire("refund", {.payload = {{"order", 58}}, .request_key = "refund-57"});  // REQUEST_KEY_REUSED
+    s.fire("ship", {.payload = {{"order", 57}}, .request_key = "ship-57"});      // returns; no report comes
+    s.fire("ship", {.payload = {{"order", 58}}});
+    armed = true;
+    s.fire("pay", {.payload = {{"cents", 1299}}, .request_key = "pay-57"});
+  }
+  for (const char* suffix : {"", "-wal"}) fs::rename(killed.string() + suffix, file.string() + suffix);
+  fs::remove(file.string() + "-shm");
+  armed = false;
+  gp::Session s({.store = gp::open_sqlite_store(file, {.session = "cara"})});
+  declare(s, [](const gp::FireContext& f) -> std::optional<bool> {
+    if (f.transition_id == "t-2") return true;   // the carrier has the first parcel
+    if (f.transition_id == "t-4") return false;  // the card was never charged
+    return std::nullopt;                         // the carrier cannot say about the second
+  });
+  s.resolve("t-3", false, "dana");  // a person checked: the second parcel never left
+  s.fire("pay", {.payload = {{"cents", 1299}}, .request_key = "pay-57"});  // takes t-4's place, and its key
+}
+
 // What this release restores from the file alone, for every session in it.
 json restored(const std::filesystem::path& file, const std::string& session) {
   const auto v = gp::verify_sqlite_ledger(file, session);
@@ -197,6 +249,10 @@ json restored(const std::filesystem::path& file, const std::string& session) {
   const auto g = s.ground_truth();
   json asks = json::array();
   for (const auto& a : s.asks()) asks.push_back({{"id", a.id}, {"state", static_cast<int>(a.state)}});
+  json keys = json::array();  // each transition's idempotency key ("" before 0.4)
+  for (const auto& t : s.transitions()) keys.push_back(t.idempotency_key);
+  json in_doubt = json::array();
+  for (const auto& d : s.in_doubt_fires()) in_doubt.push_back(d.transition_id);
   return {{"verified", v.ok},
           {"rows", v.rows},
           {"head", v.head},
@@ -207,7 +263,9 @@ json restored(const std::filesystem::path& file, const std::string& session) {
           {"state", s.state()},
           {"transitions", s.transitions().size()},
           {"gap_rows", s.gap_rows().size()},
-          {"asks", asks}};
+          {"asks", asks},
+          {"idempotency_keys", keys},
+          {"in_doubt", in_doubt}};
 }
 
 }  // namespace
@@ -226,7 +284,11 @@ int main(int argc, char** argv) {
   second_run(file);
   other_session(file);
   newer_session(file);
-  const json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}, {"ana", restored(file, "ana")}};
+  restarts_session(file);
+  const json expected{{"shop", restored(file, "shop")},
+                      {"bob", restored(file, "bob")},
+                      {"ana", restored(file, "ana")},
+                      {"cara", restored(file, "cara")}};
   std::ofstream(file.string() + ".expected.json")
       << expected.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   return 0;

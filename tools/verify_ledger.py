@@ -6,10 +6,15 @@ would be: it re-derives one session's hash chain and names the first row that br
 The test suite runs it beside the library's verify_sqlite_ledger on every fixture and
 requires the two to agree.
 
-    python3 tools/verify_ledger.py FILE [--session S] [--head HEX] [--json]
+    python3 tools/verify_ledger.py FILE [--session S] [--head HEX] [--json] [--rows]
 
 Exit status as `groundplane-ledger verify`: 0 intact, 1 tampered or torn (or a head
 given that the chain does not reach), 2 unreadable, not a ledger, or bad usage.
+
+--rows also prints each row that verified as one JSON object, as the page's row kinds
+read it (what `groundplane-ledger export` prints): its kind by name, and its body's
+members by name in the order the page lists them, an enum's number as its name, a
+member or kind the page does not list kept as stored.
 """
 
 import argparse
@@ -23,6 +28,73 @@ import urllib.parse
 
 FORMAT_VERSIONS = (1, 2)  # the ledger format versions this verifier reads
 SQLITE_CORRUPT = 11
+
+# The row kinds of docs/ledger-format.md: code -> (name, [(member key, member name)]).
+_ATTEMPT = [("a", "action"), ("d", "does"), ("p", "principal"), ("pl", "payload"), ("k", "ask_id"),
+            ("ix", "instance")]
+KINDS = {
+    "init": ("start", [("n", "node"), ("st", "state")]),
+    "m": ("move", [("n", "node"), ("f", "focus")]),
+    "ms": ("actions_may_be_stale", [("on", "on")]),
+    "s": ("report", [("dl", "delta"), ("ow", "agents_own")]),
+    "sa": ("stale_acknowledged", [("a", "action")]),
+    "g": ("refusal", _ATTEMPT + [("r", "reason"), ("pr", "prior_transition_id"), ("fc", "failed_checks"),
+                                 ("rk", "request_key")]),
+    "t": ("transition", _ATTEMPT + [("sg", "standing_grant"), ("rp", "repeat"), ("o", "outcome"),
+                                    ("w", "awaits_report"), ("rk", "request_key"), ("ik", "idempotency_key")]),
+    "u": ("grade", [("t", "transition"), ("o", "outcome"), ("e", "error"), ("rc", "once_receipt"), ("d", "data"),
+                    ("do", "data_omitted")]),
+    "q": ("ask", [("a", "action"), ("d", "does"), ("in", "input"), ("ix", "instance")]),
+    "qd": ("decision", [("q", "ask"), ("s", "state"), ("by", "by"), ("at", "approved_at"), ("rd", "approved_reads"),
+                        ("rb", "revoked_by"), ("sb", "spent_by")]),
+    "sg": ("standing_grant", [("a", "action"), ("on", "active"), ("by", "by"), ("d", "does")]),
+    "wo": ("work_opened", [("l", "label"), ("t", "transition_id")]),
+    "wc": ("work_closed", [("w", "work")]),
+    "rs": ("restart", [("t", "stopped_fires"), ("w", "closed_work")]),
+    "rv": ("resolution", [("t", "transition"), ("h", "happened"), ("by", "by")]),
+}
+# The enums as stored, by the kinds and members that hold them.
+PRINCIPALS = ["agent", "user", "system"]
+OUTCOMES = ["pending", "observed", "not_observed", "unobservable", "handler_failed", "not_materialized",
+            "verify_failed", "inferred", "rejected"]
+REFUSALS = ["UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED", "TOOL_DISABLED", "GUARD_FAILED", "PRIOR_FIRE_PENDING",
+            "DUPLICATE_EXECUTION", "APPROVAL_REQUIRED", "APPROVAL_DECLINED", "APPROVAL_SPENT", "APPROVAL_REVOKED",
+            "APPROVAL_MISMATCH", "APPROVAL_STALE", "PAYLOAD_INVALID", "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED",
+            "INSTANCE_UNKNOWN", "REQUEST_KEY_REUSED"]
+ASK_STATES = ["awaiting", "approved", "declined", "spent", "revoked"]
+ENUMS = {("g", "p"): PRINCIPALS, ("t", "p"): PRINCIPALS, ("g", "r"): REFUSALS, ("t", "o"): OUTCOMES,
+         ("u", "o"): OUTCOMES, ("qd", "s"): ASK_STATES}
+
+
+def named_row(seq, version, kind, body, stored_hash):
+    """One verified row as the page's kinds read it."""
+    kind_text = kind.decode("utf-8", "replace")
+    known = KINDS.get(kind_text)
+    row = {"seq": seq, "version": version, "kind": known[0] if known else kind_text}
+    try:
+        stored = json.loads(body.decode("utf-8"), object_pairs_hook=dict)
+    except ValueError:
+        stored = None
+    if not isinstance(stored, dict):
+        row["body_text"] = body.decode("utf-8", "replace")
+    elif known is None:
+        row["body"] = stored
+    else:
+        named = {}
+        for key, name in known[1]:
+            if key in stored:
+                value = stored[key]
+                table = ENUMS.get((kind_text, key))
+                if table is not None and type(value) is int and 0 <= value < len(table):
+                    value = table[value]
+                named[name] = value
+        listed = {key for key, _ in known[1]}
+        for key, value in stored.items():
+            if key not in listed:
+                named[key] = value
+        row["body"] = named
+    row["hash"] = stored_hash.hex()
+    return row
 
 
 class Verdict:
@@ -68,13 +140,14 @@ def as_bytes(value):
 class Chain:
     """The walk of docs/ledger-format.md, "Verifying a session"."""
 
-    def __init__(self, session, head):
+    def __init__(self, session, head, on_row=None):
         self.prev = genesis(session)
         self.rows = 0
         self.bad = 0
         self.problem = ""
         self.head = head
         self.seen_head = False
+        self.on_row = on_row  # called with each row that verified
 
     def feed(self, seq, version, kind, body, stored_hash):
         position = self.rows + 1
@@ -93,6 +166,8 @@ class Chain:
         self.rows += 1
         if self.head is not None and stored_hash == self.head:
             self.seen_head = True
+        if self.on_row is not None:
+            self.on_row(seq, version, kind, body, stored_hash)
         return True
 
     def fail(self, row, problem):
@@ -113,7 +188,7 @@ def read_only(path):
     return sqlite3.connect(uri, uri=True)
 
 
-def verify_file(path, session, head):
+def verify_file(path, session, head, on_row=None):
     if not os.path.isfile(path):
         return unreadable("%s cannot be read" % path)
     try:
@@ -138,7 +213,7 @@ def verify_file(path, session, head):
         if head is not None:
             return Verdict(False, 0, "", 1, problem + "; a head was published for it")
         return unreadable(problem)
-    chain = Chain(session, head)
+    chain = Chain(session, head, on_row)
     cursor = db.execute(
         "SELECT CAST(seq AS INTEGER), CAST(version AS INTEGER), CAST(kind AS BLOB), CAST(body AS BLOB),"
         " CAST(hash AS BLOB) FROM groundplane_rows WHERE session = ? AND seq >= 0 ORDER BY seq", (found[0],))
@@ -155,7 +230,7 @@ def verify_file(path, session, head):
     return chain.verdict()
 
 
-def verify(path, session="default", head_hex=""):
+def verify(path, session="default", head_hex="", on_row=None):
     head = None
     if head_hex:
         try:
@@ -165,7 +240,7 @@ def verify(path, session="default", head_hex=""):
         if len(head) != 32 or len(head_hex) != 64:
             return unreadable("the published head is not a head hash (64 hexadecimal digits)")
     try:
-        v = verify_file(path, session.encode("utf-8", "surrogateescape"), head)
+        v = verify_file(path, session.encode("utf-8", "surrogateescape"), head, on_row)
     except Exception as error:  # never raises, as verify_sqlite_ledger never throws
         v = unreadable(str(error))
     if head is not None and not v.ok and v.first_bad_row == 0:
@@ -180,8 +255,14 @@ def main(argv):
     parser.add_argument("--session", default="default")
     parser.add_argument("--head", default="")
     parser.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    parser.add_argument("--rows", action="store_true",
+                        help="also print each row that verified, named as the format page reads it")
     args = parser.parse_args(argv)
-    v = verify(args.file, args.session, args.head)
+    rows = []
+    v = verify(args.file, args.session, args.head,
+               (lambda *row: rows.append(named_row(*row))) if args.rows else None)
+    for row in rows:
+        print(json.dumps(row, ensure_ascii=False))
     if args.json:
         print(json.dumps(v.as_dict(), sort_keys=True))
     elif v.ok:
