@@ -155,6 +155,7 @@ GROUNDPLANE_INLINE void bind_request(SessionCore& c, const std::string& key, Bou
   const std::size_t index = binding.transition;
   // A key found free is bound anew (a fire resolved "did NOT happen" freed it, or it never
   // was): the newest fire with it is the one a retry matches.
+  if (const auto was = R.bound.find(key); was != R.bound.end()) R.by_transition.erase(was->second.transition);
   const auto [at, inserted] = R.bound.insert_or_assign(key, std::move(binding));
   (void)inserted;
   try {
@@ -178,7 +179,7 @@ GROUNDPLANE_INLINE void unbind_request(SessionCore& c, const std::string& key, s
 GROUNDPLANE_INLINE void free_request_key(SessionCore& c, std::size_t index) {
   auto& R = c.requests;
   if (const auto it = R.by_transition.find(index); it != R.by_transition.end()) {
-    R.bound.erase(*it->second);
+    if (const auto b = R.bound.find(*it->second); b != R.bound.end() && b->second.transition == index) R.bound.erase(b);
     R.by_transition.erase(it);
   } else if (c.ledger.transitions.holds(index)) {  // only its hash is kept (it never is, for a
     const std::string& key = c.ledger.transitions[index].extras.get().request_key;  // fire in doubt or pending)
