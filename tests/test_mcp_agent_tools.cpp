@@ -197,7 +197,7 @@ TEST_CASE("do_action over MCP takes request_key: a retry is replayed, and each a
   const auto& tools = t.reply_to(1)["result"]["tools"];
   REQUIRE(tools[7]["name"] == "do_action");
   CHECK(tools[7]["inputSchema"]["properties"]["request_key"]["maxLength"] == 128);
-  const gp::JsonSchema output(nlohmann::json(tools[7]["outputSchema"]));
+  const gp::JsonSchema output{nlohmann::json(tools[7]["outputSchema"])};
   CHECK(charged == 1);
   const auto& first = t.reply_to(2)["result"]["structuredContent"];
   const auto& again = t.reply_to(3)["result"]["structuredContent"];

@@ -239,7 +239,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "A probe that cannot tell, or throws, leaves the fire in doubt and unrecorded; it is asked once per restart") {
+    "A probe that cannot tell, or throws, leaves the fire in doubt and unrecorded, and is asked once per restart") {
   TempLedger f;
   const auto stopped = stop_inside(f, {{"card.charge", {}}, {"ship", {}}});
   const fs::path& file = stopped.copy->path();
@@ -303,7 +303,7 @@ TEST_CASE(
 
 TEST_CASE(
     "A once fire resolved did NOT happen reopens its action, and the fire that takes its place reuses its "
-    "idempotency key; the one after gets its own") {
+    "idempotency key, and the one after gets its own") {
   TempLedger f;
   const auto stopped = stop_inside(f, {{"card.charge", {.payload = {{"cents", 1299}}}}});
   const fs::path& file = stopped.copy->path();

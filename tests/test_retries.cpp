@@ -295,7 +295,7 @@ TEST_CASE("A retry waits for a first call still inside fire without holding the 
 }
 
 TEST_CASE(
-    "A request key holds at most 128 characters, counted as characters; past it, fire throws and writes nothing") {
+    "A request key holds at most 128 characters, counted as characters, and past it fire throws and writes nothing") {
   gp::Session s;
   Charges c;
   declare_charge(s, c);
@@ -344,7 +344,7 @@ TEST_CASE("For an action that takes no input, a retry's {} matches a first call'
   CHECK(ran == 1);
 }
 
-TEST_CASE("current_fire tells a handler its transition id, idempotency key and item; outside one it throws") {
+TEST_CASE("current_fire tells a handler its transition id, idempotency key and item, and throws outside one") {
   gp::Session s;
   std::vector<gp::FireContext> seen;
   std::string nested_key;
@@ -379,7 +379,8 @@ TEST_CASE("current_fire tells a handler its transition id, idempotency key and i
   CHECK_THROWS_AS(s.current_fire(), gp::ConfigurationError);
 }
 
-TEST_CASE("Every recorded fire gets 96 fresh random bits as its key, none repeated; refusals and inferences get none") {
+TEST_CASE(
+    "Every recorded fire gets 96 fresh random bits as its key, none repeated, and refusals and inferences get none") {
   gp::Session s({.allow_unmaterialized_fires = true});
   Charges c;
   declare_charge(s, c);
