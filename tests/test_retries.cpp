@@ -221,6 +221,43 @@ TEST_CASE("A fire the app rejected frees its request key: the retry is judged af
   CHECK(s.fire("print", {.request_key = "label-1"}).replayed);  // bound to the new fire now
 }
 
+TEST_CASE("Thousands of request keys bound, freed by rejects and bound again each answer their own retries") {
+  for (const std::size_t cap : {std::size_t{0}, std::size_t{64}}) {
+    INFO("max_rows_in_memory " << cap);
+    gp::Session s({.max_rows_in_memory = cap});
+    int ran = 0;
+    s.declare("print", {.does = "Print the label.", .writes = {"label"}, .handler = [&](const json&) {
+                          ++ran;
+                          return gp::HandlerResult{};
+                        }});
+    constexpr int n = 5000;
+    const auto key = [](int i) { return "label-" + std::to_string(i); };
+    std::vector<std::string> first(n);
+    for (int i = 0; i < n; ++i) {
+      const auto r = s.fire("print", {.payload = {{"label", i}}, .request_key = key(i)});
+      REQUIRE(r.ok);
+      first[static_cast<std::size_t>(i)] = r.transition_id;
+    }
+    // Every other one rejected (its key freed), then fired again: bound to the new fire.
+    for (int i = 0; i < n; i += 2) REQUIRE(s.reject(first[static_cast<std::size_t>(i)], "PRINTER_JAMMED"));
+    std::vector<std::string> second(n);
+    for (int i = 0; i < n; i += 2) {
+      const auto r = s.fire("print", {.payload = {{"label", i}}, .request_key = key(i)});
+      REQUIRE_FALSE(r.replayed);
+      second[static_cast<std::size_t>(i)] = r.transition_id;
+    }
+    CHECK(ran == n + n / 2);
+    for (int i = 0; i < n; ++i) {
+      const auto& expected = i % 2 == 0 ? second[static_cast<std::size_t>(i)] : first[static_cast<std::size_t>(i)];
+      const auto again = s.fire("print", {.payload = {{"label", i}}, .request_key = key(i)});
+      REQUIRE(again.replayed);
+      REQUIRE(again.transition_id == expected);
+      REQUIRE(s.fire("print", {.payload = {{"label", i + 1}}, .request_key = key(i)}).reason == "REQUEST_KEY_REUSED");
+    }
+    CHECK(ran == n + n / 2);
+  }
+}
+
 TEST_CASE("The same request key from inside the fire's own handler is refused REQUEST_KEY_REUSED, not a deadlock") {
   gp::Session s;
   std::string inner;

@@ -298,14 +298,13 @@ GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions opt
   // A retry is looked up before every refusal reason: a match replays, writing nothing.
   detail::KeyLookup retry = detail::look_up_request(c, id, options, lock);
   if (retry.replay) return std::move(*retry.replay);
-  const std::string request_key = options.request_key;
   detail::FireAttempt f{id, std::move(options)};
   f.request_key_reused = retry.reused;
   if (const auto reason = detail::gate(c, f)) return detail::refuse(c, f, *reason);
   detail::RecordedFire r = detail::record(c, f);
   // Until this call returns, a retry of its request waits for it (then replays it).
   std::optional<detail::FirstCallDone> first;
-  if (!request_key.empty()) first.emplace(c, request_key, r.index, lock);
+  if (r.request_key) first.emplace(c, r.index, lock);
   if (!r.handler) return FireResult{true, {}, std::move(r.id), {}};
   const detail::HandlerReturn returned = detail::run_handler(c, r, lock);
   return detail::grade_return(c, r, returned, lock);

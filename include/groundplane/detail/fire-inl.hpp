@@ -326,13 +326,15 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
   BoundRequest binding = bound_request(c, f, r.index);
   row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
                        std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
-  if (!f.options.request_key.empty()) row.extras.edit().request_key = f.options.request_key;
+  r.request_key = !f.options.request_key.empty();
+  if (r.request_key) row.extras.edit().request_key = std::move(f.options.request_key);
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   r.instance = row.instance;
   L.transitions.push_back(std::move(row));
   const std::string& action = mounted.id.str();
+  const std::string& request_key = L.transitions[r.index].extras.get().request_key;
   try {
-    if (!f.options.request_key.empty()) bind_request(c, f.options.request_key, std::move(binding));
+    if (r.request_key) bind_request(c, request_key, std::move(binding));
     if (r.handler) InFlight::add(*r.flying, r.index);
     if (r.handler && r.has_writes) {
       c.unsettled.emplace(r.index, Unsettled{spec.writes, r.verify});
@@ -344,7 +346,7 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
     stop_awaiting(c, r.index);
     c.unsettled.erase(r.index);
     graded(c, r.index);
-    unbind_request(c, f.options.request_key, r.index);
+    unbind_request(c, request_key, r.index);
     L.transitions.pop_back();
     throw;
   }

@@ -123,9 +123,10 @@ struct RecordedFire {
   std::function<HandlerResult(const nlohmann::json&)> handler;  // copies: the action may be
   std::function<bool(const nlohmann::json&)> verify;            // unmounted while it runs
   bool has_writes = false;
-  nlohmann::json payload;  // the handler's copy
-  SharedText instance;     // the item it names, for Session::current_instance while it runs
-  FireContext context;     // what Session::current_fire() answers while it runs
+  nlohmann::json payload;    // the handler's copy
+  SharedText instance;       // the item it names, for Session::current_instance while it runs
+  FireContext context;       // what Session::current_fire() answers while it runs
+  bool request_key = false;  // it carries one (FireOptions::request_key), bound to it now
   OnceReceipt receipt;
   OnceReceipt* receipt_slot = nullptr;  // the action's receipt, when it has one already
   std::vector<std::size_t>* flying = nullptr;

@@ -38,8 +38,9 @@ struct KeyLookup {
 };
 KeyLookup look_up_request(SessionCore& c, std::string_view id, const FireOptions& options, SessionLock& lock);
 
-// The binding a fire about to be recorded at `index` will have (copies, made before the
-// ledger changes); bind_request stores it; unbind_request undoes it (a failed record).
+// The binding a fire about to be recorded at `index` will have: its index, and under the
+// cap what a retry must match (copies, made before the ledger changes); bind_request
+// stores it; unbind_request undoes it (a failed record).
 BoundRequest bound_request(const SessionCore& c, const FireAttempt& f, std::size_t index);
 void bind_request(SessionCore& c, const std::string& key, BoundRequest binding);
 void unbind_request(SessionCore& c, const std::string& key, std::size_t index) noexcept;
@@ -57,18 +58,17 @@ void mark_request_failed(SessionCore& c, std::size_t index);
 void release_stored_requests(SessionCore& c);
 
 // The first call of the request bound to the fire at `index` has returned (or thrown):
-// retries waiting for it replay it. Taking the lock again if it was let go.
+// retries waiting for it replay it. Takes the lock again if it was let go.
 class FirstCallDone {
  public:
-  // Marks the binding's first call in progress, on this thread.
-  FirstCallDone(SessionCore& c, std::string key, std::size_t index, SessionLock& lock);
+  // Marks the fire's first call running, on this thread.
+  FirstCallDone(SessionCore& c, std::size_t index, SessionLock& lock);
   FirstCallDone(const FirstCallDone&) = delete;
   FirstCallDone& operator=(const FirstCallDone&) = delete;
   ~FirstCallDone();
 
  private:
   SessionCore* c_;
-  std::string key_;
   std::size_t index_;
   SessionLock* lock_;
 };

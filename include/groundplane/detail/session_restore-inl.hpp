@@ -97,15 +97,11 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
   // A fire recorded with a request key binds it, as it did when it was recorded.
   BoundRequest binding;
   const bool binds = !t.fire.request_key.empty() && t.outcome != Outcome::inferred;
-  if (binds) {
-    binding.transition = idx;
+  if (binds && !c.holds_payloads()) {  // else the row keeps all a retry must match
     binding.action = row.action;
     binding.principal = t.fire.principal;
     if (!t.fire.instance.empty()) binding.instance = r.text(t.fire.instance);
-    if (!c.holds_payloads()) {
-      binding.payload = t.fire.payload;
-      binding.payload_here = true;
-    }
+    binding.payload = t.fire.payload;
   }
   row.extras =
       Extras({c.holds_payloads() || t.outcome == Outcome::pending ? std::move(t.fire.payload) : nlohmann::json(),
@@ -120,7 +116,10 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
         break;
       }
   L.transitions.push_back(std::move(row));
-  if (binds) bind_request(c, t.fire.request_key, std::move(binding));
+  if (binds) {
+    binding.transition = idx;
+    bind_request(c, t.fire.request_key, std::move(binding));
+  }
   L.version = r.row->version + 1;
   if (t.fire.principal == Principal::agent) c.changes.clear(a);
   if (t.outcome == Outcome::pending) {
