@@ -67,6 +67,11 @@ GROUNDPLANE_INLINE std::optional<FoundBinding> find_binding(const SessionCore& c
   return FoundBinding{it->second.transition, &it->second};
 }
 
+GROUNDPLANE_INLINE std::optional<std::size_t> bound_fire(const SessionCore& c, std::string_view key) {
+  const auto b = find_binding(c, key);
+  return b ? std::optional<std::size_t>(b->transition) : std::nullopt;
+}
+
 GROUNDPLANE_INLINE bool request_matches(const SessionCore& c, const FoundBinding& b, std::string_view id,
                                         const FireOptions& o) {
   if (b.kept != nullptr) {
@@ -210,10 +215,7 @@ GROUNDPLANE_INLINE void bind_request(SessionCore& c, const std::string& key, Bou
   // A key is bound only when found free (a fire resolved "did NOT happen" freed it, or it
   // never was): the newest fire with it is the one a retry matches.
   if (c.holds_payloads()) {
-    const std::uint64_t hash = key_hash(key);
-    // Only a restore reading rows that bind one key twice finds it bound: the newer wins.
-    if (const auto was = find_binding(c, key)) R.held.erase(hash, was->transition);
-    R.held.insert(hash, index);
+    R.held.insert(key_hash(key), index);
     return;
   }
   const auto at = R.kept.insert_or_assign(key, std::move(binding)).first;

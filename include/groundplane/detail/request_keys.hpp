@@ -38,6 +38,9 @@ struct KeyLookup {
 };
 KeyLookup look_up_request(SessionCore& c, std::string_view id, const FireOptions& options, SessionLock& lock);
 
+// The fire `key` is bound to, if any.
+std::optional<std::size_t> bound_fire(const SessionCore& c, std::string_view key);
+
 // The binding a fire about to be recorded at `index` will have: its index, and under the
 // cap what a retry must match (copies, made before the ledger changes); bind_request
 // stores it; unbind_request undoes it (a failed record).

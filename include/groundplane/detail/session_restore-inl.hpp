@@ -118,6 +118,8 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
   L.transitions.push_back(std::move(row));
   if (binds) {
     binding.transition = idx;
+    // Rows that bind one key twice, with no row freeing it between them: the newer wins.
+    if (const auto was = bound_fire(c, t.fire.request_key)) unbind_request(c, t.fire.request_key, *was);
     bind_request(c, t.fire.request_key, std::move(binding));
   }
   L.version = r.row->version + 1;
