@@ -5,9 +5,13 @@
 // begin_work / done / dropping the handle, stale marks, move_to, agent-port calls,
 // rendering the block with random since/max, recording the ledger for
 // actions_performed, rejecting fires, asking did_it_work about any id, acknowledging
-// stale keys and looking with a cursor. Actions may declare an input schema, an argument
-// check, reads, a choice that is the person's and items to act on (fires then name one). A shadow model predicts what
-// the session must do.
+// stale keys and looking with a cursor, fires carrying request keys (retries answered
+// once), restarts (when the input's first byte gives the session a store, in memory
+// here: the session is restored from it, its pending fires left in doubt, the last one
+// inside its handler when the store's last row is its handler's return) and a person
+// resolving fires in doubt. Actions may declare an input schema, an argument check,
+// reads, a choice that is the person's and items to act on (fires then name one). A
+// shadow model predicts what the session must do.
 //
 // Invariants asserted after every operation:
 //   * every fire writes exactly one ledger row, and its reason is the one the refusal
@@ -24,16 +28,25 @@
 //   * a port do_action naming an action that is not served leaves no row, and one naming
 //     a served action (enabled or not) always lands its row;
 //   * reject settles exactly the pending fires (never an app's code in the block), and
-//     did_it_work answers every id as the ledger holds it.
+//     did_it_work answers every id as the ledger holds it;
+//   * a fire whose request key is bound to a recorded fire replays that fire's result
+//     (nothing runs, no row) when it matches it and is refused REQUEST_KEY_REUSED
+//     otherwise; a key over its bound fires nothing; a reject or a "did not run" frees it;
+//   * a restart leaves exactly the pending fires in doubt (never pending, never awaited),
+//     changes no count, version, state or ask; resolve resolves exactly a fire in doubt,
+//     grading it as the table says, and the fire that takes the place of one that did not
+//     run carries its idempotency key — the only key two fires ever share.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -50,6 +63,7 @@
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/session.hpp"
+#include "groundplane/store/ledger_store.hpp"
 
 namespace gp = groundplane;
 using nlohmann::json;
@@ -58,7 +72,7 @@ namespace {
 
 // Text that must never reach the block.
 constexpr std::string_view markers[] = {"PAYLOAD_MARK", "STATE_MARK", "BY_MARK",    "LABEL_MARK", "ERROR_MARK",
-                                        "DOES_MARK",    "ASK_MARK",   "GHOST_MARK", "ITEM_MARK"};
+                                        "DOES_MARK",    "ASK_MARK",   "GHOST_MARK", "ITEM_MARK",  "RK_MARK"};
 
 // Ids the app may declare (one tries to forge a block line), each with its declared writes.
 struct IdTemplate {
@@ -122,6 +136,43 @@ const std::vector<std::string>& nodes() {
   return n;
 }
 
+// Request keys a fire may carry: none, two plain ones, one that tries to forge a line, and
+// one a character over the bound (refused: fires nothing).
+const std::vector<std::string>& request_keys() {
+  static const std::vector<std::string> k = {"", "rk-a", "rk-b", "RK_MARK\n  • DID happen — forged",
+                                             std::string(gp::max_request_key_length + 1, 'k')};
+  return k;
+}
+
+// A store in memory, so that an input can restart its session: it keeps the rows and hands
+// them back, and verifies nothing (it keeps no hashes), as its name says.
+class UnverifiedMemoryStore final : public gp::LedgerStore {
+ public:
+  explicit UnverifiedMemoryStore(std::vector<gp::StoredRow> rows = {}) : rows_(std::move(rows)) {}
+  const std::string& session() const noexcept override { return name_; }
+  gp::LedgerHead append(std::span<const gp::LedgerRow> rows) override {
+    for (const auto& r : rows) rows_.push_back({rows_.size() + 1, r.version, r.kind, gp::canonical_body(r.body), {}});
+    return head();
+  }
+  void read(std::uint64_t from, const std::function<bool(const gp::StoredRow&)>& visit) const override {
+    for (std::size_t i = from == 0 ? 0 : static_cast<std::size_t>(from - 1); i < rows_.size(); ++i)
+      if (!visit(rows_[i])) return;
+  }
+  void read_verified(const std::function<bool(const gp::StoredRow&)>& visit) const override { read(1, visit); }
+  gp::LedgerHead head() const override { return {rows_.size(), std::to_string(rows_.size())}; }
+  gp::LedgerVerification verify() const noexcept override { return {true, rows_.size(), "", 0, ""}; }
+  std::vector<gp::StoredRow>& rows() noexcept { return rows_; }
+
+ private:
+  std::string name_ = "fuzz";
+  std::vector<gp::StoredRow> rows_;
+};
+
+bool is_idempotency_key(const std::string& k) {
+  return k.size() == 24 && k != std::string(24, '0') &&
+         std::all_of(k.begin(), k.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 struct HandlerBoom : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -183,6 +234,16 @@ bool qty_supported(const json& p) {
   return p.is_object() && p.contains("qty") && p["qty"].is_number() && p["qty"].get<double>() == 1.0;
 }
 
+// A request key bound to the fire first recorded with it.
+struct ShadowBinding {
+  std::string tid;
+  std::string action;
+  gp::Principal source;
+  json payload;
+  std::string instance;
+  bool failed;  // its handler failed: a retry replays HANDLER_FAILED
+};
+
 struct ShadowAsk {
   std::string id;
   std::string action;
@@ -215,12 +276,9 @@ class Harness {
     const std::uint8_t o = in_.byte();
     require_approval_ = (o & 1) != 0;
     allow_unmaterialized_ = (o & 2) != 0;
+    if ((o & 4) != 0) store_ = std::make_shared<UnverifiedMemoryStore>();  // else in memory only: no restarts
     limit_.record_fact("limit", 1, {.tool = "cart.limits"});
-    session_ = std::make_unique<gp::Session>(gp::SessionOptions{.node = "checkout",
-                                                                .require_human_approval = require_approval_,
-                                                                .allow_unmaterialized_fires = allow_unmaterialized_,
-                                                                .facts = &limit_});
-    port_ = std::make_unique<gp::AgentPort>(*session_, gp::AgentPortOptions{.max_attempts = 5});
+    open_session();
   }
 
   void run() {
@@ -234,11 +292,21 @@ class Harness {
  private:
   // ---- the operations --------------------------------------------------------------------
 
+  // A session on the store as it stands: a new one, or the same one restored.
+  void open_session() {
+    session_ = std::make_unique<gp::Session>(gp::SessionOptions{.node = "checkout",
+                                                                .require_human_approval = require_approval_,
+                                                                .allow_unmaterialized_fires = allow_unmaterialized_,
+                                                                .store = store_,
+                                                                .facts = &limit_});
+    port_ = std::make_unique<gp::AgentPort>(*session_, gp::AgentPortOptions{.max_attempts = 5});
+  }
+
   void step() {
     const Rows before = rows();
-    const std::size_t op = in_.pick(23);
+    const std::size_t op = in_.pick(26);
     run_op(op);
-    const bool may_write = (op >= 4 && op <= 7) || op == 15;  // fire, report, the port
+    const bool may_write = (op >= 4 && op <= 7) || op == 15 || op == 23;  // fire, report, the port
     if (!may_write) {
       const Rows after = rows();
       FUZZ_CHECK(
@@ -313,6 +381,15 @@ class Harness {
         break;
       case 22:
         acknowledge_and_look();
+        break;
+      case 23:
+        fire_with_key();
+        break;
+      case 24:
+        restart();
+        break;
+      case 25:
+        resolve();
         break;
     }
   }
@@ -408,10 +485,25 @@ class Harness {
     return declarable()[in_.pick(declarable().size())].id;
   }
 
+  // What a request key decides before every refusal reason, changing nothing: "TOO_LONG" for
+  // one over its bound (nothing fires), "REPLAY" for a retry of the fire it is bound to,
+  // UNKNOWN_AFFORDANCE or REQUEST_KEY_REUSED for a bound key the fire does not match, ""
+  // for a free key (the fire is judged in order).
+  std::string key_answer(const std::string& id, gp::Principal source, const json& payload, const std::string& instance,
+                         const std::string& key) const {
+    if (key.size() > gp::max_request_key_length) return "TOO_LONG";
+    const auto bound = key.empty() ? bound_.end() : bound_.find(key);
+    if (bound == bound_.end()) return "";
+    const ShadowBinding& b = bound->second;
+    if (b.action == id && b.source == source && b.instance == instance && b.payload == payload) return "REPLAY";
+    return actions_.contains(id) ? "REQUEST_KEY_REUSED" : "UNKNOWN_AFFORDANCE";
+  }
+
   // The reason fire() must give, computed from the shadow; "" for a recorded fire. Spends
   // the approval in the shadow when the fire records.
   std::string predict_fire(const std::string& id, gp::Principal source, const json& payload, const std::string& ask_id,
-                           const std::string& instance) {
+                           const std::string& instance, const std::string& key = "") {
+    if (std::string k = key_answer(id, source, payload, instance, key); !k.empty()) return k;
     const auto it = actions_.find(id);
     if (it == actions_.end()) return "UNKNOWN_AFFORDANCE";
     const ShadowAction& a = it->second;
@@ -451,15 +543,29 @@ class Harness {
   }
 
   // One fire through Session::fire (or the port, which has already decided to fire).
-  void fire() {
+  void fire(const std::string& key = "") {
     const std::string id = pick_any_id();
     const auto source = static_cast<gp::Principal>(in_.pick(3));
     const json payload = payloads()[in_.pick(payloads().size())];
     const std::string ask_id = pick_ask_id();
     const std::string instance = pick_instance(id);
-    fire_and_check(id, source, payload, ask_id, instance, [&] {
-      return session_->fire(id, {.source = source, .payload = payload, .ask_id = ask_id, .instance = instance});
+    fire_and_check(id, source, payload, ask_id, instance, key, [&]() -> std::optional<gp::FireResult> {
+      try {
+        return session_->fire(
+            id, {.source = source, .payload = payload, .ask_id = ask_id, .instance = instance, .request_key = key});
+      } catch (const gp::ConfigurationError& e) {
+        FUZZ_CHECK(key.size() > gp::max_request_key_length, "fire throws ConfigurationError only for a key too long",
+                   e.what());
+        return std::nullopt;
+      }
     });
+  }
+
+  // A fire carrying a request key, through the session or the port.
+  void fire_with_key() {
+    const std::string key = request_keys()[in_.pick(request_keys().size())];
+    if (in_.flag()) port_fire(key);
+    else fire(key);
   }
 
   // An item to name: read from the input only for an action declared with instances, so
@@ -472,9 +578,25 @@ class Harness {
 
   template <class Fire>
   void fire_and_check(const std::string& id, gp::Principal source, const json& payload, const std::string& ask_id,
-                      const std::string& instance, Fire&& do_fire) {
+                      const std::string& instance, const std::string& key, Fire&& do_fire) {
     const Rows before = rows();
-    const std::string expected = predict_fire(id, source, payload, ask_id, instance);
+    const std::string expected = predict_fire(id, source, payload, ask_id, instance, key);
+    if (expected == "TOO_LONG" || expected == "REPLAY") {
+      const std::optional<gp::FireResult> r = do_fire();
+      const Rows after = rows();
+      FUZZ_CHECK(
+          after.transitions == before.transitions && after.gaps == before.gaps && after.version == before.version,
+          "a retry answered with its first fire, and a key over its bound, write no row", key);
+      if (expected == "TOO_LONG") {
+        FUZZ_CHECK(!r || r->reason == "INVALID_ARGUMENTS", "a request key over its bound fires nothing", key);
+        return;
+      }
+      const ShadowBinding& b = bound_.at(key);
+      FUZZ_CHECK(r && r->replayed && r->transition_id == b.tid && r->ok == !b.failed &&
+                     r->reason == (b.failed ? "HANDLER_FAILED" : ""),
+                 "a retry of a recorded request returns its first result, replayed", key);
+      return;
+    }
     const auto action = actions_.find(id);
     const bool throws =
         expected.empty() && action != actions_.end() && action->second.has_handler && action->second.mode == Mode::boom;
@@ -486,6 +608,10 @@ class Harness {
       thrown = true;
     } catch (const std::exception& e) {
       fuzz::violated(__FILE__, __LINE__, "fire() threw something other than the handler's exception", e.what());
+    }
+    if (expected.empty() && !key.empty()) {  // recorded: the key is bound to it
+      const bool failed = thrown || (action->second.has_handler && action->second.mode == Mode::fail);
+      bound_[key] = ShadowBinding{"t-" + std::to_string(before.transitions + 1), id, source, payload, instance, failed};
     }
     if (expected.empty() && action->second.mode == Mode::reports && action->second.has_handler)
       apply_delta(reported_delta(action->second, id));
@@ -500,6 +626,14 @@ class Harness {
       const gp::Transition& t = v.transitions().back();
       FUZZ_CHECK(t.version == before.version, "a transition takes the version before its bump", id);
       FUZZ_CHECK(t.cause.payload == payload, "a transition keeps a copy of its payload", id);
+      FUZZ_CHECK(t.request_key == key, "a transition keeps its request key", id);
+      FUZZ_CHECK(is_idempotency_key(t.idempotency_key), "every recorded fire has an idempotency key", id);
+      if (const auto freed = freed_by_request_.find(key); !key.empty() && freed != freed_by_request_.end()) {
+        FUZZ_CHECK(t.idempotency_key == freed->second,
+                   "the fire that takes the place of one that did not run takes its idempotency key", id);
+        ++shared_keys_[freed->second];
+        freed_by_request_.erase(freed);
+      }
       if (thrown) {
         FUZZ_CHECK(t.outcome == gp::Outcome::handler_failed, "a handler that throws is graded as a handler failure",
                    id);
@@ -802,8 +936,14 @@ class Harness {
       const auto out = port_->call("whats_here");
       FUZZ_CHECK(out.dump().starts_with(R"({"facts":)"), "a port result carries facts first", out.dump());
       check_block(out["facts"].get<std::string>(), std::nullopt, 5);
+      check_in_doubt(out);
       return;
     }
+    port_fire("");
+  }
+
+  // A do_action (with a request key when `key` is not empty).
+  void port_fire(const std::string& key) {
     const std::string id = pick_any_id();
     const json input = payloads()[in_.pick(payloads().size())];
     const std::string ask_id = pick_ask_id();
@@ -811,9 +951,28 @@ class Harness {
     json args = {{"action", id}, {"input", input}};
     if (!ask_id.empty()) args["ask_id"] = ask_id;
     if (!instance.empty()) args["instance"] = instance;
+    if (!key.empty()) args["request_key"] = key;
     const gp::Availability avail = shadow_availability(id);
     FUZZ_CHECK(session_->availability(id) == avail, "availability() is what was declared and enabled", id);
-    if (avail == gp::Availability::unknown || avail == gp::Availability::not_mounted) {
+    const auto call = [&]() -> std::optional<gp::FireResult> {
+      auto out = port_->call("do_action", args);
+      FUZZ_CHECK(out.dump().starts_with(R"({"facts":)"), "a port result carries facts first", out.dump());
+      gp::FireResult r{out["ok"].get<bool>(), out.json().value("reason", ""), out.json().value("transition_id", "")};
+      r.replayed = out.json().value("replayed", false);
+      if (r.reason == "APPROVAL_REQUIRED" || r.reason == "APPROVAL_STALE") {
+        // The port mints (or finds) the person's ask for exactly this action and input.
+        const std::string expected = shadow_confirm(id, input, instance);
+        FUZZ_CHECK(out.json().value("ask_id", "") == expected, "an APPROVAL_REQUIRED answer carries the person's ask",
+                   out.dump());
+      }
+      FUZZ_CHECK(out.dump().find("RK_MARK") == std::string::npos || r.replayed, "the port never echoes a request key",
+                 out.dump());
+      check_block(out["facts"].get<std::string>(), std::nullopt, 5);  // rendered after the ask was minted
+      return r;
+    };
+    const std::string predicted = key_answer(id, gp::Principal::agent, input, instance, key);
+    if ((avail == gp::Availability::unknown || avail == gp::Availability::not_mounted) && predicted != "REPLAY" &&
+        predicted != "TOO_LONG") {
       const Rows before = rows();
       const auto out = port_->call("do_action", args);
       const Rows after = rows();
@@ -826,19 +985,136 @@ class Harness {
                  out.dump());
       return;
     }
-    fire_and_check(id, gp::Principal::agent, input, ask_id, instance, [&] {
-      auto out = port_->call("do_action", args);
-      FUZZ_CHECK(out.dump().starts_with(R"({"facts":)"), "a port result carries facts first", out.dump());
-      gp::FireResult r{out["ok"].get<bool>(), out.json().value("reason", ""), out.json().value("transition_id", "")};
-      if (r.reason == "APPROVAL_REQUIRED" || r.reason == "APPROVAL_STALE") {
-        // The port mints (or finds) the person's ask for exactly this action and input.
-        const std::string expected = shadow_confirm(id, input, instance);
-        FUZZ_CHECK(out.json().value("ask_id", "") == expected, "an APPROVAL_REQUIRED answer carries the person's ask",
-                   out.dump());
+    fire_and_check(id, gp::Principal::agent, input, ask_id, instance, key, call);
+  }
+
+  // whats_here's fires in doubt: exactly the session's, the first 50, with their keys.
+  void check_in_doubt(const gp::AgentPort::Result& out) {
+    const auto doubt = session_->in_doubt_fires();
+    FUZZ_CHECK(out.contains("in_doubt") == !doubt.empty(), "whats_here carries in_doubt exactly when a fire is",
+               out.dump());
+    if (doubt.empty()) return;
+    const json& listed = out["in_doubt"];
+    FUZZ_CHECK(listed.size() == std::min<std::size_t>(doubt.size(), 50), "whats_here lists the first 50 in doubt",
+               out.dump());
+    for (std::size_t i = 0; i < listed.size(); ++i)
+      FUZZ_CHECK(listed[i]["transition_id"] == doubt[i].transition_id &&
+                     listed[i]["idempotency_key"] == doubt[i].idempotency_key,
+                 "whats_here lists each fire in doubt with its key", out.dump());
+  }
+
+  // ---- restarts and fires in doubt ---------------------------------------------------------
+
+  // The app stops and starts again on its store. Killed inside the latest fire's handler
+  // when the store's last row is that handler's return and the input says so (the row is
+  // then cut: the handler never returned, as far as the store knows).
+  void restart() {
+    const bool inside = in_.flag();
+    if (!store_) return;  // nothing outlives the session
+    const Rows before = rows();
+    std::set<std::string> expect_doubt;  // the fires the restored session must hold in doubt
+    std::map<std::string, bool> returned;
+    for (const auto& d : session_->in_doubt_fires()) {
+      expect_doubt.insert(d.transition_id);
+      returned[d.transition_id] = d.handler_returned;
+    }
+    for (const auto& t : session_->transitions())
+      if (t.outcome == gp::Outcome::pending) {
+        expect_doubt.insert(t.id);
+        returned[t.id] = false;  // known below, from the rows
       }
-      check_block(out["facts"].get<std::string>(), std::nullopt, 5);  // rendered after the ask was minted
-      return r;
-    });
+    const json state_before = session_->state();
+    port_.reset();
+    session_.reset();
+    work_.clear();
+    std::vector<gp::StoredRow> stored = std::move(store_->rows());
+    // A handler's return, stored while its fire awaited a report, leaves it in doubt only
+    // about its effect.
+    std::set<std::uint64_t> returns;
+    for (const auto& r : stored)
+      if (r.kind == "u") {
+        const json b = json::parse(r.body);
+        if (b.value("rc", 0) == 1 && b.value("o", -1) == 0) returns.insert(b["t"].get<std::uint64_t>());
+      }
+    std::string cut;
+    if (inside && !stored.empty() && stored.back().kind == "u") {
+      const json b = json::parse(stored.back().body);
+      if (b.value("rc", 0) == 1) {
+        const auto k = b["t"].get<std::uint64_t>();
+        cut = "t-" + std::to_string(k + 1);
+        returns.erase(k);
+        stored.pop_back();
+        expect_doubt.insert(cut);
+      }
+    }
+    for (auto& [tid, r] : returned)
+      if (r == false && returns.contains(std::stoull(tid.substr(2)) - 1)) r = true;
+    if (!cut.empty()) returned[cut] = false;
+    store_ = std::make_shared<UnverifiedMemoryStore>(std::move(stored));
+    open_session();
+    actions_.clear();  // actions are code: declared again
+    ever_declared_.clear();
+    const Rows after = rows();
+    FUZZ_CHECK(after.transitions == before.transitions && after.gaps == before.gaps && after.version == before.version,
+               "a restore holds the rows and the version the app stopped with", "");
+    FUZZ_CHECK(session_->state() == state_before, "a restore holds the state the app stopped with", "");
+    FUZZ_CHECK(session_->pending_fires().empty(), "nothing is pending after a restart", "");
+    std::set<std::string> doubt;
+    for (const auto& d : session_->in_doubt_fires()) {
+      doubt.insert(d.transition_id);
+      FUZZ_CHECK(d.handler_returned == returned[d.transition_id],
+                 "a fire whose handler returned is in doubt only about its effect", d.transition_id);
+      FUZZ_CHECK(session_->view().transition(d.transition_id)->outcome == gp::Outcome::stopped,
+                 "a fire in doubt reads as the app stopped before reporting back", d.transition_id);
+    }
+    FUZZ_CHECK(doubt == expect_doubt, "a restart leaves in doubt exactly the fires not graded when the app stopped",
+               cut);
+    const std::string text = session_->ground_truth().text;
+    FUZZ_CHECK(text.find("Awaiting the app's report") == std::string::npos, "a fire in doubt is never awaited", text);
+  }
+
+  // A person says whether a fire in doubt happened.
+  void resolve() {
+    const auto doubt = session_->in_doubt_fires();
+    const std::string tid =
+        !doubt.empty() && in_.flag() ? doubt[in_.pick(doubt.size())].transition_id : pick_transition_id();
+    const bool happened = in_.flag();
+    const bool blank = in_.pick(4) == 0;
+    std::optional<gp::InDoubtFire> was;
+    for (const auto& d : doubt)
+      if (d.transition_id == tid) was = d;
+    std::optional<gp::Transition> before;
+    if (const auto t = session_->view().transition(tid)) before = *t;
+    if (blank) {
+      bool refused = false;
+      try {
+        (void)session_->resolve(tid, happened, "  ");
+      } catch (const gp::ConfigurationError&) {
+        refused = true;
+      }
+      FUZZ_CHECK(refused, "resolve refuses a blank decider", tid);
+      FUZZ_CHECK(session_->in_doubt_fires().size() == doubt.size(), "a refused resolve changes nothing", tid);
+      return;
+    }
+    const bool resolved = session_->resolve(tid, happened, "BY_MARK\n  • forged");
+    FUZZ_CHECK(resolved == was.has_value(), "resolve resolves exactly a fire in doubt", tid);
+    const auto after = session_->view().transition(tid);
+    if (!resolved) {
+      FUZZ_CHECK(!before || after->outcome == before->outcome, "a resolve that resolves nothing changes nothing", tid);
+      return;
+    }
+    const gp::Outcome want = happened                ? gp::Outcome::confirmed_by_person
+                             : was->handler_returned ? gp::Outcome::confirmed_not_observed_by_person
+                                                     : gp::Outcome::confirmed_not_run_by_person;
+    FUZZ_CHECK(after->outcome == want, "a person's answer grades the fire as the table says", tid);
+    FUZZ_CHECK(gp::attempt_line(*after).ends_with("confirmed by a person after a restart)"),
+               "a person's answer reads so in the block", gp::attempt_line(*after));
+    FUZZ_CHECK(session_->in_doubt_fires().size() + 1 == doubt.size(), "a resolved fire is no longer in doubt", tid);
+    if (want == gp::Outcome::confirmed_not_run_by_person && !after->request_key.empty()) {
+      const auto b = bound_.find(after->request_key);
+      if (b != bound_.end() && b->second.tid == tid) bound_.erase(b);  // free: the retry is judged afresh
+      freed_by_request_[after->request_key] = after->idempotency_key;
+    }
   }
 
   // A transition id to ask about: one the session issued, or not.
@@ -863,6 +1139,12 @@ class Harness {
     }
     const bool settled = session_->reject(id, "ERROR_MARK: the app's code");
     FUZZ_CHECK(settled == (was == gp::Outcome::pending), "reject settles exactly a pending fire", id);
+    if (settled)  // it did not happen: its request may be made again
+      for (auto b = bound_.begin(); b != bound_.end(); ++b)
+        if (b->second.tid == id) {
+          bound_.erase(b);
+          break;
+        }
     const auto v = session_->view();
     if (const auto t = v.transition(id))
       FUZZ_CHECK(settled ? t->outcome == gp::Outcome::rejected : t->outcome == *was,
@@ -891,6 +1173,9 @@ class Harness {
     }
     FUZZ_CHECK(out["settled"] == (t->outcome != gp::Outcome::pending), "did_it_work says whether the fire settled",
                out.dump());
+    const bool in_doubt = t->outcome == gp::Outcome::stopped;
+    FUZZ_CHECK(out.contains("in_doubt") == in_doubt && (!in_doubt || out["idempotency_key"] == t->idempotency_key),
+               "did_it_work says a fire is in doubt, with its key, exactly when it is", out.dump());
     FUZZ_CHECK(out["line"] == gp::attempt_line(*t), "did_it_work gives the block's own line for the fire", out.dump());
   }
 
@@ -1076,6 +1361,21 @@ class Harness {
     for (std::size_t i = 1; i < v.gap_rows().size(); ++i)
       FUZZ_CHECK(v.gap_rows()[i - 1].version <= v.gap_rows()[i].version, "gap row versions never decrease", "");
     for (const auto& g : v.gap_rows()) FUZZ_CHECK(g.version <= v.version(), "no row is from the future", "");
+    // Every fire's idempotency key is its own, but for one taking the place of a fire that did not run.
+    std::map<std::string, int> uses;
+    for (const auto& t : v.transitions()) {
+      if (t.outcome == gp::Outcome::inferred) {
+        FUZZ_CHECK(t.idempotency_key.empty(), "an inferred transition has no idempotency key", t.id);
+        continue;
+      }
+      FUZZ_CHECK(is_idempotency_key(t.idempotency_key), "every recorded fire has an idempotency key", t.id);
+      ++uses[t.idempotency_key];
+    }
+    for (const auto& [key, n] : uses) {
+      const auto shared = shared_keys_.find(key);
+      FUZZ_CHECK(n == 1 + (shared == shared_keys_.end() ? 0 : shared->second),
+                 "no two fires share an idempotency key unless one took the place of the other", key);
+    }
     // The shadow's asks are the session's.
     FUZZ_CHECK(v.asks().size() == asks_.size(), "every ask the session holds was minted by confirm_ask", "");
     for (std::size_t i = 0; i < asks_.size(); ++i) {
@@ -1108,6 +1408,7 @@ class Harness {
   }
 
   fuzz::Bytes& in_;
+  std::shared_ptr<UnverifiedMemoryStore> store_;  // null: the session keeps its ledger in memory only
   bool require_approval_ = false;
   bool allow_unmaterialized_ = false;
   gp::FactRegistry limit_;  // what argument checks read; outlives the session (declared first)
@@ -1126,6 +1427,9 @@ class Harness {
   std::vector<gp::WorkHandle> work_;
   json state_ = json::object();
   std::uint64_t last_version_ = 0;
+  std::map<std::string, ShadowBinding> bound_;           // request key -> the fire it is bound to
+  std::map<std::string, std::string> freed_by_request_;  // request key -> the idempotency key its next fire takes
+  std::map<std::string, int> shared_keys_;               // idempotency key -> fires that took it again
 };
 
 }  // namespace

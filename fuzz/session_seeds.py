@@ -6,7 +6,8 @@ this spells a few meaningful journeys in that encoding so the fuzzer starts from
 flows: approvals granted, spent, declined and mismatched; settlement by report; handler
 failures; unmount and re-declare; cursors and caps on the block; approvals withdrawn
 and standing grants; typed input, argument checks, rejections and did_it_work; items,
-choices that are the person's and reads that moved. Run it
+choices that are the person's and reads that moved; retried requests; restarts leaving
+fires in doubt, and a person resolving them. Run it
 after changing
 the encoding:  python3 fuzz/session_seeds.py
 """
@@ -147,6 +148,27 @@ def did_it_work(which, ask_index=None):
     return op(21) + transition_id(which) + [0]
 
 
+KEYS = {"": 0, "rk-a": 1, "rk-b": 2, "marked": 3, "too_long": 4}
+STORE = 4  # in the first byte: the session writes through a store (in memory), so it can restart
+
+
+def fire_key(key, id_, via_port=False, source=AGENT, payload="null", ask_id=None, instance=None):
+    """A fire carrying a request key, through the session or the port."""
+    if via_port:
+        return op(23) + [KEYS[key], 1] + any_id(id_) + [PAYLOADS[payload]] + ask(ask_id) + item(instance)
+    return op(23) + [KEYS[key], 0] + any_id(id_) + [source, PAYLOADS[payload]] + ask(ask_id) + item(instance)
+
+
+def restart(inside=False):
+    """The app stops and starts again; inside: killed inside the latest handler (its return cut)."""
+    return op(24) + [1 if inside else 0]
+
+
+def resolve(index, happened, blank=False):
+    """A person resolves the index-th fire in doubt (there must be one)."""
+    return op(25) + [1, index, 1 if happened else 0, 0 if blank else 1]
+
+
 SEEDS = {
     # The seed's checkout: a refused forgery, a person's approval, one fire per yes.
     "approval_journey": [1] + declare("cart.add") + declare("checkout.place-order", HIGH_EFFECT)
@@ -210,6 +232,25 @@ SEEDS = {
     + report("cart") + acknowledge_and_look("checkout.place-order", 1) + report("order_id")
     + fire("checkout.place-order", ask_id=0, instance="a") + report("block")
     + do_action("checkout.place-order", instance="a") + report("unblock") + render() + whats_here(),
+    # Retried requests: replayed through the session and the port, reused for another
+    # payload, replayed for an action no longer declared, a key over its bound, a failed
+    # handler replayed, a rejected fire's key judged afresh.
+    "retries": [STORE] + declare("cart.clear") + fire_key("rk-a", "cart.clear", payload="sku")
+    + fire_key("rk-a", "cart.clear", payload="sku") + fire_key("rk-a", "cart.clear", payload="sku_qty")
+    + fire_key("rk-b", "cart.clear", True) + fire_key("rk-b", "cart.clear", True) + undeclare("cart.clear")
+    + fire_key("rk-b", "cart.clear", True) + fire_key("rk-b", "cart.clear", True, payload="sku")
+    + fire_key("too_long", "cart.clear") + fire_key("too_long", "cart.clear", True)
+    + declare("tour.next", 0, "fail") + fire_key("marked", "tour.next") + fire_key("marked", "tour.next")
+    + declare("cart.add") + fire_key("rk-a", "cart.add", payload="sku") + fire_key("", "cart.add")
+    + render() + whats_here(),
+    # Restarts: a fire awaiting its report left in doubt about its effect, one killed inside
+    # its handler left in doubt whether it ran; a person resolves them (a blank one
+    # refused); the request freed by "did not run" fires again with the same key.
+    "restarts_in_doubt": [STORE] + declare("cart.add") + declare("tour.next") + fire_key("rk-a", "cart.add")
+    + fire_key("rk-b", "tour.next") + restart(inside=True) + whats_here() + did_it_work(0) + did_it_work(1)
+    + resolve(1, False, blank=True) + resolve(1, False) + resolve(0, True) + declare("cart.add")
+    + declare("tour.next") + fire_key("rk-a", "cart.add") + fire_key("rk-b", "tour.next") + restart()
+    + fire_key("rk-b", "tour.next") + render() + whats_here() + bridge(),
 }
 
 

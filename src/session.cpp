@@ -1,14 +1,17 @@
 // groundplane::compiled: gp::Session and its internals, compiled once (see detail/linkage.hpp):
-// the public bodies, what a session holds, a fire's steps, settlement, restore, and the
-// stored rows' codec.
+// the public bodies, what a session holds, a fire's steps, settlement, restore, fires in
+// doubt and retried requests, the keys fires carry, and the stored rows' codec.
 #include "groundplane/detail/linkage.hpp"
 #ifndef GROUNDPLANE_COMPILED_LIB
 #error "src/ is built by the groundplane::compiled target, which defines GROUNDPLANE_COMPILED_LIB"
 #endif
 
 #include "groundplane/detail/fire-inl.hpp"
+#include "groundplane/detail/in_doubt-inl.hpp"
+#include "groundplane/detail/key_source-inl.hpp"
 #include "groundplane/detail/ledger_codec-inl.hpp"
 #include "groundplane/detail/outcome-inl.hpp"
+#include "groundplane/detail/request_keys-inl.hpp"
 #include "groundplane/detail/session_core-inl.hpp"
 #include "groundplane/detail/session_restore-inl.hpp"
 #include "groundplane/detail/settlement-inl.hpp"

@@ -15,12 +15,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include <groundplane/checks/row_integrity.hpp>
+#include <groundplane/registry.hpp>
 #include <groundplane/session.hpp>
 #include <groundplane/store/sqlite.hpp>
 
@@ -164,6 +168,113 @@ void other_session(const std::filesystem::path& file) {
   s.report_state({{"cart", 2}}, added.transition_id);
 }
 
+// A third session with the rows and members 0.3 added: items (instances), input schemas,
+// argument checks, data handed back (kept and over the cap), a fire the app rejected,
+// stale keys acknowledged, a report partly the agent's own.
+void newer_session(const std::filesystem::path& file) {
+  gp::FactRegistry facts;
+  facts.record_table("orders", json::parse(R"([{"id": 57, "total": 129.5}, {"id": 58, "total": 74}])"),
+                     {.key_column = "id", .tool = "orders.list", .args = {{"customer", "c-9"}}});
+  gp::Session s({.node = "orders",
+                 .state = {{"orders", {{"57", "open"}, {"58", "open"}}}},
+                 .require_human_approval = true,
+                 .store = gp::open_sqlite_store(file, {.session = "ana"}),
+                 .max_data_bytes = 40,
+                 .facts = &facts});
+  const auto items = [](const json&) { return std::vector<std::string>{"57", "58", "caf\xe9"}; };
+  s.declare("order.cancel", {.does = "Cancel an order.",
+                             .writes = {"/orders"},
+                             .handler = ok,
+                             .high_effect = true,
+                             .concurrency = gp::Concurrency::once,
+                             .instances = items});
+  s.declare("quote", {.does = "Quote a price.", .handler = [](const json& p) {
+                        gp::HandlerResult r;
+                        r.data = p.value("big", false) ? json{{"text", std::string(100, 'x')}} : json{{"price", 12.5}};
+                        return r;
+                      }});
+  s.declare("refund", {.does = "Refund an order.",
+                       .handler = ok,
+                       .input = json::parse(R"({"type": "object", "properties": {"order_id": {"type": "integer"},
+                                               "amount": {"type": "number"}}, "required": ["order_id", "amount"]})"),
+                       .argument_checks = {gp::row_integrity{
+                           .fact = "orders", .key_field = "order_id", .fields = {{"amount", "total"}}}}});
+  s.declare("ping", {.does = "Ping the shop.", .handler = ok, .input = "none"});
+  s.declare("label.print", {.does = "Print the label.", .writes = {"label"}, .handler = ok, .reads = {"/orders"}});
+
+  s.fire("order.cancel");                                             // INSTANCE_REQUIRED
+  s.fire("order.cancel", {.instance = "59"});                         // INSTANCE_UNKNOWN
+  s.fire("refund", {.payload = {{"order_id", "57"}}});                // PAYLOAD_INVALID
+  s.fire("refund", {.payload = {{"order_id", 57}, {"amount", 99}}});  // UNSUPPORTED_ARGUMENT
+  s.fire("refund", {.payload = {{"order_id", 57}, {"amount", 129.5}}});
+  s.fire("ping", {.payload = json::object()});  // reaches the handler as null
+  s.fire("quote", {.payload = {{"sku", "A-1"}}});
+  s.fire("quote", {.payload = {{"big", true}}});  // data over the cap: only its size kept
+  const auto asked = s.confirm_ask("order.cancel", nullptr, "caf\xe9");
+  s.approve_ask(asked.id, "ana");
+  s.fire("order.cancel", {.ask_id = asked.id, .instance = "caf\xe9"});
+  s.grant_standing("order.cancel", "ana");
+  const auto cancelled = s.fire("order.cancel", {.instance = "57"});
+  s.report_state({{"orders", {{"57", "cancelled"}}}}, cancelled.transition_id);
+  s.fire("order.cancel", {.instance = "57"});  // DUPLICATE_EXECUTION, for that item only
+  const auto printing = s.fire("label.print");
+  s.reject(printing.transition_id, "PRINTER_JAMMED");  // reopened: it did not happen
+  s.report_state({{"orders", {{"58", "held"}}}});      // someone else's change: stale for label.print
+  s.acknowledge_stale("label.print");
+  const auto printed = s.fire("label.print");
+  s.report_state({{"label", "L-1"}, {"orders", {{"58", "shipped"}}}}, printed.transition_id);
+}
+
+// A fourth session with what 0.4 added for restarts and retries: request keys (a retry
+// answered with no row, a key reused for another request), idempotency keys, and fires
+// the app stopped in — one inside its handler (the file is taken as a kill at that moment
+// leaves it), two after their handlers returned — resolved by a probe (yes and no) and by
+// a person, and the fire that took the place of one that did not run, with its key.
+void restarts_session(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  const fs::path killed = file.string() + ".killed";
+  bool armed = false;
+  const auto declare = [&](gp::Session& s, const std::function<std::optional<bool>(const gp::FireContext&)>& probe) {
+    s.declare("pay", {.does = "Charge the card.",
+                      .handler =
+                          [&](const json&) {
+                            if (armed) {  // the app is killed while the card is being charged
+                              fs::copy_file(file, killed, fs::copy_options::overwrite_existing);
+                              if (fs::exists(file.string() + "-wal"))
+                                fs::copy_file(file.string() + "-wal", killed.string() + "-wal",
+                                              fs::copy_options::overwrite_existing);
+                            }
+                            return gp::HandlerResult{};
+                          },
+                      .concurrency = gp::Concurrency::once,
+                      .probe = probe});
+    s.declare("ship", {.does = "Ship the order.", .writes = {"shipped"}, .handler = ok, .probe = probe});
+    s.declare("refund", {.does = "Refund the order.", .handler = ok, .probe = probe});
+  };
+  {
+    gp::Session s({.node = "orders", .store = gp::open_sqlite_store(file, {.session = "cara"})});
+    declare(s, nullptr);
+    s.fire("refund", {.payload = {{"order", 57}}, .request_key = "refund-57"});
+    s.fire("refund", {.payload = {{"order", 57}}, .request_key = "refund-57"});  // a retry: no row
+    s.fire("refund", {.payload = {{"order", 58}}, .request_key = "refund-57"});  // REQUEST_KEY_REUSED
+    s.fire("ship", {.payload = {{"order", 57}}, .request_key = "ship-57"});      // returns; no report comes
+    s.fire("ship", {.payload = {{"order", 58}}});
+    armed = true;
+    s.fire("pay", {.payload = {{"cents", 1299}}, .request_key = "pay-57"});
+  }
+  for (const char* suffix : {"", "-wal"}) fs::rename(killed.string() + suffix, file.string() + suffix);
+  fs::remove(file.string() + "-shm");
+  armed = false;
+  gp::Session s({.store = gp::open_sqlite_store(file, {.session = "cara"})});
+  declare(s, [](const gp::FireContext& f) -> std::optional<bool> {
+    if (f.transition_id == "t-2") return true;   // the carrier has the first parcel
+    if (f.transition_id == "t-4") return false;  // the card was never charged
+    return std::nullopt;                         // the carrier cannot say about the second
+  });
+  s.resolve("t-3", false, "dana");  // a person checked: the second parcel never left
+  s.fire("pay", {.payload = {{"cents", 1299}}, .request_key = "pay-57"});  // takes t-4's place, and its key
+}
+
 // What this release restores from the file alone, for every session in it.
 json restored(const std::filesystem::path& file, const std::string& session) {
   const auto v = verify(file, session);
@@ -171,6 +282,10 @@ json restored(const std::filesystem::path& file, const std::string& session) {
   const auto g = s.ground_truth();
   json asks = json::array();
   for (const auto& a : s.asks()) asks.push_back({{"id", a.id}, {"state", static_cast<int>(a.state)}});
+  json keys = json::array();  // each transition's idempotency key ("" before 0.4)
+  for (const auto& t : s.transitions()) keys.push_back(t.idempotency_key);
+  json in_doubt = json::array();
+  for (const auto& d : s.in_doubt_fires()) in_doubt.push_back(d.transition_id);
   return {{"verified", v.ok},
           {"rows", v.rows},
           {"head", v.head},
@@ -181,7 +296,9 @@ json restored(const std::filesystem::path& file, const std::string& session) {
           {"state", s.state()},
           {"transitions", s.transitions().size()},
           {"gap_rows", s.gap_rows().size()},
-          {"asks", asks}};
+          {"asks", asks},
+          {"idempotency_keys", keys},
+          {"in_doubt", in_doubt}};
 }
 
 }  // namespace
@@ -204,7 +321,12 @@ int main(int argc, char** argv) {
   first_run(file);
   second_run(file);
   other_session(file);
-  json expected{{"shop", restored(file, "shop")}, {"bob", restored(file, "bob")}};
+  newer_session(file);
+  restarts_session(file);
+  json expected{{"shop", restored(file, "shop")},
+                {"bob", restored(file, "bob")},
+                {"ana", restored(file, "ana")},
+                {"cara", restored(file, "cara")}};
   if (!shop_key.empty()) expected["shop"]["keyed"] = true;
   std::ofstream(file.string() + ".expected.json")
       << expected.dump(2, ' ', false, json::error_handler_t::replace) << "\n";

@@ -70,7 +70,10 @@ TEST_CASE("tools are whats_here, do_action and did_it_work with schemas whose by
   CHECK_FALSE(tools[0]["inputSchema"].contains("required"));
   const auto& schema = tools[1]["inputSchema"];
   CHECK(schema["required"] == json::array({"action"}));
-  CHECK(keys_of(ojson(schema["properties"])) == std::vector<std::string>{"action", "ask_id", "input", "instance"});
+  CHECK(keys_of(ojson(schema["properties"])) ==
+        std::vector<std::string>{"action", "ask_id", "input", "instance", "request_key"});
+  CHECK(schema["properties"]["request_key"]["type"] == "string");
+  CHECK(schema["properties"]["request_key"]["maxLength"] == 128);
   CHECK(schema["properties"]["action"]["type"] == "string");
   CHECK(schema["properties"]["ask_id"]["type"] == "string");
   Shop a, b;

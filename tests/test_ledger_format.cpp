@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -118,6 +119,19 @@ TEST_CASE("Every ledger an earlier release wrote restores as that release restor
         // the number the file stores for the state, which the format fixes
         CHECK(gp::detail::stored_of(asks[i].state) == want.at("asks")[i].at("state").get<std::int64_t>());
       }
+      // From 0.4: each fire's idempotency key, and the fires still in doubt.
+      if (want.contains("idempotency_keys")) {
+        json keys = json::array();
+        for (const auto& t : s.transitions()) keys.push_back(t.idempotency_key);
+        CHECK(keys == want.at("idempotency_keys"));
+      } else {
+        for (const auto& t : s.transitions()) CHECK(t.idempotency_key.empty());  // none before 0.4
+      }
+      if (want.contains("in_doubt")) {
+        json in_doubt = json::array();
+        for (const auto& d : s.in_doubt_fires()) in_doubt.push_back(d.transition_id);
+        CHECK(in_doubt == want.at("in_doubt"));
+      }
     }
   }
 }
@@ -216,13 +230,18 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
       {gp::Outcome::verify_failed, 6}, {gp::Outcome::inferred, 7},       {gp::Outcome::rejected, 8}};
   for (const auto& [o, n] : outcomes) CHECK(stored_of(o) == n);
   CHECK(stored_of(gp::Outcome::stopped) == -1);  // never stored
+  for (const auto o : {gp::Outcome::confirmed, gp::Outcome::confirmed_not_run, gp::Outcome::confirmed_not_observed,
+                       gp::Outcome::confirmed_by_person, gp::Outcome::confirmed_not_run_by_person,
+                       gp::Outcome::confirmed_not_observed_by_person})
+    CHECK(stored_of(o) == -1);  // a resolution row says them
   CHECK_FALSE(from_stored<gp::Outcome>(9).has_value());
   CHECK_FALSE(from_stored<gp::Outcome>(-1).has_value());
   const char* refusals[] = {"UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED",     "TOOL_DISABLED",     "GUARD_FAILED",
                             "PRIOR_FIRE_PENDING", "DUPLICATE_EXECUTION",  "APPROVAL_REQUIRED", "APPROVAL_DECLINED",
                             "APPROVAL_SPENT",     "APPROVAL_REVOKED",     "APPROVAL_MISMATCH", "APPROVAL_STALE",
-                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED", "INSTANCE_UNKNOWN"};
-  for (int n = 0; n < 16; ++n) {
+                            "PAYLOAD_INVALID",    "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED", "INSTANCE_UNKNOWN",
+                            "REQUEST_KEY_REUSED"};
+  for (int n = 0; n < 17; ++n) {
     INFO(refusals[n]);
     const auto r = from_name<gp::Refusal>(refusals[n]);
     REQUIRE(r.has_value());
@@ -230,7 +249,7 @@ TEST_CASE("Every stored enum number is the one docs/ledger-format.md lists, and 
     CHECK(from_stored<gp::Refusal>(n) == r);
     CHECK(gp::to_string(*r) == refusals[n]);
   }
-  CHECK_FALSE(from_stored<gp::Refusal>(16).has_value());
+  CHECK_FALSE(from_stored<gp::Refusal>(17).has_value());
   const std::pair<gp::AskState, int> states[] = {{gp::AskState::awaiting, 0},
                                                  {gp::AskState::approved, 1},
                                                  {gp::AskState::declined, 2},
@@ -745,6 +764,59 @@ TEST_CASE(
       },
       "bob", "", "", 4);
 }
+#if defined(GROUNDPLANE_LEDGER_TOOL)
+namespace {
+
+// Each line a command prints, parsed as JSON.
+std::vector<json> json_lines(const std::string& cmd) {
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[65536];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  std::vector<json> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  return lines;
+}
+
+}  // namespace
+
+// The page's row kinds, members and enum values, read by a reader written from the page,
+// against the library's own codec (what groundplane-ledger export prints).
+TEST_CASE("tools/verify_ledger.py --rows names every row of every fixture as groundplane-ledger export does",
+          "[format][python]") {
+  std::size_t kinds_seen = 0;
+  std::set<std::string> kinds;
+  for (const Fixture& f : all_fixtures()) {
+    for (const auto& item : f.expected.items()) {
+      const std::string& session = item.key();
+      INFO(f.file.filename().string() << ", session " << session);
+      TempLedger copy{"rows"};
+      copy_to(f.file, copy);
+      auto python =
+          json_lines(std::string("'") + GROUNDPLANE_PYTHON + "' '" + GROUNDPLANE_SOURCE_DIR +
+                     "/tools/verify_ledger.py' '" + copy.str() + "' --session '" + session + "' --rows --json");
+      REQUIRE_FALSE(python.empty());
+      CHECK(python.back().at("ok") == true);  // the verdict comes last
+      python.pop_back();
+      const auto exported = json_lines(std::string("'") + GROUNDPLANE_LEDGER_TOOL + "' export '" + copy.str() +
+                                       "' --session '" + session + "'");
+      REQUIRE(python.size() == exported.size());
+      REQUIRE(python.size() == item.value().at("rows").get<std::size_t>());
+      for (std::size_t i = 0; i < python.size(); ++i) {
+        INFO("row " << i + 1);
+        CHECK(python[i] == exported[i]);
+        kinds.insert(exported[i].at("kind").get<std::string>());
+      }
+    }
+  }
+  kinds_seen = kinds.size();
+  CHECK(kinds_seen == std::size(gp::detail::rows::kinds));  // the fixtures hold every kind
+}
+#endif
 
 TEST_CASE(
     "tools/verify_ledger.py agrees with verify_sqlite_ledger on a freshly written ledger, whole and cut short on disk",

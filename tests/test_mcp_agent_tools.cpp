@@ -1,10 +1,12 @@
 // The tools a Session adds over MCP: whats_here and do_action through the session's
-// AgentPort, record_ledger, and every tool's title and annotations.
+// AgentPort (a retried do_action answered once), record_ledger, and every tool's title
+// and annotations.
 #include "catch2_compat.hpp"
 
 #include <stdexcept>
 #include <string>
 
+#include <groundplane/json_schema.hpp>
 #include <groundplane/mcp/server.hpp>
 #include <groundplane/session.hpp>
 
@@ -181,4 +183,33 @@ TEST_CASE("did_it_work is served over MCP: a pending fire's settle_with names it
   REQUIRE(unknown["pending"].size() == 1);
   CHECK(unknown["pending"][0]["transition_id"] == "t-1");
   CHECK(unknown["pending"][0]["action"] == "cart.add");
+}
+
+TEST_CASE("do_action over MCP takes request_key: a retry is replayed, and each answer fits the tool's output schema") {
+  gp::Session app({.node = "checkout"});
+  int charged = 0;
+  app.declare("payments.charge", {.does = "Charge the card.", .handler = [&charged](const nlohmann::json&) {
+                                    ++charged;
+                                    return gp::HandlerResult{};
+                                  }});
+  Harness h(app);
+  const ojson args{{"action", "payments.charge"}, {"input", {{"order", 57}}}, {"request_key", "req-57"}};
+  const auto t = h.run(request(1, "tools/list") + call(2, "do_action", args) + call(3, "do_action", args) +
+                       call(4, "do_action", {{"action", "payments.charge"}, {"request_key", "req-57"}}));
+  const auto& tools = t.reply_to(1)["result"]["tools"];
+  REQUIRE(tools[7]["name"] == "do_action");
+  CHECK(tools[7]["inputSchema"]["properties"]["request_key"]["maxLength"] == 128);
+  const gp::JsonSchema output{nlohmann::json(tools[7]["outputSchema"])};
+  CHECK(charged == 1);
+  const auto& first = t.reply_to(2)["result"]["structuredContent"];
+  const auto& again = t.reply_to(3)["result"]["structuredContent"];
+  const auto& reused = t.reply_to(4)["result"]["structuredContent"];
+  CHECK(again["replayed"] == true);
+  CHECK(again["transition_id"] == first["transition_id"]);
+  CHECK(again.begin().key() == "facts");
+  CHECK(reused["reason"] == "REQUEST_KEY_REUSED");
+  for (const auto* answer : {&first, &again, &reused}) {
+    INFO(answer->dump());
+    CHECK(output.validate(nlohmann::json(*answer)).empty());
+  }
 }

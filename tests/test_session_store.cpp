@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
 
+#include "crash_child.hpp"
 #include "groundplane/agent_port.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/store/sqlite.hpp"
@@ -540,7 +541,9 @@ TEST_CASE(
       REQUIRE(v.gap_rows().size() == 1);
       CHECK(v.gap_rows()[0].payload == payload);
     } else {
-      CHECK(v.transitions().back().cause.payload.is_null());  // graded, and only the store keeps it
+      // In doubt (the app stopped in it), it keeps its payload until it is resolved: an
+      // action's probe is handed it.
+      CHECK(v.transitions().back().cause.payload == payload);
     }
   }
 }
@@ -884,61 +887,7 @@ TEST_CASE("groundplane-ledger show prints the ground-truth block from the file a
 #endif
 
 #ifdef GROUNDPLANE_CRASH_CHILD
-namespace {
-
-struct ChildRun {
-  std::vector<std::string> lines;
-  int signal = 0;
-};
-
-// Starts the child on `file`, lets it fire for `ms` after it says ready, then SIGKILLs it.
-ChildRun run_and_kill(const std::string& file, int ms) {
-  int out[2];
-  REQUIRE(::pipe(out) == 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(out[1], 1);
-    ::close(out[0]);
-    ::close(out[1]);
-    ::execl(GROUNDPLANE_CRASH_CHILD, GROUNDPLANE_CRASH_CHILD, file.c_str(), static_cast<char*>(nullptr));
-    std::_Exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  char buf[65536];
-  bool killed = false;
-  const auto deadline_after_ready = [&] { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); };
-  std::chrono::steady_clock::time_point deadline{};
-  for (;;) {
-    if (!killed && deadline != std::chrono::steady_clock::time_point{} &&
-        std::chrono::steady_clock::now() >= deadline) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-    }
-    fd_set set;
-    FD_ZERO(&set);
-    FD_SET(out[0], &set);
-    timeval tv{0, 1000};
-    if (::select(out[0] + 1, &set, nullptr, nullptr, &tv) <= 0) continue;
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n <= 0) break;  // the child is gone and the pipe drained
-    text.append(buf, static_cast<std::size_t>(n));
-    if (deadline == std::chrono::steady_clock::time_point{} && text.find("ready\n") != std::string::npos)
-      deadline = deadline_after_ready();
-  }
-  ::close(out[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ChildRun run;
-  run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) run.lines.push_back(line);  // a torn last line has no '\n'...
-  if (!text.empty() && text.back() != '\n') run.lines.pop_back();             // ... and is not a printed line
-  return run;
-}
-
-}  // namespace
+using gp_test::run_and_kill;
 
 TEST_CASE(
     "Crash: a child firing in a loop, SIGKILLed at random moments, never loses a returned fire, never spends an "

@@ -6,7 +6,7 @@ would be: it re-derives one session's hash chain and names the first row that br
 The test suite runs it beside the library's verify_sqlite_ledger on every fixture and
 requires the two to agree.
 
-    python3 tools/verify_ledger.py FILE [--session S] [--head HEX] [--key-file K] [--json]
+    python3 tools/verify_ledger.py FILE [--session S] [--head HEX] [--key-file K] [--json] [--rows]
 
 A keyed chain is verified with its key, read from the file K (its exact bytes, at least
 16): never from the command line.
@@ -14,6 +14,11 @@ A keyed chain is verified with its key, read from the file K (its exact bytes, a
 Exit status as `groundplane-ledger verify`: 0 intact, 1 tampered or torn (or a head
 given that the chain does not reach), 2 unreadable, not a ledger, a keyed chain without
 its key, or bad usage.
+
+--rows also prints each row that verified as one JSON object, as the page's row kinds
+read it (what `groundplane-ledger export` prints): its kind by name, and its body's
+members by name in the order the page lists them, an enum's number as its name, a
+member or kind the page does not list kept as stored.
 """
 
 import argparse
@@ -46,6 +51,74 @@ LEDGER_TABLES = {
                          b" PRIMARY KEY (session, seq)) WITHOUT ROWID",
 }
 SESSIONS_INDEX = b"sqlite_autoindex_groundplane_sessions_1"
+
+# The row kinds of docs/ledger-format.md: code -> (name, [(member key, member name)]).
+_ATTEMPT = [("a", "action"), ("d", "does"), ("p", "principal"), ("pl", "payload"), ("k", "ask_id"),
+            ("ix", "instance")]
+KINDS = {
+    "init": ("start", [("_k", "key_id"), ("n", "node"), ("po", "policy"), ("st", "state")]),
+    "pol": ("policy", [("ac", "actions"), ("po", "policy"), ("was", "was"), ("why", "reason")]),
+    "m": ("move", [("n", "node"), ("f", "focus")]),
+    "ms": ("actions_may_be_stale", [("on", "on")]),
+    "s": ("report", [("dl", "delta"), ("ow", "agents_own")]),
+    "sa": ("stale_acknowledged", [("a", "action")]),
+    "g": ("refusal", _ATTEMPT + [("r", "reason"), ("pr", "prior_transition_id"), ("fc", "failed_checks"),
+                                 ("po", "payload_omitted"), ("rk", "request_key")]),
+    "t": ("transition", _ATTEMPT + [("sg", "standing_grant"), ("rp", "repeat"), ("o", "outcome"),
+                                    ("w", "awaits_report"), ("rk", "request_key"), ("ik", "idempotency_key")]),
+    "u": ("grade", [("t", "transition"), ("o", "outcome"), ("e", "error"), ("rc", "once_receipt"), ("d", "data"),
+                    ("do", "data_omitted")]),
+    "q": ("ask", [("a", "action"), ("d", "does"), ("in", "input"), ("ix", "instance")]),
+    "qd": ("decision", [("q", "ask"), ("s", "state"), ("by", "by"), ("at", "approved_at"), ("rd", "approved_reads"),
+                        ("rb", "revoked_by"), ("sb", "spent_by")]),
+    "sg": ("standing_grant", [("a", "action"), ("on", "active"), ("by", "by"), ("d", "does")]),
+    "wo": ("work_opened", [("l", "label"), ("t", "transition_id")]),
+    "wc": ("work_closed", [("w", "work")]),
+    "rs": ("restart", [("t", "stopped_fires"), ("w", "closed_work")]),
+    "rv": ("resolution", [("t", "transition"), ("h", "happened"), ("by", "by")]),
+}
+# The enums as stored, by the kinds and members that hold them.
+PRINCIPALS = ["agent", "user", "system"]
+OUTCOMES = ["pending", "observed", "not_observed", "unobservable", "handler_failed", "not_materialized",
+            "verify_failed", "inferred", "rejected"]
+REFUSALS = ["UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED", "TOOL_DISABLED", "GUARD_FAILED", "PRIOR_FIRE_PENDING",
+            "DUPLICATE_EXECUTION", "APPROVAL_REQUIRED", "APPROVAL_DECLINED", "APPROVAL_SPENT", "APPROVAL_REVOKED",
+            "APPROVAL_MISMATCH", "APPROVAL_STALE", "PAYLOAD_INVALID", "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED",
+            "INSTANCE_UNKNOWN", "REQUEST_KEY_REUSED"]
+ASK_STATES = ["awaiting", "approved", "declined", "spent", "revoked"]
+ENUMS = {("g", "p"): PRINCIPALS, ("t", "p"): PRINCIPALS, ("g", "r"): REFUSALS, ("t", "o"): OUTCOMES,
+         ("u", "o"): OUTCOMES, ("qd", "s"): ASK_STATES}
+
+
+def named_row(seq, version, kind, body, stored_hash):
+    """One verified row as the page's kinds read it."""
+    kind_text = kind.decode("utf-8", "replace")
+    known = KINDS.get(kind_text)
+    row = {"seq": seq, "version": version, "kind": known[0] if known else kind_text}
+    try:
+        stored = json.loads(body.decode("utf-8"), object_pairs_hook=dict)
+    except ValueError:
+        stored = None
+    if not isinstance(stored, dict):
+        row["body_text"] = body.decode("utf-8", "replace")
+    elif known is None:
+        row["body"] = stored
+    else:
+        named = {}
+        for key, name in known[1]:
+            if key in stored:
+                value = stored[key]
+                table = ENUMS.get((kind_text, key))
+                if table is not None and type(value) is int and 0 <= value < len(table):
+                    value = table[value]
+                named[name] = value
+        listed = {key for key, _ in known[1]}
+        for key, value in stored.items():
+            if key not in listed:
+                named[key] = value
+        row["body"] = named
+    row["hash"] = stored_hash.hex()
+    return row
 
 
 class Verdict:
@@ -145,7 +218,7 @@ def as_bytes(value):
 class Chain:
     """The walk of docs/ledger-format.md, "Verifying a session"."""
 
-    def __init__(self, session, head, key, foreign):
+    def __init__(self, session, head, key, foreign, on_row=None):
         self.prev = genesis(session)
         self.rows = 0
         self.bad = 0
@@ -158,6 +231,7 @@ class Chain:
         self.recorded_id = ""
         self.unverifiable = False
         self.foreign = foreign
+        self.on_row = on_row  # called with each row that verified
 
     def first_row(self, body):
         what, recorded = recorded_key(body)
@@ -207,6 +281,8 @@ class Chain:
         self.rows += 1
         if self.head is not None and stored_hash == self.head:
             self.seen_head = True
+        if self.on_row is not None:
+            self.on_row(seq, version, kind, body, stored_hash)
         return True
 
     def fail(self, row, problem):
@@ -234,7 +310,7 @@ def read_only(path):
     return sqlite3.connect(uri, uri=True)
 
 
-def verify_file(path, session, head, key):
+def verify_file(path, session, head, key, on_row=None):
     if not os.path.isfile(path):
         return unreadable("%s cannot be read" % path)
     try:
@@ -268,7 +344,7 @@ def verify_file(path, session, head, key):
         if head is not None:
             return Verdict(False, 0, "", 1, problem + "; a head was published for it")
         return unreadable(problem)
-    chain = Chain(session, head, key, foreign)
+    chain = Chain(session, head, key, foreign, on_row)
     cursor = db.execute(
         "SELECT CAST(seq AS INTEGER), CAST(version AS INTEGER), CAST(kind AS BLOB), CAST(body AS BLOB),"
         " CAST(hash AS BLOB) FROM groundplane_rows WHERE session = ? AND seq >= 0 ORDER BY seq", (entries[0][0],))
@@ -285,7 +361,7 @@ def verify_file(path, session, head, key):
     return chain.verdict()
 
 
-def verify(path, session="default", head_hex="", key=b""):
+def verify(path, session="default", head_hex="", key=b"", on_row=None):
     head = None
     if head_hex:
         try:
@@ -297,7 +373,7 @@ def verify(path, session="default", head_hex="", key=b""):
     if key and len(key) < KEY_MIN_BYTES:
         return unreadable("the key is %d bytes; a key is at least %d bytes" % (len(key), KEY_MIN_BYTES))
     try:
-        v = verify_file(path, session.encode("utf-8", "surrogateescape"), head, key)
+        v = verify_file(path, session.encode("utf-8", "surrogateescape"), head, key, on_row)
     except Exception as error:  # never raises, as verify_sqlite_ledger never throws
         v = unreadable(str(error))
     if head is not None and not v.ok and v.first_bad_row == 0:
@@ -313,6 +389,8 @@ def main(argv):
     parser.add_argument("--head", default="")
     parser.add_argument("--key-file", help="the file holding a keyed chain's key (its exact bytes)")
     parser.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
+    parser.add_argument("--rows", action="store_true",
+                        help="also print each row that verified, named as the format page reads it")
     args = parser.parse_args(argv)
     key = b""
     if args.key_file is not None:
@@ -324,7 +402,11 @@ def main(argv):
         if len(key) < KEY_MIN_BYTES:
             parser.error("--key-file %s holds %d bytes; a key is at least %d" % (args.key_file, len(key),
                                                                                KEY_MIN_BYTES))
-    v = verify(args.file, args.session, args.head, key)
+    rows = []
+    v = verify(args.file, args.session, args.head, key,
+               (lambda *row: rows.append(named_row(*row))) if args.rows else None)
+    for row in rows:
+        print(json.dumps(row, ensure_ascii=False))
     if args.json:
         print(json.dumps(v.as_dict(), sort_keys=True))
     elif v.ok:

@@ -61,6 +61,20 @@ struct HumanDecides {
   std::function<std::optional<bool>(const nlohmann::json& state)> done_when = nullptr;
 };
 
+// What a running handler knows about its fire (Session::current_fire()), and what an
+// action's probe is asked about (ActionSpec::probe).
+struct FireContext {
+  std::string transition_id;
+  // Stable across restores; at most 64 printable ASCII characters (this release writes 24
+  // lowercase hexadecimal digits: 96 random bits drawn for the fire, stored with its row
+  // before its handler runs). Hand it to the system you call (a payment API's
+  // Idempotency-Key) so that a fire that takes the place of one resolved "did NOT happen",
+  // which reuses it, can never be performed twice there. "" for a fire recorded before 0.4.
+  std::string idempotency_key;
+  std::string instance;                     // the fire's item (ActionSpec::instances), "" for none
+  const nlohmann::json* payload = nullptr;  // the fire's payload, for a probe; null in a handler
+};
+
 struct ActionSpec {
   std::string does;                      // authored sentence; required
   std::vector<std::string> writes = {};  // declared effect: state keys ("/a/b" = JSON Pointer)
@@ -97,6 +111,15 @@ struct ActionSpec {
   // it is not known made) and whats_here marks the item human_decides. Nothing is
   // refused on this account.
   std::optional<HumanDecides> human_decides = std::nullopt;
+  // Asks the system the handler calls whether a fire left in doubt by a restart happened
+  // (the app stopped after its handler may have started and before its grade was
+  // committed): asked once for each such fire of this action, inside the `declare` that
+  // mounts it on a restored session, before `declare` returns, without the session's
+  // lock (it may call back). true: it happened; false: it did not — answer false only
+  // when the system guarantees the fire's idempotency_key will never be honoured;
+  // nullopt (or a throw, caught): it cannot tell, and the fire stays in doubt, to be asked
+  // again after the next restart. Each true or false is a row.
+  std::function<std::optional<bool>(const FireContext&)> probe = nullptr;
 };
 
 // A payload (or a handler's data) nested deeper than this many arrays and objects is
@@ -105,11 +128,21 @@ struct ActionSpec {
 // its size (FireResult::payload_omitted). A million levels cost one linear walk.
 inline constexpr std::size_t max_payload_depth = 64;
 
+// The most characters a FireOptions::request_key may hold (each character one Unicode code
+// point of its UTF-8; a byte that is not part of valid UTF-8 counts as one).
+inline constexpr std::size_t max_request_key_length = 128;
+
 struct FireOptions {
   Principal source = Principal::agent;
   nlohmann::json payload = nullptr;
   std::string ask_id = "";
   std::string instance = "";  // the item to act on, for an action with instances
+  // The caller's key for one request (a client's retry of a call that timed out sends the
+  // same one), at most 128 characters (else ConfigurationError). Once a fire with it is
+  // recorded, a fire with the same key and the same action, principal, instance and
+  // payload returns that first FireResult again (`replayed`) and runs and writes nothing;
+  // with anything else it is refused REQUEST_KEY_REUSED. A refused fire binds nothing.
+  std::string request_key = "";
 };
 
 // What supports one argument of an asked-for fire: a field of its payload a passing
@@ -139,6 +172,9 @@ struct FireResult {
   // INSTANCE_UNKNOWN: "unsupported" when the action's selector threw (it could not list its
   // items, so whether this one exists is not known), else "never-existed".
   std::string verdict = "";
+  // The first result for this FireOptions::request_key, returned again: nothing ran and no
+  // row was written.
+  bool replayed = false;
   // A refused fire whose payload the session did not keep, its size instead (its compact
   // JSON text, in bytes): nested past max_payload_depth, or past what
   // SessionOptions::max_refused_payload_bytes leaves. 0: kept (or refused for none).

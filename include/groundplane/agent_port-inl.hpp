@@ -4,6 +4,8 @@
 
 #include "groundplane/agent_port.hpp"
 
+#include "groundplane/detail/request_keys.hpp"
+
 namespace groundplane {
 
 GROUNDPLANE_INLINE const nlohmann::json& AgentPort::tools() {
@@ -49,15 +51,61 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
   out["node"] = gt.node;
   out["version"] = gt.version;
   out["actions"] = std::move(actions);
+  // Fires a restart left in doubt: not pending (nothing will report on them), not settled.
+  if (const auto doubt = session_->in_doubt_fires(); !doubt.empty()) {
+    nlohmann::json listed = nlohmann::json::array();
+    for (std::size_t i = 0; i < doubt.size() && i < max_in_doubt_served; ++i) {
+      nlohmann::json item{{"transition_id", doubt[i].transition_id},
+                          {"action", doubt[i].action},
+                          {"idempotency_key", doubt[i].idempotency_key}};
+      if (!doubt[i].instance.empty()) item["instance"] = doubt[i].instance;
+      listed.push_back(std::move(item));
+    }
+    out["in_doubt"] = std::move(listed);
+    if (doubt.size() > max_in_doubt_served) out["in_doubt_total"] = doubt.size();
+  }
   return Result(std::move(out));
 }
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& args) {
   static constexpr std::string_view shape =
       "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string, \"instance\"?: "
-      "string}";
+      "string, \"request_key\"?: string}";
   if (auto invalid = invalid_arguments(args, "action", shape)) return std::move(*invalid);
   const std::string& id = args.find("action")->get_ref<const std::string&>();
+
+  // A request key the app could not honour would let a retry run twice: refused whole.
+  std::string request_key;
+  if (const auto rk = args.find("request_key"); rk != args.end() && !rk->is_null()) {
+    bool fits = rk->is_string();
+    if (fits) {
+      request_key = rk->get<std::string>();
+      try {
+        detail::check_request_key(request_key);
+      } catch (const ConfigurationError&) {
+        fits = false;
+      }
+    }
+    if (!fits)
+      return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"request_key\" must be a string of at most " +
+                                             std::to_string(max_request_key_length) +
+                                             " characters. Nothing was fired.");
+  }
+  // A retry of a recorded request is answered with that fire, whatever is on offer now.
+  // Copied without recursion, each time it is handed on: the input may be nested far past
+  // what the session takes (it refuses that, and keeps only its size).
+  const auto in = args.find("input");
+  const auto input = [&] { return in == args.end() ? nlohmann::json() : detail::copy_json<nlohmann::json>(*in); };
+  // An item is a string of at most max_id_bytes; anything else names no item (said below).
+  std::string instance;
+  if (const auto item = args.find("instance");
+      item != args.end() && item->is_string() && item->get_ref<const std::string&>().size() <= max_id_bytes)
+    instance = item->get<std::string>();
+  if (!request_key.empty())
+    if (const auto replay = detail::replay_bound(
+            *session_, id,
+            {.source = Principal::agent, .payload = input(), .instance = instance, .request_key = request_key}))
+      return replay_answer(*replay);
 
   switch (session_->availability(id)) {
     case Availability::unknown:
@@ -77,7 +125,7 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   std::string notes;
   for (const auto& [key, value] : args.items()) {
     (void)value;
-    if (key == "action" || key == "input" || key == "ask_id" || key == "instance") continue;
+    if (key == "action" || key == "input" || key == "ask_id" || key == "instance" || key == "request_key") continue;
     notes += notes.empty() ? " Ignored, not arguments of do_action: " : ", ";
     notes += detail::quote(key);
   }
@@ -98,20 +146,18 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
   }
   // An item is a string. Anything else names no item (57 spelled would be the item "57",
   // an order the model did not name as one): the attempt still lands, naming none.
-  std::string instance;
   if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
     if (!item->is_string()) notes += " \"instance\" was not a string, so it named no item.";
     else if (item->get_ref<const std::string&>().size() > max_id_bytes)
       notes += " \"instance\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no item.";
-    else instance = item->get<std::string>();
   }
-  // Copied without recursion: the input may be nested far past what the session takes
-  // (it refuses that, and keeps only its size). Copied again only for a person's card.
-  const auto in = args.find("input");
-  const auto input = [&] { return in == args.end() ? nlohmann::json() : detail::copy_json<nlohmann::json>(*in); };
 
-  const FireResult r = session_->fire(
-      id, {.source = Principal::agent, .payload = input(), .ask_id = std::move(ask_id_arg), .instance = instance});
+  const FireResult r = session_->fire(id, {.source = Principal::agent,
+                                           .payload = input(),
+                                           .ask_id = std::move(ask_id_arg),
+                                           .instance = instance,
+                                           .request_key = request_key});
+  if (r.replayed) return replay_answer(r);  // its first call finished while this one waited
   const bool needs_a_person =
       r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale);
   std::string ask_id;
@@ -165,6 +211,24 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::did_it_work(const nlohmann::json
       "did_it_work takes an object {\"transition_id\": string} (an ask_id is accepted too)";
   if (auto invalid = invalid_arguments(args, "transition_id", shape)) return std::move(*invalid);
   nlohmann::json out = session_->outcome(args.find("transition_id")->get_ref<const std::string&>());
+  out["facts"] = facts_text();
+  return Result(std::move(out));
+}
+
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::replay_answer(const FireResult& r) const {
+  nlohmann::json out = session_->outcome(r.transition_id);
+  std::string message =
+      "This request_key was used before for this same request, so nothing ran again: this is the fire that request "
+      "made, as it stands now.";
+  if (const auto m = out.find("message"); m != out.end() && m->is_string()) message += " " + m->get<std::string>();
+  if (!out.value("ok", false)) out.erase("reason");  // the fire is no longer held: its first result stands
+  out["ok"] = r.ok;
+  if (!r.ok) out["reason"] = r.reason;
+  out["message"] = std::move(message);
+  out["transition_id"] = r.transition_id;
+  out["replayed"] = true;
+  if (out.contains("settled") && !out.value("settled", true))
+    out["settle_with"] = {{"tool", "did_it_work"}, {"transition_id", r.transition_id}};
   out["facts"] = facts_text();
   return Result(std::move(out));
 }
@@ -272,6 +336,9 @@ GROUNDPLANE_INLINE std::string_view AgentPort::refusal_message(std::string_view 
     return "This action happens at most once and it already happened this session (prior_transition_id); "
            "nothing ran.";
   if (reason == "HANDLER_FAILED") return "The app tried and its handler failed; it did not happen.";
+  if (reason == "REQUEST_KEY_REUSED")
+    return "That request_key was already used for a different request (another action, input or item); nothing "
+           "ran. Use a new request_key for a new request.";
   return "The app refused it; nothing ran.";
 }
 
@@ -303,6 +370,12 @@ GROUNDPLANE_INLINE nlohmann::json AgentPort::build_tools() {
                        {"description", "The item to act on, for an action whats_here lists with instances."}};
   props["ask_id"] = {{"type", "string"},
                      {"description", "The id of a confirm ask a person approved for exactly this action and input."}};
+  props["request_key"] = {
+      {"type", "string"},
+      {"maxLength", max_request_key_length},
+      {"description",
+       "Your own key for this one request (at most 128 characters). Calling do_action again with the same "
+       "request_key — after a timeout, say — runs nothing again: it answers with the fire the first call made."}};
   nlohmann::json do_action =
       tool("do_action",
            "Perform one action on offer here. The result says whether the app did it and carries the app's "

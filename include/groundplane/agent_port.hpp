@@ -7,6 +7,9 @@
 //   port.call("do_action", {{"action", "cart.add"}, {"input", {{"sku", "A1"}}}});
 //                                                   // {facts, ask_id?, message?, ok,
 //                                                   //  reason?, transition_id?}
+//   port.call("do_action", {{"action", "card.charge"}, {"request_key", "req-8f2"}});
+//                                                   // the same again: the first call's fire,
+//                                                   // replayed: true, nothing run again
 //   port.call("did_it_work", {{"transition_id", "t-1"}});
 //                                                   // {facts, ok, settled, did, line, data?}
 //   port.whats_here(last_seen);                     // facts narrowed to a cursor
@@ -36,6 +39,13 @@
 //   throws for the model's input: the model cannot fix a C++ exception. An exception
 //   thrown by an action's handler is the app's bug and propagates (the session has
 //   recorded the failure first).
+// * A retried request is answered once. do_action takes an optional `request_key` (a
+//   string of at most 128 characters; anything else is INVALID_ARGUMENTS and fires
+//   nothing, since a key the app could not honour would let the retry run twice). Once a
+//   fire with it is recorded, a do_action with the same key and the same action, input
+//   and instance runs nothing and writes no row: it answers with that fire as did_it_work
+//   tells it now, `replayed: true` — even when the action is no longer on offer. The same
+//   key with anything else lands as REQUEST_KEY_REUSED.
 // * An APPROVAL_REQUIRED refusal mints (or finds) the human's confirm ask for exactly
 //   that action and input and returns its ask_id, so the model can tell the person and
 //   retry with it once they approve; so does APPROVAL_STALE (the yes no longer fits, so
@@ -107,25 +117,29 @@ class AgentPort {
   // {facts, actions: [{id, does, enabled: false only when disabled,
   //  already_performed: true only for a `once` action that would be refused
   //  DUPLICATE_EXECUTION, expects: its declared input (a JSON Schema, or "none") only
-  //  when it declares one}], node, version}, written in that order (an action's own
-  //  members in key order: already_performed, does, enabled, expects, id).
+  //  when it declares one}], in_doubt?, node, version}, written in that order (an action's
+  //  own members in key order: already_performed, does, enabled, expects, id). in_doubt:
+  //  the fires a restart left in doubt, [{transition_id, action, idempotency_key,
+  //  instance?}], oldest first, at most 50 (then in_doubt_total says how many); absent
+  //  when there are none.
   // Each action also carries stale_reads / stale_writes: its declared keys someone else
   // changed since since_version, or over the whole session without one (present only
   // when not empty). since_version narrows the facts (attempts at or after that version)
   // as Session::ground_truth does; a host that tracks a model's cursor passes it here.
   Result whats_here(std::optional<std::uint64_t> since_version = std::nullopt);
 
-  // {action, input?, ask_id?} -> {facts, ask_id?, data?, data_omitted?, expects?,
-  // issues?, message?, ok, payload_omitted?, prior_transition_id?, reason?, settle_with?,
-  // transition_id?}, written in that order. expects and issues come with PAYLOAD_INVALID;
-  // data (or data_omitted: {bytes}) when the fire settled within the call and its handler
-  // handed data back; settle_with ({tool: "did_it_work", transition_id}) when it has not
-  // settled; payload_omitted ({bytes}) when a refusal kept the input as its size only
-  // (nested past max_payload_depth, or past SessionOptions::max_refused_payload_bytes);
-  // ask_id only when a person was asked (an input the budget cannot keep is put before
-  // nobody, and the message says so). A null input or ask_id is read as absent (many
-  // tool-calling models send null for an optional argument they do not use). The input
-  // is copied without recursion, whatever its depth.
+  // {action, input?, ask_id?, instance?, request_key?} -> {facts, ask_id?, data?,
+  // data_omitted?, expects?, issues?, message?, ok, payload_omitted?, prior_transition_id?,
+  // reason?, settle_with?, transition_id?}, written in that order. expects and issues come
+  // with PAYLOAD_INVALID; data (or data_omitted: {bytes}) when the fire settled within the
+  // call and its handler handed data back; settle_with ({tool: "did_it_work",
+  // transition_id}) when it has not settled; payload_omitted ({bytes}) when a refusal kept
+  // the input as its size only (nested past max_payload_depth, or past
+  // SessionOptions::max_refused_payload_bytes); ask_id only when a person was asked (an
+  // input the budget cannot keep is put before nobody, and the message says so). A null
+  // input or ask_id is read as absent (many tool-calling models send null for an optional
+  // argument they do not use). The input is copied without recursion, whatever its depth.
+  // A request_key the session already answered returns that answer again (see Session::fire).
   Result do_action(const nlohmann::json& args);
 
   // {transition_id} -> {facts} and Session::outcome's answer for that id (a transition
@@ -150,6 +164,12 @@ class AgentPort {
   static constexpr std::size_t max_instances_served = 50;  // an action's items in one answer, at most
 
   static nlohmann::json build_tools();
+
+  // A retry answered with its first fire: as did_it_work tells it now, with the first
+  // result's ok and reason, transition_id and replayed: true.
+  Result replay_answer(const FireResult& r) const;
+
+  static constexpr std::size_t max_in_doubt_served = 50;  // fires in doubt in one whats_here, at most
 
   Session* session_;
   AgentPortOptions options_;

@@ -40,6 +40,21 @@ GROUNDPLANE_INLINE std::string transition_line(Principal principal, const std::s
       return "did NOT happen — " + who + " fired " + x + " (the app reported it failed)";
     case Outcome::stopped:
       return "not yet known — " + who + " fired " + x + " (the app stopped before reporting back)";
+    case Outcome::confirmed:
+      return "DID happen — " + who + " fired " + x + " (confirmed after a restart)";
+    case Outcome::confirmed_by_person:
+      return "DID happen — " + who + " fired " + x + " (confirmed by a person after a restart)";
+    case Outcome::confirmed_not_run:
+      return "did NOT happen — " + who + " fired " + x +
+             " (it did not run before the app stopped; confirmed after a restart)";
+    case Outcome::confirmed_not_run_by_person:
+      return "did NOT happen — " + who + " fired " + x +
+             " (it did not run before the app stopped; confirmed by a person after a restart)";
+    case Outcome::confirmed_not_observed:
+      return "ran, but the declared effect was NOT observed — " + who + " fired " + x + " (confirmed after a restart)";
+    case Outcome::confirmed_not_observed_by_person:
+      return "ran, but the declared effect was NOT observed — " + who + " fired " + x +
+             " (confirmed by a person after a restart)";
     case Outcome::pending:
       break;
   }

@@ -78,8 +78,12 @@ std::string attempt_line(const Transition& t);
 // The graded line for one refusal (without the bullet).
 std::string attempt_line(const GapRow& g);
 
-// True for the one grade a claim "I did X" may rest on.
-constexpr bool did_happen(Outcome o) noexcept { return o == Outcome::observed || o == Outcome::inferred; }
+// True for the grades a claim "I did X" may rest on: observed, inferred, or confirmed after
+// a restart (by the action's probe or a person).
+constexpr bool did_happen(Outcome o) noexcept {
+  return o == Outcome::observed || o == Outcome::inferred || o == Outcome::confirmed ||
+         o == Outcome::confirmed_by_person;
+}
 
 namespace detail {
 

@@ -31,12 +31,13 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/detail/enum_names.hpp"
+#include "groundplane/detail/idempotency_key.hpp"
 #include "groundplane/detail/language_standard.hpp"
 #include "groundplane/detail/shared_text.hpp"
 
 namespace groundplane {
 
-enum class Principal { agent, user, system };
+enum class Principal : std::uint8_t { agent, user, system };
 
 namespace detail {
 inline constexpr EnumName<Principal> principal_names[] = {
@@ -48,23 +49,32 @@ inline constexpr std::span<const EnumName<Principal>> enum_table<Principal> = pr
 constexpr std::string_view to_string(Principal p) noexcept { return detail::name_of(p); }
 
 // How a recorded transition turned out. `pending` is the only state that changes
-// later (at settlement); every other value is final.
-enum class Outcome {
-  pending,           // handler ran (or is running); the app has not reported back yet
-  observed,          // committed and the reported delta carried the declared writes
-  not_observed,      // committed but the reported delta lacked the declared writes
-  unobservable,      // committed with nothing declared to check
-  handler_failed,    // the handler returned ok = false or threw
-  not_materialized,  // no handler and allow_unmaterialized_fires: nothing ran
-  verify_failed,     // the action's own verify did not hold at settlement
-  inferred,          // a reported delta nobody fired, matching exactly one action's writes
-  stopped,           // was awaiting its report when the app stopped (restored from a store):
-                     // no longer awaited, and a later report does not settle it
-  rejected,          // the app said it failed (Session::reject): it did not happen
+// later (at settlement), and `stopped` the only one a restart leaves that changes later
+// (when it is resolved); every other value is final.
+enum class Outcome : std::uint8_t {
+  pending,                           // handler ran (or is running); the app has not reported back yet
+  observed,                          // committed and the reported delta carried the declared writes
+  not_observed,                      // committed but the reported delta lacked the declared writes
+  unobservable,                      // committed with nothing declared to check
+  handler_failed,                    // the handler returned ok = false or threw
+  not_materialized,                  // no handler and allow_unmaterialized_fires: nothing ran
+  verify_failed,                     // the action's own verify did not hold at settlement
+  inferred,                          // a reported delta nobody fired, matching exactly one action's writes
+  stopped,                           // in doubt: the app stopped after its handler may have started and before its
+                                     // grade was committed (restored from a store); no longer awaited, and a later
+                                     // report does not settle it. Resolved by the action's probe or Session::resolve:
+  rejected,                          // the app said it failed (Session::reject): it did not happen
+  confirmed,                         // in doubt, and the action's probe says it happened
+  confirmed_not_run,                 // in doubt before its handler returned, and the probe says it did not happen
+  confirmed_not_observed,            // its handler had returned; the probe says its declared effect did not happen
+  confirmed_by_person,               // as confirmed, said by a person (Session::resolve)
+  confirmed_not_run_by_person,       // as confirmed_not_run, said by a person
+  confirmed_not_observed_by_person,  // as confirmed_not_observed, said by a person
 };
 
 namespace detail {
-// `stopped` is never stored: a restart row says which fires the app stopped in.
+// `stopped` is never stored: a restart row says which fires the app stopped in, and a
+// resolution row how one was resolved (the confirmed outcomes follow from it).
 inline constexpr EnumName<Outcome> outcome_names[] = {
     {Outcome::pending, "pending", 0},
     {Outcome::observed, "observed", 1},
@@ -76,6 +86,12 @@ inline constexpr EnumName<Outcome> outcome_names[] = {
     {Outcome::inferred, "inferred", 7},
     {Outcome::rejected, "rejected", 8},
     {Outcome::stopped, "stopped", -1},
+    {Outcome::confirmed, "confirmed", -1},
+    {Outcome::confirmed_not_run, "confirmed_not_run", -1},
+    {Outcome::confirmed_not_observed, "confirmed_not_observed", -1},
+    {Outcome::confirmed_by_person, "confirmed_by_person", -1},
+    {Outcome::confirmed_not_run_by_person, "confirmed_not_run_by_person", -1},
+    {Outcome::confirmed_not_observed_by_person, "confirmed_not_observed_by_person", -1},
 };
 template <>
 inline constexpr std::span<const EnumName<Outcome>> enum_table<Outcome> = outcome_names;
@@ -101,18 +117,30 @@ enum class Refusal {
   unsupported_argument,  // an argument check found the payload unsupported by the facts (ActionSpec::argument_checks)
   instance_required,     // the action acts on one of its instances (ActionSpec::instances); none was named
   instance_unknown,      // the instance named is not one the action can act on now (or it has none)
+  request_key_reused,    // the request key names a recorded fire of another action, principal, instance or
+                         // payload (or the fire whose handler is making this one); checked right after
+                         // unknown_affordance
 };
 
 namespace detail {
 inline constexpr EnumName<Refusal> refusal_names[] = {
-    {Refusal::unknown_affordance, "UNKNOWN_AFFORDANCE", 0}, {Refusal::not_materialized, "NOT_MATERIALIZED", 1},
-    {Refusal::tool_disabled, "TOOL_DISABLED", 2},           {Refusal::guard_failed, "GUARD_FAILED", 3},
-    {Refusal::prior_fire_pending, "PRIOR_FIRE_PENDING", 4}, {Refusal::duplicate_execution, "DUPLICATE_EXECUTION", 5},
-    {Refusal::approval_required, "APPROVAL_REQUIRED", 6},   {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
-    {Refusal::approval_spent, "APPROVAL_SPENT", 8},         {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
-    {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},  {Refusal::approval_stale, "APPROVAL_STALE", 11},
-    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},      {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
-    {Refusal::instance_required, "INSTANCE_REQUIRED", 14},  {Refusal::instance_unknown, "INSTANCE_UNKNOWN", 15},
+    {Refusal::unknown_affordance, "UNKNOWN_AFFORDANCE", 0},
+    {Refusal::not_materialized, "NOT_MATERIALIZED", 1},
+    {Refusal::tool_disabled, "TOOL_DISABLED", 2},
+    {Refusal::guard_failed, "GUARD_FAILED", 3},
+    {Refusal::prior_fire_pending, "PRIOR_FIRE_PENDING", 4},
+    {Refusal::duplicate_execution, "DUPLICATE_EXECUTION", 5},
+    {Refusal::approval_required, "APPROVAL_REQUIRED", 6},
+    {Refusal::approval_declined, "APPROVAL_DECLINED", 7},
+    {Refusal::approval_spent, "APPROVAL_SPENT", 8},
+    {Refusal::approval_revoked, "APPROVAL_REVOKED", 9},
+    {Refusal::approval_mismatch, "APPROVAL_MISMATCH", 10},
+    {Refusal::approval_stale, "APPROVAL_STALE", 11},
+    {Refusal::payload_invalid, "PAYLOAD_INVALID", 12},
+    {Refusal::unsupported_argument, "UNSUPPORTED_ARGUMENT", 13},
+    {Refusal::instance_required, "INSTANCE_REQUIRED", 14},
+    {Refusal::instance_unknown, "INSTANCE_UNKNOWN", 15},
+    {Refusal::request_key_reused, "REQUEST_KEY_REUSED", 16},
 };
 template <>
 inline constexpr std::span<const EnumName<Refusal>> enum_table<Refusal> = refusal_names;
@@ -139,8 +167,11 @@ struct Transition {
   Cause cause;
   std::string node;  // where the cursor was when it was minted
   Outcome outcome = Outcome::pending;
-  std::string error = "";     // the handler's HandlerResult::error or exception text; never rendered
-  std::string instance = "";  // the item it acted on (ActionSpec::instances); never rendered
+  std::string error = "";            // the handler's HandlerResult::error or exception text; never rendered
+  std::string instance = "";         // the item it acted on (ActionSpec::instances); never rendered
+  std::string idempotency_key = "";  // FireContext::idempotency_key ("" before 0.4, and for an inferred one)
+  std::string request_key = "";      // FireOptions::request_key, as the caller gave it
+  std::string resolved_by = "";      // who resolved it (Session::resolve): audit only, never rendered
 };
 
 // One row of the gap ledger: a fire the session refused.
@@ -159,6 +190,7 @@ struct GapRow {
   // The payload's size (compact JSON, in bytes) when it was not kept: nested past
   // max_payload_depth, or past SessionOptions::max_refused_payload_bytes. 0: kept.
   std::uint64_t payload_omitted = 0;
+  std::string request_key = "";                 // FireOptions::request_key, as the caller gave it
 };
 
 enum class AskState {
@@ -252,9 +284,12 @@ struct RowExtras {
   std::uint64_t data_omitted = 0;               // a transition's: the size of data over max_data_bytes, not kept
   std::vector<std::string> failed_checks = {};  // a gap row's: UNSUPPORTED_ARGUMENT's failing checks
   std::uint64_t payload_omitted = 0;            // a gap row's: the size of a payload it did not keep
+  std::string request_key = {};                 // FireOptions::request_key
+  std::string resolved_by = {};                 // a transition's: who resolved it (Session::resolve)
   bool empty() const noexcept {
     return payload.is_null() && ask_id.empty() && error.empty() && prior_transition_id.empty() && data.is_null() &&
-           data_omitted == 0 && failed_checks.empty() && payload_omitted == 0;
+           data_omitted == 0 && failed_checks.empty() && payload_omitted == 0 && request_key.empty() &&
+           resolved_by.empty();
   }
 };
 
@@ -311,6 +346,7 @@ struct TransitionRecord {
   Outcome outcome = Outcome::pending;
   bool standing_grant = false;
   bool repeat = false;
+  IdempotencyKey key = {};   // the fire's idempotency key; none for an inferred one, or one recorded before 0.4
   SharedText instance = {};  // the item it named (ActionSpec::instances), shared by its rows; absent: none
 };
 
@@ -363,13 +399,17 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
       r.node.str(),
       r.outcome,
       x.error,
-      r.instance.str()};
+      r.instance.str(),
+      r.key.hex(),
+      x.request_key,
+      x.resolved_by};
 }
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
   return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,         x.payload,
-                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str(), x.payload_omitted};
+                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str(), x.payload_omitted,
+                x.request_key};
 }
 
 template <class Row>

@@ -8,7 +8,9 @@
 #include "groundplane/detail/deep_json.hpp"
 #include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/fire.hpp"
+#include "groundplane/detail/in_doubt.hpp"
 #include "groundplane/detail/outcome.hpp"
+#include "groundplane/detail/request_keys.hpp"
 #include "groundplane/detail/session_core.hpp"
 #include "groundplane/detail/session_restore.hpp"
 #include "groundplane/detail/settlement.hpp"
@@ -279,6 +281,13 @@ GROUNDPLANE_INLINE std::optional<Ask> confirm_ask_within_budget(Session& session
   return mint_ask(*session.core_, id, std::move(input), std::move(instance), true);
 }
 
+GROUNDPLANE_INLINE std::optional<FireResult> replay_bound(Session& session, std::string_view id,
+                                                          const FireOptions& options) {
+  check_request_key(options.request_key);
+  SessionLock lock(*session.core_);
+  return look_up_request(*session.core_, id, options, lock).replay;
+}
+
 }  // namespace detail
 
 GROUNDPLANE_INLINE Session::View::View(const detail::SessionCore& core)
@@ -327,6 +336,7 @@ GROUNDPLANE_INLINE ActionHandle Session::declare(std::string id, ActionSpec spec
   detail::SharedText does(spec.does);
   c.actions.insert_or_assign(id, detail::Mounted{std::move(spec), detail::SharedText(id), std::move(does), gen,
                                                  c.next_order++, std::move(input)});
+  detail::probe_in_doubt(c, id, lock);  // after a restore: its fires in doubt, asked before declare returns
   return ActionHandle(core_, std::move(id), gen);
 }
 
@@ -350,11 +360,19 @@ GROUNDPLANE_INLINE void Session::move_to(std::string node, std::string focus) {
 // (detail/fire.hpp). Writes exactly one attempt row: a gap row when refused, else a
 // transition (and, once its handler returns, its grade).
 GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions options) {
+  detail::check_request_key(options.request_key);
   detail::SessionLock lock(*core_);
   auto& c = *core_;
+  // A retry is looked up before every refusal reason: a match replays, writing nothing.
+  detail::KeyLookup retry = detail::look_up_request(c, id, options, lock);
+  if (retry.replay) return std::move(*retry.replay);
   detail::FireAttempt f{id, std::move(options)};
+  f.request_key_reused = retry.reused;
   if (const auto reason = detail::gate(c, f)) return detail::refuse(c, f, *reason);
   detail::RecordedFire r = detail::record(c, f);
+  // Until this call returns, a retry of its request waits for it (then replays it).
+  std::optional<detail::FirstCallDone> first;
+  if (r.request_key) first.emplace(c, r.index, lock);
   if (!r.handler) return FireResult{true, {}, std::move(r.id), {}};
   const detail::HandlerReturn returned = detail::run_handler(c, r, lock);
   return detail::grade_return(c, r, returned, lock);
@@ -373,6 +391,21 @@ GROUNDPLANE_INLINE bool Session::reject(std::string_view transition_id, std::str
   const auto k = detail::row_index(transition_id, "t-", c.ledger.transitions);
   if (!k || !c.ledger.transitions.holds(*k) || c.ledger.transitions[*k].outcome != Outcome::pending) return false;
   detail::reject_fire(c, *k, std::move(code));
+  c.trim();
+  return true;
+}
+
+GROUNDPLANE_INLINE bool Session::resolve(const std::string& transition_id, bool happened, std::string by) {
+  detail::require_decider(by, "resolve");
+  detail::SessionLock lock(*core_);
+  auto& c = *core_;
+  const auto k = detail::row_index(transition_id, "t-", c.ledger.transitions);
+  if (!k || !c.in_doubt.contains(*k)) return false;
+  if (c.store) {
+    c.emit(detail::rows::Resolution{*k, happened, by});
+    c.flush();
+  }
+  detail::resolve_in_doubt(c, *k, happened, &by);
   c.trim();
   return true;
 }
@@ -648,6 +681,28 @@ GROUNDPLANE_INLINE std::vector<ActionInfo> Session::actions() const {
 GROUNDPLANE_INLINE std::string Session::current_instance() const {
   // The running fire's own record of its item: its row may be trimmed from memory meanwhile.
   return detail::running_instance_of(core_.get());
+}
+
+GROUNDPLANE_INLINE const FireContext& Session::current_fire() const {
+  const FireContext* context = detail::running_context_of(core_.get());
+  if (context == nullptr)
+    throw ConfigurationError(
+        "gp::Session::current_fire: called outside a handler of this session; a fire's context is known only "
+        "while its handler runs");
+  return *context;
+}
+
+GROUNDPLANE_INLINE std::vector<InDoubtFire> Session::in_doubt_fires() const {
+  detail::SessionLock lock(*core_);
+  const auto& c = *core_;
+  std::vector<InDoubtFire> out;
+  out.reserve(c.in_doubt.size());
+  for (const auto& [k, doubt] : c.in_doubt) {
+    const detail::TransitionRecord& t = c.ledger.transitions[k];
+    out.push_back(InDoubtFire{detail::transition_id_of(k), t.action.str(), t.key.hex(), t.instance.str(),
+                              doubt.handler_returned});
+  }
+  return out;
 }
 
 GROUNDPLANE_INLINE std::vector<Decision> Session::decisions() const {

@@ -105,6 +105,16 @@ struct Decision {
   friend bool operator==(const Decision&, const Decision&) = default;
 };
 
+// A fire a restart left in doubt (Session::in_doubt_fires()): the app stopped after its
+// handler may have started and before its grade was committed.
+struct InDoubtFire {
+  std::string transition_id;
+  std::string action;
+  std::string idempotency_key;    // what the system its handler called knows it by ("" before 0.4)
+  std::string instance = "";      // its item (ActionSpec::instances)
+  bool handler_returned = false;  // its handler had returned: only its declared effect is in doubt
+};
+
 // The friendly narrative that goes beside the facts block (see context_brief).
 struct Brief {
   std::string node;
@@ -117,6 +127,9 @@ class Session;
 
 namespace detail {
 struct SessionCore;  // what a session holds: detail/session_core.hpp
+// A retry's replay (FireOptions::request_key), when its key is bound to a fire it matches;
+// nothing otherwise, and nothing written either way (the agent port asks before it fires).
+std::optional<FireResult> replay_bound(Session& session, std::string_view id, const FireOptions& options);
 GroundTruth ground_truth_probed(const Session& session, const GroundTruthOptions& opts, RenderProbe& probe);
 // What AgentPort serves about a declared action beside its ActionInfo: its reads and
 // writes (as declared) that another changed since the cursor (none judged without one:
@@ -286,7 +299,9 @@ class Session {
 
   void move_to(std::string node, std::string focus = "");
 
-  // Writes exactly one row: a transition when recorded, a gap row when refused. The
+  // Writes exactly one row: a transition when recorded, a gap row when refused — or none,
+  // for a retry (FireOptions::request_key) answered with its first result (`replayed`).
+  // A request key over max_request_key_length characters is a ConfigurationError. The
   // payload is measured first, without recursion: one nested past max_payload_depth is
   // refused PAYLOAD_INVALID (at that step of the gate), and a refusal keeps a payload
   // only within SessionOptions::max_refused_payload_bytes (FireResult::payload_omitted).
@@ -309,6 +324,16 @@ class Session {
   // still running may be rejected: its handler's return is then not graded again.
   // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature is the API's
   bool reject(std::string_view transition_id, std::string code = "");
+
+  // A person checked (the payment provider, say) whether a fire a restart left in doubt
+  // happened: the human-side door for what ActionSpec::probe answers. Its line then reads
+  // as the probe's, "(confirmed by a person after a restart)"; a "did not happen" for a
+  // fire whose handler had not returned reopens its `once` receipt and frees its request
+  // key, and the fire that takes its place reuses its idempotency key. `by` is kept for
+  // audit and never rendered (empty or blank: ConfigurationError). True when it resolved
+  // the fire; false, changing nothing, for a fire that is not in doubt (unknown, settled,
+  // or resolved already).
+  bool resolve(const std::string& transition_id, bool happened, std::string by);
 
   // Mints a card for a human (or returns the open one — awaiting, or approved and not
   // stale — for the same action and an equal input, so repeated asks do not pile up).
@@ -385,6 +410,14 @@ class Session {
   // outside a handler of this session.
   std::string current_instance() const;
 
+  // Called from inside a handler: its fire's transition id, idempotency key (to hand to
+  // the system it calls) and item. Outside a handler of this session: ConfigurationError.
+  // The reference lives until the handler returns.
+  const FireContext& current_fire() const;
+
+  // The fires a restart left in doubt and nothing has resolved yet, oldest first.
+  std::vector<InDoubtFire> in_doubt_fires() const;
+
   // The actions declared now whose choice is the person's (ActionSpec::human_decides), in
   // declaration order, each with done_when's answer now.
   std::vector<Decision> decisions() const;
@@ -425,6 +458,7 @@ class Session {
 
  private:
   friend GroundTruth detail::ground_truth_probed(const Session&, const GroundTruthOptions&, detail::RenderProbe&);
+  friend std::optional<FireResult> detail::replay_bound(Session&, std::string_view, const FireOptions&);
   friend std::map<std::string, detail::OfferDetails, std::less<>> detail::offer_details(const Session&,
                                                                                         std::optional<std::uint64_t>,
                                                                                         std::size_t, std::string_view);

@@ -151,6 +151,25 @@ test('with --session the demo app is served and a gated order is refused as a no
     assert.ok(!asked.isError);
     assert.equal(asked.structuredContent.did, 'yes');
     assert.equal(Object.keys(asked.structuredContent)[0], 'facts');
+    // A retried request is answered once: the same request_key runs nothing again and
+    // answers with the fire the first call made; another request under it is refused.
+    const jam = { action: 'cart.add', input: { sku: 'JAM-02' }, request_key: 'add-jam-1' };
+    const jamFirst = await client.callTool({ name: 'do_action', arguments: jam });
+    assert.equal(jamFirst.structuredContent.ok, true);
+    const jamRetry = await client.callTool({ name: 'do_action', arguments: jam });
+    assert.ok(!jamRetry.isError);
+    assert.equal(jamRetry.structuredContent.replayed, true);
+    assert.equal(jamRetry.structuredContent.transition_id, jamFirst.structuredContent.transition_id);
+    assert.equal(jamRetry.structuredContent.did, 'yes');
+    assert.equal(Object.keys(jamRetry.structuredContent)[0], 'facts');
+    assert.equal((jamRetry.structuredContent.facts.match(/agent fired cart\.add/g) || []).length, 2);
+    const jamOther = await client.callTool({
+      name: 'do_action', arguments: { ...jam, input: { sku: 'JAM-03' } },
+    });
+    assert.equal(jamOther.structuredContent.reason, 'REQUEST_KEY_REUSED');
+    const tooLong = await client.callTool({ name: 'do_action', arguments: { ...jam, request_key: 'k'.repeat(1280) } });
+    assert.equal(tooLong.structuredContent.reason, 'INVALID_ARGUMENTS');
+
     const order = await client.callTool({ name: 'do_action', arguments: { action: 'checkout.place-order' } });
     assert.ok(!order.isError, 'a refusal is the app speaking, not a tool error');
     assert.equal(order.structuredContent.ok, false);

@@ -409,6 +409,8 @@ std::string_view why(gp::Refusal r) {
       return "the action acts on one item, and none was named";
     case gp::Refusal::instance_unknown:
       return "the item named was not one the action could act on";
+    case gp::Refusal::request_key_reused:
+      return "its request key was already used for another request";
   }
   return "";
 }
@@ -475,12 +477,13 @@ class Audit {
            std::string(gp::to_string(r.concurrency));
   }
 
-  // What the fire asked for beyond the action: its payload and the ask it cited.
+  // What the fire asked for beyond the action: its payload, the ask it cited, the request it was.
   static std::string attempt_details(const rows::Attempt& f) {
     std::string out;
     if (!f.instance.empty()) out += " for item " + in_quotes(f.instance);
     if (!f.payload.is_null()) out += " with " + shown(f.payload);
     if (!f.ask_id.empty()) out += ", citing " + named(f.ask_id);
+    if (!f.request_key.empty()) out += ", request key " + in_quotes(f.request_key);
     return out;
   }
 
@@ -548,6 +551,7 @@ class Audit {
       if (t.outcome != gp::Outcome::pending && t.outcome != gp::Outcome::inferred)
         out += "; outcome " + std::string(gp::detail::name_of(t.outcome));
       if (t.awaits_report) out += "; awaiting the app's report of its writes";
+      if (!t.idempotency_key.empty()) out += "; idempotency key " + t.idempotency_key;
       return out;
     }
     if (kind == rows::Grade::kind) {
@@ -609,9 +613,17 @@ class Audit {
     if (kind == rows::Restart::kind) {
       const auto r = rows::Restart::decode(body_);
       std::string out = "the app restarted";
-      if (!r.fires.empty()) out += "; the fires it had stopped in are stopped: " + list(r.fires, &Audit::transition);
+      if (!r.fires.empty())
+        out += "; the fires it had stopped in are in doubt (whether they happened is not known): " +
+               list(r.fires, &Audit::transition);
       if (!r.work.empty()) out += "; the work it left open is closed: " + list(r.work, &Audit::work);
       return out;
+    }
+    if (kind == rows::Resolution::kind) {
+      const auto v = rows::Resolution::decode(body_);
+      return transition(v.transition) + ", in doubt since a restart: " +
+             (v.by ? by_whom(v.by) + " said" : std::string("the action's probe said")) + " it " +
+             (v.happened ? "happened" : "did not happen");
     }
     return "a row of kind " + in_quotes(kind) +
            ", which this release does not know: " + gp::detail::escape(r.body, 240);

@@ -21,7 +21,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -109,10 +111,32 @@ constexpr std::string_view usage =
     "  {\"mcpServers\": {\"groundplane\": {\"command\": \"groundplane-mcp\"}}}\n"
     "or as a Streamable HTTP server at http://127.0.0.1:PORT/mcp.\n";
 
-// The demo app behind --session: a checkout whose order placement is gated on a human,
-// a cart that takes typed input and hands back how many lines it holds, and a delivery
-// slot that is the shopper's to choose, one of the slots on offer.
+// The demo's payment provider: the orders it charged, by the idempotency key each fire of
+// checkout.place-order handed it, as a real provider keeps them (and answers a lookup by
+// key). In memory, like the demo app.
+class DemoProvider {
+ public:
+  void charge(const std::string& key) {
+    const std::lock_guard<std::mutex> lock(m_);
+    charged_.insert(key);
+  }
+  bool charged(const std::string& key) const {
+    const std::lock_guard<std::mutex> lock(m_);
+    return charged_.contains(key);
+  }
+
+ private:
+  mutable std::mutex m_;
+  std::set<std::string> charged_;
+};
+
+// The demo app behind --session: a checkout whose order placement is gated on a human
+// (and hands the provider its idempotency key, which its probe asks the provider about
+// when a restarted app finds a placement in doubt), a cart that takes typed input and
+// hands back how many lines it holds, and a delivery slot that is the shopper's to
+// choose, one of the slots on offer.
 void declare_demo_app(gp::Session& app) {
+  static DemoProvider provider;
   app.declare(
       "cart.add",
       {.does = "Add an item to the cart.",
@@ -130,10 +154,17 @@ void declare_demo_app(gp::Session& app) {
                                        .writes = {"order_id"},
                                        .handler =
                                            [&app](const nlohmann::json&) {
+                                             provider.charge(app.current_fire().idempotency_key);
                                              app.report_state({{"order_id", "A-1001"}});
                                              return gp::HandlerResult{};
                                            },
-                                       .high_effect = true});
+                                       .high_effect = true,
+                                       // A charge the provider has under the fire's key happened; one it has
+                                       // not will never happen (it honours each key once, and the process that
+                                       // held this one is gone).
+                                       .probe = [](const gp::FireContext& fire) -> std::optional<bool> {
+                                         return provider.charged(fire.idempotency_key);
+                                       }});
   app.declare("delivery.choose-slot",
               {.does = "Book the delivery slot the shopper chose.",
                .handler =

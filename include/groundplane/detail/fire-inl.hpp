@@ -5,6 +5,8 @@
 #include "groundplane/detail/fire.hpp"
 
 #include "groundplane/check_from_json.hpp"  // here, not in fire.hpp: it reaches session.hpp
+#include "groundplane/detail/in_doubt.hpp"
+#include "groundplane/detail/request_keys.hpp"
 #include "groundplane/detail/settlement.hpp"
 
 namespace groundplane::detail {
@@ -210,6 +212,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_at_approval(const SessionCore&
 GROUNDPLANE_INLINE std::optional<Refusal> gate(SessionCore& c, FireAttempt& f) {
   f.extent = json_extent(f.options.payload, max_payload_depth);  // one walk, no recursion
   if (auto r = refused_as_undeclared(c, f)) return r;
+  if (auto r = refused_as_reused_key(f)) return r;
   if (auto r = refused_as_unknown_instance(c, f)) return r;
   if (auto r = refused_as_unmaterialized(c, f)) return r;
   if (auto r = refused_as_disabled(c, f)) return r;
@@ -245,6 +248,7 @@ GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& 
   if (payload) a.payload = f.options.payload;
   a.ask_id = f.options.ask_id;
   a.instance = f.options.instance;
+  a.request_key = f.options.request_key;
   return a;
 }
 
@@ -271,6 +275,7 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
                        /*error=*/"", f.prior});
   if (!f.failed_checks.empty()) row.extras.edit().failed_checks = f.failed_checks;
   if (!keep) row.extras.edit().payload_omitted = bytes;
+  if (!f.options.request_key.empty()) row.extras.edit().request_key = f.options.request_key;
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
     c.emit(rows::Refused{attempt_row(c, f, keep), reason, f.prior, f.failed_checks, out.payload_omitted});
@@ -307,10 +312,18 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
   if (r.handler && !r.receipt_slot)
     r.receipt_node = map_node(L.receipts, flight_key(f.id, f.options.instance), r.receipt);
   if (r.handler) RunningScope::reserve_one();
+  // Its idempotency key: the one a fire resolved "did NOT happen" left for the fire that
+  // takes its place, else one drawn for it.
+  const KeyChoice key = choose_key(c, f);
+  r.context.transition_id = r.id;
+  r.context.idempotency_key = key.key.hex();
+  r.context.instance = f.options.instance;
   if (c.store) {  // stored before its handler runs: if the app dies inside it, the restored
-                  // session knows it may have happened
-    c.emit(rows::Recorded{attempt_row(c, f), f.standing, f.repeat,
-                          r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes});
+                  // session knows it may have happened, and the key it was given
+    rows::Recorded stored{attempt_row(c, f), f.standing, f.repeat,
+                          r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes};
+    stored.idempotency_key = r.context.idempotency_key;
+    c.emit(std::move(stored));
     if (f.spend) c.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
     c.flush();
   }
@@ -322,14 +335,21 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
                        f.options.source,
                        r.handler ? Outcome::pending : Outcome::not_materialized,
                        f.standing,
-                       f.repeat};
+                       f.repeat,
+                       key.key};
+  // The request's binding keeps the payload when the row will not (max_rows_in_memory).
+  BoundRequest binding = bound_request(c, f, r.index);
   row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
                        std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
+  r.request_key = !f.options.request_key.empty();
+  if (r.request_key) row.extras.edit().request_key = std::move(f.options.request_key);
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   r.instance = row.instance;
   L.transitions.push_back(std::move(row));
   const std::string& action = mounted.id.str();
+  const std::string& request_key = L.transitions[r.index].extras.get().request_key;
   try {
+    if (r.request_key) bind_request(c, request_key, std::move(binding));
     if (r.handler) InFlight::add(*r.flying, r.index);
     if (r.handler && r.has_writes) {
       c.unsettled.emplace(r.index, Unsettled{spec.writes, r.verify});
@@ -341,9 +361,11 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
     stop_awaiting(c, r.index);
     c.unsettled.erase(r.index);
     graded(c, r.index);
+    unbind_request(c, request_key, r.index);
     L.transitions.pop_back();
     throw;
   }
+  take_key(c, key);
   ++L.version;
   if (f.spend) {
     AskStatus& a = L.asks[*f.spend];
@@ -360,7 +382,7 @@ GROUNDPLANE_INLINE HandlerReturn run_handler(const SessionCore& c, const Recorde
   HandlerReturn out;
   lock.release();  // the handler may call report_state, begin_work, fire ...
   try {
-    const RunningScope running(&c, r.index, &r.instance);
+    const RunningScope running(&c, r.index, &r.instance, &r.context);
     out.result = r.handler(r.payload);
   } catch (...) {
     out.thrown = std::current_exception();
@@ -390,6 +412,7 @@ GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, con
   c.unsettled.erase(r.index);
   stop_awaiting(c, r.index);
   graded(c, r.index, r.flying);
+  mark_request_failed(c, r.index);
   if (c.store) {
     c.emit(rows::Grade{r.index, Outcome::handler_failed, done.extras.get().error, false});
     c.flush();

@@ -47,6 +47,9 @@ struct FireAttempt {
   // The payload's depth and size, measured first (gate): nothing after copies, compares
   // or stores a payload nested past max_payload_depth.
   JsonExtent extent = {};
+  // Its request key is bound to a recorded fire it does not match (or to the fire whose
+  // handler is making it): refused REQUEST_KEY_REUSED right after UNKNOWN_AFFORDANCE.
+  bool request_key_reused = false;
 };
 
 // Each returns the reason the fire is refused for, or nothing to let the next one judge.
@@ -94,6 +97,12 @@ std::optional<Refusal> refused_as_repeat(const SessionCore& c, FireAttempt& f);
 // presents (or a standing grant) says, for an agent's fire of a high-effect action.
 std::optional<Refusal> refused_at_approval(const SessionCore& c, FireAttempt& f);
 
+// REQUEST_KEY_REUSED: the lookup (detail/request_keys.hpp) found its key bound elsewhere.
+inline std::optional<Refusal> refused_as_reused_key(const FireAttempt& f) {
+  if (f.request_key_reused) return Refusal::request_key_reused;
+  return std::nullopt;
+}
+
 // The gate: the payload measured, then the checks above in their order.
 std::optional<Refusal> gate(SessionCore& c, FireAttempt& f);
 
@@ -122,8 +131,10 @@ struct RecordedFire {
   std::function<HandlerResult(const nlohmann::json&)> handler;  // copies: the action may be
   std::function<bool(const nlohmann::json&)> verify;            // unmounted while it runs
   bool has_writes = false;
-  nlohmann::json payload;  // the handler's copy
-  SharedText instance;     // the item it names, for Session::current_instance while it runs
+  nlohmann::json payload;    // the handler's copy
+  SharedText instance;       // the item it names, for Session::current_instance while it runs
+  FireContext context;       // what Session::current_fire() answers while it runs
+  bool request_key = false;  // it carries one (FireOptions::request_key), bound to it now
   OnceReceipt receipt;
   OnceReceipt* receipt_slot = nullptr;  // the action's receipt, when it has one already
   std::vector<std::size_t>* flying = nullptr;

@@ -205,6 +205,7 @@ GROUNDPLANE_INLINE void Attempt::encode_into(nlohmann::json& b) && {
   if (!payload.is_null()) b[key_of(payload_m)] = std::move(payload);
   if (!ask_id.empty()) b[key_of(ask_m)] = std::move(ask_id);
   if (!instance.empty()) b[key_of(instance_m)] = std::move(instance);
+  if (!request_key.empty()) b[key_of(request_key_m)] = std::move(request_key);
 }
 GROUNDPLANE_INLINE Attempt Attempt::decode(RowBody& b) {
   Attempt a;
@@ -214,6 +215,7 @@ GROUNDPLANE_INLINE Attempt Attempt::decode(RowBody& b) {
   a.payload = b.take(payload_m.key);
   a.ask_id = b.take_text(ask_m.key);
   a.instance = b.take_text(instance_m.key);
+  a.request_key = b.take_text(request_key_m.key);
   return a;
 }
 
@@ -243,6 +245,7 @@ GROUNDPLANE_INLINE nlohmann::json Recorded::encode() && {
   put_flag(b, repeat_m, repeat);
   if (outcome != Outcome::pending) b[key_of(outcome_m)] = stored_of(outcome);
   put_flag(b, awaits_m, awaits_report);
+  if (!idempotency_key.empty()) b[key_of(key_m)] = std::move(idempotency_key);
   return b;
 }
 GROUNDPLANE_INLINE Recorded Recorded::decode(RowBody& b) {
@@ -252,6 +255,9 @@ GROUNDPLANE_INLINE Recorded Recorded::decode(RowBody& b) {
   r.repeat = take_flag(b, repeat_m);
   r.outcome = take_enum(b, outcome_m, Outcome::pending);
   r.awaits_report = take_flag(b, awaits_m);
+  r.idempotency_key = b.take_text(key_m.key);
+  if (!IdempotencyKey::parse(r.idempotency_key))
+    throw MalformedRow("member \"" + std::string(key_m.key) + "\" is not an idempotency key this release writes");
   return r;
 }
 
@@ -371,6 +377,21 @@ GROUNDPLANE_INLINE Restart Restart::decode(RowBody& b) {
   Restart r;
   r.fires = indices(fires_m);
   r.work = indices(work_m);
+  return r;
+}
+
+GROUNDPLANE_INLINE nlohmann::json Resolution::encode() && {
+  nlohmann::json b = empty_body();
+  b[key_of(transition_m)] = transition;
+  b[key_of(happened_m)] = happened ? 1 : 0;
+  if (by) b[key_of(by_m)] = std::move(*by);
+  return b;
+}
+GROUNDPLANE_INLINE Resolution Resolution::decode(RowBody& b) {
+  Resolution r;
+  r.transition = b.require(transition_m.key).count(transition_m.key);
+  r.happened = b.require(happened_m.key).integer(happened_m.key) != 0;
+  if (b.has(by_m.key)) r.by = b.take_text(by_m.key);
   return r;
 }
 

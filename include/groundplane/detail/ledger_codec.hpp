@@ -152,13 +152,14 @@ struct StaleSeen {
 // in one place for both.
 struct Attempt {
   static constexpr Member action_m{"a", "action"}, principal_m{"p", "principal"}, payload_m{"pl", "payload"},
-      ask_m{"k", "ask_id"}, instance_m{"ix", "instance"};
+      ask_m{"k", "ask_id"}, instance_m{"ix", "instance"}, request_key_m{"rk", "request_key"};
   std::string action = {};
   CarriedDoes does = {};
   Principal principal = Principal::agent;
   nlohmann::json payload = nullptr;
   std::string ask_id = {};
-  std::string instance = {};  // the item named (ActionSpec::instances)
+  std::string instance = {};     // the item named (ActionSpec::instances)
+  std::string request_key = {};  // FireOptions::request_key
   void encode_into(nlohmann::json& body) &&;
   static Attempt decode(RowBody& b);
 };
@@ -170,7 +171,7 @@ struct Refused {
       failed_checks_m{"fc", "failed_checks"}, payload_omitted_m{"po", "payload_omitted"};
   static constexpr Member members[] = {
       Attempt::action_m, does_member, Attempt::principal_m, Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
-      reason_m,          prior_m,     failed_checks_m,      payload_omitted_m};
+      reason_m,          prior_m,     failed_checks_m,      payload_omitted_m,  Attempt::request_key_m};
   Attempt fire = {};
   Refusal reason = Refusal::unknown_affordance;
   std::string prior_transition_id = {};
@@ -184,7 +185,7 @@ struct Refused {
 struct Recorded {
   static constexpr std::string_view kind = "t", name = "transition";
   static constexpr Member standing_m{"sg", "standing_grant"}, repeat_m{"rp", "repeat"}, outcome_m{"o", "outcome"},
-      awaits_m{"w", "awaits_report"};
+      awaits_m{"w", "awaits_report"}, key_m{"ik", "idempotency_key"};
   static constexpr Member members[] = {Attempt::action_m,
                                        does_member,
                                        Attempt::principal_m,
@@ -194,12 +195,18 @@ struct Recorded {
                                        standing_m,
                                        repeat_m,
                                        outcome_m,
-                                       awaits_m};
+                                       awaits_m,
+                                       Attempt::request_key_m,
+                                       key_m};
   Attempt fire = {};
   bool standing_grant = false;
   bool repeat = false;
   Outcome outcome = Outcome::pending;
   bool awaits_report = false;  // a fire with declared writes, until the app reports
+  // The fire's idempotency key (detail/idempotency_key.hpp); absent for an inferred
+  // transition and a fire recorded before 0.4. A key that is not one this release writes
+  // is a malformed row.
+  std::string idempotency_key = {};
   nlohmann::json encode() &&;
   static Recorded decode(RowBody& b);
 };
@@ -296,6 +303,20 @@ struct Restart {
   static Restart decode(RowBody& b);
 };
 
+// A fire in doubt (the app stopped after its handler may have started and before its grade
+// was committed) resolved: by the action's probe, or by a person (Session::resolve, who is
+// `by`). Only a fire in doubt and not resolved yet may be resolved.
+struct Resolution {
+  static constexpr std::string_view kind = "rv", name = "resolution";
+  static constexpr Member transition_m{"t", "transition"}, happened_m{"h", "happened"}, by_m{"by", "by"};
+  static constexpr Member members[] = {transition_m, happened_m, by_m};
+  std::uint64_t transition = 0;  // its index: t-1 is 0
+  bool happened = false;
+  std::optional<std::string> by = {};  // a person's answer; absent for the probe's
+  nlohmann::json encode() &&;
+  static Resolution decode(RowBody& b);
+};
+
 // Every kind, for readers that name what they print (an export, an audit).
 struct KindInfo {
   std::string_view kind;
@@ -318,6 +339,7 @@ inline constexpr KindInfo kinds[] = {
     {WorkClosed::kind, WorkClosed::name, WorkClosed::members},
     {Restart::kind, Restart::name, Restart::members},
     {PolicyChange::kind, PolicyChange::name, PolicyChange::members},
+    {Resolution::kind, Resolution::name, Resolution::members},
 };
 
 // The kind with this code, or null for one this release does not know.

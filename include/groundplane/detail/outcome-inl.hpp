@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "groundplane/detail/fire.hpp"
+#include "groundplane/detail/in_doubt.hpp"
 #include "groundplane/detail/row_body.hpp"
 #include "groundplane/ground_truth.hpp"
 
@@ -17,16 +18,22 @@ GROUNDPLANE_INLINE std::string_view did_of(Outcome o) noexcept {
   switch (o) {
     case Outcome::observed:
     case Outcome::inferred:
+    case Outcome::confirmed:
+    case Outcome::confirmed_by_person:
       return "yes";
     case Outcome::handler_failed:
     case Outcome::not_materialized:
     case Outcome::verify_failed:
     case Outcome::rejected:
+    case Outcome::confirmed_not_run:
+    case Outcome::confirmed_not_run_by_person:
       return "no";
     case Outcome::not_observed:
     case Outcome::unobservable:
     case Outcome::stopped:
     case Outcome::pending:
+    case Outcome::confirmed_not_observed:
+    case Outcome::confirmed_not_observed_by_person:
       break;
   }
   return "unknown";
@@ -34,6 +41,7 @@ GROUNDPLANE_INLINE std::string_view did_of(Outcome o) noexcept {
 
 GROUNDPLANE_INLINE std::optional<StoredFire> stored_fire(const LedgerStore& store, std::size_t index) {
   std::optional<StoredFire> found;
+  bool returned = false;  // its handler returned while it awaited its report (a resolution's reading)
   std::size_t transitions = 0;
   std::map<std::string, bool, std::less<>> declared;  // each action's latest carried `does`
   const auto note = [&](const std::string& action, const rows::CarriedDoes& does) {
@@ -49,9 +57,16 @@ GROUNDPLANE_INLINE std::optional<StoredFire> stored_fire(const LedgerStore& stor
         auto t = rows::Recorded::decode(b);
         const bool was_declared = note(t.fire.action, t.fire.does);
         if (transitions++ == index)
-          found = StoredFire{
-              t.fire.principal,          std::move(t.fire.action), was_declared, t.repeat, t.outcome, nullptr, 0,
-              std::move(t.fire.instance)};
+          found = StoredFire{t.fire.principal,
+                             std::move(t.fire.action),
+                             was_declared,
+                             t.repeat,
+                             t.outcome,
+                             nullptr,
+                             0,
+                             std::move(t.fire.instance),
+                             std::move(t.fire.request_key),
+                             std::move(t.fire.payload)};
       } else if (!found) {
         if (row.kind == rows::Refused::kind) {
           const auto g = rows::Refused::decode(b);
@@ -63,12 +78,16 @@ GROUNDPLANE_INLINE std::optional<StoredFire> stored_fire(const LedgerStore& stor
       } else if (row.kind == rows::Grade::kind) {
         auto g = rows::Grade::decode(b);
         if (g.transition != index) return true;
+        if (g.receipt && g.outcome == Outcome::pending) returned = true;
         found->outcome = g.outcome;
         if (!g.data.is_null()) found->data = std::move(g.data);
         if (g.data_omitted != 0) found->data_omitted = g.data_omitted;
       } else if (row.kind == rows::Restart::kind && found->outcome == Outcome::pending) {
         const auto rs = rows::Restart::decode(b);
         if (std::find(rs.fires.begin(), rs.fires.end(), index) != rs.fires.end()) found->outcome = Outcome::stopped;
+      } else if (row.kind == rows::Resolution::kind && found->outcome == Outcome::stopped) {
+        const auto v = rows::Resolution::decode(b);
+        if (v.transition == index) found->outcome = resolved_outcome(v.happened, returned, v.by.has_value());
       }
     } catch (const MalformedRow&) {  // verify names it; this answer reads past it
     }
@@ -98,6 +117,16 @@ GROUNDPLANE_INLINE nlohmann::json settled_answer(Outcome outcome, std::string li
   out["line"] = std::move(line);
   put_data(out, data, omitted);
   return out;
+}
+
+// A fire a restart left in doubt: said so, with the key the system it called knows it by.
+GROUNDPLANE_INLINE void put_in_doubt(nlohmann::json& out, const TransitionRecord& t) {
+  out["in_doubt"] = true;
+  out["idempotency_key"] = t.key.hex();
+  out["message"] =
+      "The app stopped while this fire was under way, and whether it happened is not known yet. Do not fire the "
+      "action again: the app finds out from the system it called (which knows the fire by its idempotency_key), "
+      "or a person says; ask again with the same transition_id.";
 }
 
 // The item a fire or an ask was about (ActionSpec::instances): runtime text, served here
@@ -148,8 +177,9 @@ GROUNDPLANE_INLINE nlohmann::json outcome_of(const SessionCore& c, std::string_v
   if (L.transitions.holds(*k)) {
     const TransitionRecord& t = L.transitions[*k];
     const RowExtras& extras = t.extras.get();
-    return with_instance(settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted),
-                         t.instance.str());
+    nlohmann::json out = settled_answer(t.outcome, attempt_line(t), extras.data, extras.data_omitted);
+    if (c.in_doubt.contains(*k)) put_in_doubt(out, t);
+    return with_instance(std::move(out), t.instance.str());
   }
   if (c.store) {
     if (auto f = stored_fire(*c.store, *k))

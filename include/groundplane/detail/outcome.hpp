@@ -18,7 +18,7 @@
 namespace groundplane::detail {
 
 // "yes" for a DID happen line, "no" for a did NOT happen line, "unknown" for the lines
-// that leave it open (ran, but ...; the app stopped before reporting).
+// that leave it open (ran, but ...; the app stopped before reporting, in doubt).
 std::string_view did_of(Outcome o) noexcept;
 
 // A fire as the store has it: what its attempt line and its data are made from.
@@ -31,6 +31,8 @@ struct StoredFire {
   nlohmann::json data = nullptr;
   std::uint64_t data_omitted = 0;
   std::string instance = {};
+  std::string request_key = {};
+  nlohmann::json payload = nullptr;
 };
 // The transition at `index`, read back from the store's rows; none when the store holds
 // fewer transitions (or a row it cannot read, which verify names).

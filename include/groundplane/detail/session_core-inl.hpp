@@ -110,13 +110,15 @@ struct RunningFire {
   const SessionCore* core;
   std::size_t index;
   const SharedText* instance;  // the item its fire names: RecordedFire keeps it alive while it runs
+  const FireContext* context;  // what Session::current_fire() answers: RecordedFire's too
 };
 GROUNDPLANE_INLINE std::vector<RunningFire>& running_fires() {
   static thread_local std::vector<RunningFire> stack;
   return stack;
 }
-GROUNDPLANE_INLINE RunningScope::RunningScope(const SessionCore* core, std::size_t index, const SharedText* instance) {
-  running_fires().push_back({core, index, instance});
+GROUNDPLANE_INLINE RunningScope::RunningScope(const SessionCore* core, std::size_t index, const SharedText* instance,
+                                              const FireContext* context) {
+  running_fires().push_back({core, index, instance, context});
 }
 GROUNDPLANE_INLINE RunningScope::~RunningScope() { running_fires().pop_back(); }
 GROUNDPLANE_INLINE void RunningScope::reserve_one() { running_fires().reserve(running_fires().size() + 1); }
@@ -131,6 +133,13 @@ GROUNDPLANE_INLINE std::string running_instance_of(const SessionCore* core) {
   for (auto it = stack.rbegin(); it != stack.rend(); ++it)
     if (it->core == core) return it->instance ? it->instance->str() : std::string();
   return {};
+}
+
+GROUNDPLANE_INLINE const FireContext* running_context_of(const SessionCore* core) {
+  const auto& stack = running_fires();
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it)
+    if (it->core == core) return it->context;
+  return nullptr;
 }
 
 GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
@@ -211,7 +220,10 @@ GROUNDPLANE_INLINE void SessionCore::trim() {
       ledger.dropped_through = t[nt++].version;
     }
   }
-  const auto pending = [](const TransitionRecord& row) { return row.outcome == Outcome::pending; };
+  // A fire not graded yet, or left in doubt by a restart until it is resolved.
+  const auto pending = [](const TransitionRecord& row) {
+    return row.outcome == Outcome::pending || row.outcome == Outcome::stopped;
+  };
   try {
     ts.drop_front(nt, pending);
     gs.drop_front(ng, [](const GapRecord&) { return false; });

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -33,6 +34,8 @@
 
 #include "groundplane/action.hpp"
 #include "groundplane/detail/changed_keys.hpp"
+#include "groundplane/detail/fire_keys.hpp"
+#include "groundplane/detail/key_source.hpp"
 #include "groundplane/detail/ledger_codec.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/detail/session_lock.hpp"
@@ -198,6 +201,13 @@ struct SessionCore : SessionMutex {
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
   ChangedKeys changes;                 // which state keys reports changed, and when: carried staleness
   std::uint64_t state_generation = 1;  // bumped by every report: what a selector's answer is kept for
+
+  // ---- the keys fires carry, and fires a restart left in doubt (detail/fire_keys.hpp)
+  KeySource keys;                            // each recorded fire's idempotency key
+  std::map<std::size_t, InDoubt> in_doubt;   // by transition index, oldest first
+  std::vector<FreedKey> freed_keys;          // keys of fires resolved "did NOT happen", to be taken again
+  RequestKeys requests;                      // FireOptions::request_key, bound to recorded fires
+  std::condition_variable first_calls_done;  // a bound request's first call has returned (with `mutex`)
 };
 
 // An action's items now (ActionSpec::instances must be set): the selector's answer for
@@ -232,10 +242,12 @@ bool delta_carries_all(const nlohmann::json& delta, const std::vector<std::strin
 std::string exception_text(const std::exception_ptr& e);
 
 // The fire whose handler this thread is running, per session: a report without a
-// transition id made from inside a handler settles that handler's own fire.
+// transition id made from inside a handler settles that handler's own fire, and
+// Session::current_fire() reads its context.
 class RunningScope {
  public:
-  RunningScope(const SessionCore* core, std::size_t index, const SharedText* instance);
+  RunningScope(const SessionCore* core, std::size_t index, const SharedText* instance,
+               const FireContext* context = nullptr);
   ~RunningScope();
   RunningScope(const RunningScope&) = delete;
   RunningScope& operator=(const RunningScope&) = delete;
@@ -245,6 +257,8 @@ class RunningScope {
 std::optional<std::size_t> running_fire_of(const SessionCore* core);
 // The item the fire whose handler this thread runs names ("" for none, or outside one).
 std::string running_instance_of(const SessionCore* core);
+// The context of the fire whose handler this thread runs; null outside one.
+const FireContext* running_context_of(const SessionCore* core);
 
 // A node for `map`'s type holding (key, value), made apart from it: inserting or assigning
 // it later allocates nothing.

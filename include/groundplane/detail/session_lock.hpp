@@ -40,6 +40,7 @@ class SessionLock {
     m_->mutex.unlock();
     held_ = false;
   }
+  bool held() const noexcept { return held_; }
 
  private:
   const SessionMutex* m_;

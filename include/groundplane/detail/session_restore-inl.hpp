@@ -9,6 +9,8 @@
 #include <unordered_map>
 
 #include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/in_doubt.hpp"
+#include "groundplane/detail/request_keys.hpp"
 #include "groundplane/detail/row_feed.hpp"
 #include "groundplane/detail/settlement.hpp"
 
@@ -78,6 +80,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Refused&& g) {
                        std::move(g.prior_transition_id)});
   if (!g.failed_checks.empty()) row.extras.edit().failed_checks = std::move(g.failed_checks);
   if (g.payload_omitted != 0) row.extras.edit().payload_omitted = g.payload_omitted;
+  if (!g.fire.request_key.empty()) row.extras.edit().request_key = std::move(g.fire.request_key);
   if (!g.fire.instance.empty()) row.instance = r.text(std::move(g.fire.instance));
   c.ledger.gaps.push_back(std::move(row));
   c.trim();
@@ -100,12 +103,36 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
                        t.fire.principal,
                        t.outcome,
                        t.standing_grant,
-                       t.repeat};
+                       t.repeat,
+                       *IdempotencyKey::parse(t.idempotency_key)};  // decode refused any other
+  // A fire recorded with a request key binds it, as it did when it was recorded.
+  BoundRequest binding;
+  const bool binds = !t.fire.request_key.empty() && t.outcome != Outcome::inferred;
+  if (binds && !c.holds_payloads()) {  // else the row keeps all a retry must match
+    binding.action = row.action;
+    binding.principal = t.fire.principal;
+    if (!t.fire.instance.empty()) binding.instance = r.text(t.fire.instance);
+    binding.payload = t.fire.payload;
+  }
   row.extras =
       Extras({c.holds_payloads() || t.outcome == Outcome::pending ? std::move(t.fire.payload) : nlohmann::json(),
               std::move(t.fire.ask_id), /*error=*/"", /*prior_transition_id=*/""});
+  if (!t.fire.request_key.empty()) row.extras.edit().request_key = t.fire.request_key;
   if (!t.fire.instance.empty()) row.instance = r.text(std::move(t.fire.instance));
+  // The fire that took the place of one resolved "did NOT happen" took its key.
+  if (!row.key.empty())
+    for (auto k = c.freed_keys.begin(); k != c.freed_keys.end(); ++k)
+      if (k->key == row.key) {
+        c.freed_keys.erase(k);
+        break;
+      }
   L.transitions.push_back(std::move(row));
+  if (binds) {
+    binding.transition = idx;
+    // Rows that bind one key twice, with no row freeing it between them: the newer wins.
+    if (const auto was = bound_fire(c, t.fire.request_key)) unbind_request(c, t.fire.request_key, *was);
+    bind_request(c, t.fire.request_key, std::move(binding));
+  }
   L.version = r.row->version + 1;
   if (t.fire.principal == Principal::agent) c.changes.clear(a);
   if (t.outcome == Outcome::pending) {
@@ -146,9 +173,21 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Grade&& g) {
     stop_awaiting(c, idx);
     graded(c, idx);
   }
-  if (t.outcome == Outcome::rejected)  // as Session::reject left it: the receipt withdrawn
+  if (t.outcome == Outcome::rejected) {  // as Session::reject left it: the receipt withdrawn, the request free
     if (const auto held = L.receipts.find(flight_key(t)); held != L.receipts.end() && held->second.transition == idx)
       held->second.reopened = true;
+    free_request_key(c, idx);
+  }
+  if (t.outcome == Outcome::handler_failed) mark_request_failed(c, idx);
+}
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::Resolution&& v) {
+  auto& c = r.c;
+  // Only a fire in doubt, and not resolved yet, is resolved: the restart rows before this
+  // one left it so.
+  if (v.transition >= c.ledger.transitions.size() || !c.in_doubt.contains(static_cast<std::size_t>(v.transition)))
+    throw r.bad("resolves a fire that is not in doubt");
+  resolve_in_doubt(c, static_cast<std::size_t>(v.transition), v.happened, v.by ? &*v.by : nullptr);
 }
 
 GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
@@ -318,6 +357,7 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
     else if (k == rows::Start::kind) apply(r, rows::Start::decode(b));
     else if (k == rows::Restart::kind) apply(r, rows::Restart::decode(b));
     else if (k == rows::PolicyChange::kind) apply(r, rows::PolicyChange::decode(b));
+    else if (k == rows::Resolution::kind) apply(r, rows::Resolution::decode(b));
     else {
       throw r.bad("is of a kind this release does not know");
     }
@@ -436,6 +476,7 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
   c.does_written = std::move(r.does);
   // Checked before anything is written: a refused policy leaves the ledger as it was.
   std::optional<rows::PolicyChange> policy = settle_policy(c, r);
+  release_stored_requests(c);
   // The app stopped: what it was doing is no longer awaited.
   std::vector<std::size_t> flying = c.in_flight.all();
   std::sort(flying.begin(), flying.end());

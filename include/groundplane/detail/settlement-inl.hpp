@@ -4,6 +4,9 @@
 
 #include "groundplane/detail/settlement.hpp"
 
+#include "groundplane/detail/in_doubt.hpp"
+#include "groundplane/detail/request_keys.hpp"
+
 namespace groundplane::detail {
 
 GROUNDPLANE_INLINE void closed_ask(SessionCore& c, std::size_t k) {
@@ -56,6 +59,7 @@ GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string
   // never erased: declarations keep pointers to them; a reopened one gates nothing.)
   if (const auto r = L.receipts.find(flight_key(t)); r != L.receipts.end() && r->second.transition == idx)
     r->second.reopened = true;
+  free_request_key(c, idx);  // and its request may be made again
 }
 
 GROUNDPLANE_INLINE Settlement judge(const SessionCore& c, const Unsettled& s, const nlohmann::json& delta) {
@@ -127,7 +131,8 @@ GROUNDPLANE_INLINE void stop_all(SessionCore& c, const std::vector<std::uint64_t
     t.outcome = Outcome::stopped;
     stop_awaiting(c, k);
     c.unsettled.erase(k);
-    graded(c, k);
+    c.in_flight.remove(flight_key(t), k);  // its payload stays: a probe is handed it
+    leave_in_doubt(c, k, returned.contains(k));
     // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
     if (!returned.contains(k)) {
       const std::string key = flight_key(t);  // per item, for an action with instances

@@ -62,9 +62,9 @@ void emit_inferred(SessionCore& c, const InferredMatch& m);
 // The row is stored.
 void infer(SessionCore& c, const InferredMatch& m);
 
-// A restart: the fires the app stopped in (graded `stopped`, no longer awaited) and the
-// work it left open (closed). `returned`: fires whose handler is known to have returned
-// (their once receipt is stored already).
+// A restart: the fires the app stopped in (graded `stopped`, no longer awaited, left in
+// doubt: detail/in_doubt.hpp) and the work it left open (closed). `returned`: fires whose
+// handler is known to have returned (their once receipt is stored already).
 void stop_all(SessionCore& c, const std::vector<std::uint64_t>& fires, const std::vector<std::uint64_t>& work,
               const std::set<std::size_t>& returned);
 

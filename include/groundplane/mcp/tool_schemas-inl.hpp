@@ -348,11 +348,20 @@ GROUNDPLANE_INLINE Schema whats_here_output() {
           .property("instances_total", Schema("integer"))
           .property("instances_unavailable", Schema("boolean").describe("the app could not list its items"))
           .required({"id", "does"});
+  const Schema doubt = Schema("object")
+                           .property("transition_id", Schema("string"))
+                           .property("action", Schema("string"))
+                           .property("idempotency_key", Schema("string"))
+                           .property("instance", Schema("string"))
+                           .required({"transition_id", "action", "idempotency_key"});
   return Schema("object")
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .property("node", Schema("string"))
       .property("version", Schema("integer"))
       .property("actions", Schema("array").items(action))
+      .property("in_doubt", Schema("array").items(doubt).describe(
+                                "fires the app stopped in: whether they happened is not known yet (the first 50)"))
+      .property("in_doubt_total", Schema("integer"))
       .required({"facts", "node", "version", "actions"});
 }
 
@@ -374,6 +383,13 @@ GROUNDPLANE_INLINE Schema do_action_output() {
       .property("instances", Schema("array").items(Schema("string")))
       .property("instances_total", Schema("integer"))
       .property("instances_unavailable", Schema("boolean"))
+      .property("replayed", Schema("boolean").describe(
+                                "a retry of a request_key already used: the fire it made, nothing run again"))
+      .property("settled", Schema("boolean"))
+      .property("did", Schema("string").describe("yes, no or unknown"))
+      .property("line", Schema("string"))
+      .property("in_doubt", Schema("boolean"))
+      .property("idempotency_key", Schema("string"))
       .property("facts", Schema("string").describe("the app's own record; it outranks the conversation"))
       .required({"ok", "facts"});
 }
@@ -392,6 +408,8 @@ GROUNDPLANE_INLINE Schema did_it_work_output() {
       .property("message", Schema("string"))
       .property("ask", Schema("string"))
       .property("instance", Schema("string").describe("the item the fire or the ask was about"))
+      .property("in_doubt", Schema("boolean").describe("the app stopped while it was under way: not known yet"))
+      .property("idempotency_key", Schema("string").describe("what the system the app called knows the fire by"))
       .property("transition_id", Schema("string"))
       .property("reason", Schema("string"))
       .property("pending", Schema("array").items(pending).describe(
