@@ -86,8 +86,21 @@ REFUSALS = ["UNKNOWN_AFFORDANCE", "NOT_MATERIALIZED", "TOOL_DISABLED", "GUARD_FA
             "APPROVAL_MISMATCH", "APPROVAL_STALE", "PAYLOAD_INVALID", "UNSUPPORTED_ARGUMENT", "INSTANCE_REQUIRED",
             "INSTANCE_UNKNOWN", "REQUEST_KEY_REUSED"]
 ASK_STATES = ["awaiting", "approved", "declined", "spent", "revoked"]
+CONCURRENCIES = ["parallel", "single_flight", "once"]
 ENUMS = {("g", "p"): PRINCIPALS, ("t", "p"): PRINCIPALS, ("g", "r"): REFUSALS, ("t", "o"): OUTCOMES,
          ("u", "o"): OUTCOMES, ("qd", "s"): ASK_STATES}
+
+
+def rules_named(rules):
+    """A policy row's action rules ({id: {"he", "cc"}}), each concurrency number as its name."""
+    if not isinstance(rules, dict):
+        return rules
+    out = {}
+    for action, rule in rules.items():
+        if isinstance(rule, dict) and type(rule.get("cc")) is int and 0 <= rule["cc"] < len(CONCURRENCIES):
+            rule = dict(rule, cc=CONCURRENCIES[rule["cc"]])
+        out[action] = rule
+    return out
 
 
 def named_row(seq, version, kind, body, stored_hash):
@@ -111,6 +124,10 @@ def named_row(seq, version, kind, body, stored_hash):
                 table = ENUMS.get((kind_text, key))
                 if table is not None and type(value) is int and 0 <= value < len(table):
                     value = table[value]
+                if kind_text == "pol" and key == "ac":
+                    value = rules_named(value)
+                if kind_text == "pol" and key == "was" and isinstance(value, dict) and "ac" in value:
+                    value = dict(value, ac=rules_named(value["ac"]))
                 named[name] = value
         listed = {key for key, _ in known[1]}
         for key, value in stored.items():
