@@ -190,7 +190,7 @@ struct GapRow {
   // The payload's size (compact JSON, in bytes) when it was not kept: nested past
   // max_payload_depth, or past SessionOptions::max_refused_payload_bytes. 0: kept.
   std::uint64_t payload_omitted = 0;
-  std::string request_key = "";                 // FireOptions::request_key, as the caller gave it
+  std::string request_key = "";  // FireOptions::request_key, as the caller gave it
 };
 
 enum class AskState {
@@ -407,9 +407,9 @@ inline Transition materialize(const TransitionRecord& r, std::size_t index) {
 
 inline GapRow materialize(const GapRecord& r, std::size_t /*index*/) {
   const RowExtras& x = r.extras.get();
-  return GapRow{r.version, r.action.str(), r.does.optional(),     r.principal,     r.reason,         x.payload,
-                x.ask_id,  r.node.str(),   x.prior_transition_id, x.failed_checks, r.instance.str(), x.payload_omitted,
-                x.request_key};
+  return GapRow{r.version,        r.action.str(),    r.does.optional(), r.principal,           r.reason,
+                x.payload,        x.ask_id,          r.node.str(),      x.prior_transition_id, x.failed_checks,
+                r.instance.str(), x.payload_omitted, x.request_key};
 }
 
 template <class Row>

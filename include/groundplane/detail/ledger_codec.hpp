@@ -169,9 +169,17 @@ struct Refused {
   static constexpr std::string_view kind = "g", name = "refusal";
   static constexpr Member reason_m{"r", "reason"}, prior_m{"pr", "prior_transition_id"},
       failed_checks_m{"fc", "failed_checks"}, payload_omitted_m{"po", "payload_omitted"};
-  static constexpr Member members[] = {
-      Attempt::action_m, does_member, Attempt::principal_m, Attempt::payload_m, Attempt::ask_m, Attempt::instance_m,
-      reason_m,          prior_m,     failed_checks_m,      payload_omitted_m,  Attempt::request_key_m};
+  static constexpr Member members[] = {Attempt::action_m,
+                                       does_member,
+                                       Attempt::principal_m,
+                                       Attempt::payload_m,
+                                       Attempt::ask_m,
+                                       Attempt::instance_m,
+                                       reason_m,
+                                       prior_m,
+                                       failed_checks_m,
+                                       payload_omitted_m,
+                                       Attempt::request_key_m};
   Attempt fire = {};
   Refusal reason = Refusal::unknown_affordance;
   std::string prior_transition_id = {};
