@@ -100,7 +100,7 @@ struct BoundaryOptions {
   // forty times its length). A longer text is one structured_output finding and is not
   // read (a stream stops keeping it); a prose rendering may be at most this much longer
   // than its template.
-  std::size_t max_text_bytes = 1024 * 1024;
+  std::size_t max_text_bytes = std::size_t{1024} * 1024;
   // Arrays and objects nested deeper than this in the output — written as text or handed
   // to submit() as a value — are one structured_output finding: nothing deeper is read,
   // copied or compared, so no output can overflow a stack.

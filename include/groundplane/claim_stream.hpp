@@ -72,7 +72,7 @@ struct ClaimStreamState;
 
 // The boundary's bounds on the text (BoundaryOptions::max_text_bytes, max_depth).
 struct StreamLimits {
-  std::size_t max_text_bytes = 1024 * 1024;
+  std::size_t max_text_bytes = std::size_t{1024} * 1024;
   std::size_t max_depth = 256;
 };
 

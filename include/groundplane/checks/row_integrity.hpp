@@ -152,7 +152,7 @@ struct row_integrity {
   // only counted, so a finding past the cap is never built.
   struct Sink {
     std::vector<Finding>& findings;
-    std::size_t room;
+    std::size_t room = 0;
     std::size_t unlisted = 0;
     template <class Make>
     void add(Make&& make) {

@@ -52,7 +52,7 @@ inline std::uint64_t json_string_bytes(std::string_view s) noexcept {
   const char* const end = p + s.size();
   while (p < end) {
     if (end - p >= 8) {
-      std::uint64_t w;
+      std::uint64_t w = 0;
       std::memcpy(&w, p, sizeof w);
       if ((w & high) == 0 && !below_space(w) && !holds(w, '"') && !holds(w, '\\')) {
         n += 8;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -548,11 +549,12 @@ GROUNDPLANE_INLINE ProseNames::ProseNames(const FactRegistry& registry, const st
       }
     });
   }
-  nodes_ = {};  // only building needs it
+  decltype(nodes_)().swap(nodes_);  // only building needs it: its memory is given back
 }
 
 GROUNDPLANE_INLINE void ProseNames::edge(std::string& key, std::uint32_t parent, const std::string& word_key) {
-  key.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
+  key.assign(sizeof parent, '\0');
+  std::memcpy(key.data(), &parent, sizeof parent);
   key += word_key;
 }
 

@@ -230,8 +230,8 @@ static_assert(sizeof(unicode_data::key_pool) == unicode_data::key_pool_count * 3
               "unicode_data.hpp: the key pool is not whole; regenerate it with tools/unicode_tables.py");
 
 inline std::uint32_t three_bytes(const char* at) noexcept {
-  const auto* b = reinterpret_cast<const unsigned char*>(at);
-  return (static_cast<std::uint32_t>(b[0]) << 16) | (static_cast<std::uint32_t>(b[1]) << 8) | b[2];
+  const auto byte = [&](int i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(at[i])); };
+  return (byte(0) << 16) | (byte(1) << 8) | byte(2);
 }
 
 // The prose_keys record of `cp`, or nullptr: two array reads. Built on first use: for
@@ -254,15 +254,17 @@ GROUNDPLANE_INLINE const unsigned char* key_record(char32_t cp) {
         built.block.resize(built.block.size() + 256, 0);
         b = static_cast<std::uint16_t>(built.block.size() / 256);
       }
-      built.block[(std::size_t{b} - 1) * 256 + (c & 0xFF)] = static_cast<std::uint16_t>(r + 1);
+      built.block[(static_cast<std::size_t>(b) - 1) * 256 + (c & 0xFF)] = static_cast<std::uint16_t>(r + 1);
     }
     return built;
   }();
   if (cp >= 0x110000) return nullptr;
   const std::uint16_t b = index.page[cp >> 8];
   if (b == 0) return nullptr;
-  const std::uint16_t r = index.block[(std::size_t{b} - 1) * 256 + (cp & 0xFF)];
+  const std::uint16_t r = index.block[(static_cast<std::size_t>(b) - 1) * 256 + (cp & 0xFF)];
   if (r == 0) return nullptr;
+  // The records are bytes of a string literal; unsigned char may view any object's bytes.
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast)
   return reinterpret_cast<const unsigned char*>(unicode_data::prose_keys) + (r - 1) * prose_key_size;
 }
 

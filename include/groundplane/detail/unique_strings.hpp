@@ -22,12 +22,12 @@ inline void keep_first_of_each(std::vector<std::string>& v) {
   std::vector<char> keep(v.size(), 0);
   if (v.size() <= short_string_list) {
     for (std::size_t i = 0; i < v.size(); ++i)
-      keep[i] = std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v[i]) ==
-                v.begin() + static_cast<std::ptrdiff_t>(i);
+      keep[i] = static_cast<char>(std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v[i]) ==
+                                  v.begin() + static_cast<std::ptrdiff_t>(i));
   } else {
     std::unordered_set<std::string_view> seen;  // views of the elements, which stay put in this pass
     seen.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) keep[i] = seen.insert(v[i]).second;
+    for (std::size_t i = 0; i < v.size(); ++i) keep[i] = static_cast<char>(seen.insert(v[i]).second);
   }
   std::size_t out = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
