@@ -418,6 +418,9 @@ class Harness {
     a.reads = (g & 8) != 0;
     a.instances = (g & 16) != 0;
     if (mode == Mode::reports && !a.has_writes) a.mode = Mode::ok;  // a report only settles a fire with writes
+    // A store keeps an action's rule from its first declare (a declare under another is a
+    // ConfigurationError, tests/test_store_tamper.cpp): the harness declares it as stored.
+    if (store_) a.high_effect = stored_high_effect_.try_emplace(t.id, a.high_effect).first->second;
     gp::ActionSpec spec{.does = "DOES_MARK: " + t.id, .writes = a.has_writes ? t.writes : std::vector<std::string>{}};
     if (a.has_handler) {
       gp::Session* s = session_.get();
@@ -1413,7 +1416,8 @@ class Harness {
   }
 
   fuzz::Bytes& in_;
-  std::shared_ptr<UnverifiedMemoryStore> store_;  // null: the session keeps its ledger in memory only
+  std::shared_ptr<UnverifiedMemoryStore> store_;    // null: the session keeps its ledger in memory only
+  std::map<std::string, bool> stored_high_effect_;  // with a store: each action's high_effect at its first declare
   bool require_approval_ = false;
   bool allow_unmaterialized_ = false;
   gp::FactRegistry limit_;  // what argument checks read; outlives the session (declared first)
