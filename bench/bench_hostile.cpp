@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -230,7 +231,9 @@ struct AttackCounts {
   std::atomic<std::uint64_t> checks_answered{0}, checks_refused{0}, checks_failed{0};
   std::atomic<std::uint64_t> prose_answered{0}, prose_failed{0};
   std::atomic<std::uint64_t> actions_refused{0}, actions_failed{0};
-  std::atomic<std::uint64_t> smuggled_sent{0}, smuggled_400{0}, smuggled_served{0};
+  // A smuggling attempt ends one of five ways; only `smuggled_served` is the attack working.
+  std::atomic<std::uint64_t> smuggled_sent{0}, smuggled_400{0}, smuggled_400_open{0}, smuggled_limited{0},
+      smuggled_unanswered{0}, smuggled_served{0};
 };
 
 // N connections from 127.0.0.2, each sending a byte a second and opened again a second
@@ -431,8 +434,12 @@ void action_flood(int port, const std::atomic<bool>& stop, AttackCounts& counts)
 
 // Smuggling from 127.0.0.8: a request framed by both Content-Length and
 // Transfer-Encoding, its chunked body ending early and a second request after it, on a
-// connection the client would keep alive. Served means the server answered more than
-// the one request the framing allows.
+// connection the client would keep alive. Each attempt is counted by how it ended:
+//   400 and closed   one 400, then the server closed the connection (RFC 9112 §6.1)
+//   400, left open   one 400, and the connection still open at the 2 s receive timeout
+//   refused          one answer from a limit met first (429 per client, 503 sessions)
+//   no answer        nothing within 2 s, or the connection closed without a word
+//   served           any second response, or a first that is not a refusal: the attack
 void smuggler(int port, const std::atomic<bool>& stop, AttackCounts& counts) {
   const std::string hidden =
       "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
@@ -448,19 +455,28 @@ void smuggler(int port, const std::atomic<bool>& stop, AttackCounts& counts) {
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ++counts.smuggled_sent;
     std::string answer;
+    bool closed = false;  // the server ended the connection (not our receive timeout)
     if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) > 0) {
       char buf[4096];
       for (;;) {
         const auto n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0) break;
-        answer.append(buf, static_cast<std::size_t>(n));
+        if (n > 0) {
+          answer.append(buf, static_cast<std::size_t>(n));
+          continue;
+        }
+        closed = n == 0 || errno == ECONNRESET;
+        break;
       }
     }
     ::close(fd);
     std::size_t responses = 0;
     for (auto at = answer.find("HTTP/1.1 "); at != std::string::npos; at = answer.find("HTTP/1.1 ", at + 1))
       ++responses;
-    if (answer.rfind("HTTP/1.1 400", 0) == 0 && responses == 1) ++counts.smuggled_400;
+    const auto first_is = [&](std::string_view status) { return answer.rfind(status, 0) == 0; };
+    if (responses == 0) ++counts.smuggled_unanswered;
+    else if (responses > 1) ++counts.smuggled_served;
+    else if (first_is("HTTP/1.1 400")) ++(closed ? counts.smuggled_400 : counts.smuggled_400_open);
+    else if (first_is("HTTP/1.1 429") || first_is("HTTP/1.1 503")) ++counts.smuggled_limited;
     else ++counts.smuggled_served;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -642,9 +658,18 @@ int main(int argc, char** argv) try {
   std::printf("%-62s %10llu / %llu %14s\n", "do_action flood: 7 MiB inputs refused / answered otherwise",
               static_cast<unsigned long long>(counts.actions_refused.load()),
               static_cast<unsigned long long>(counts.actions_failed.load()), "");
-  std::printf("%-62s %10llu / %llu %14s\n", "smuggling (Content-Length + chunked): 400 and closed / served",
-              static_cast<unsigned long long>(counts.smuggled_400.load()),
-              static_cast<unsigned long long>(counts.smuggled_served.load()), "0 served");
+  std::printf("%-62s %16llu %14s\n", "smuggling (Content-Length + chunked): attempts",
+              static_cast<unsigned long long>(counts.smuggled_sent.load()), "");
+  std::printf("%-62s %16llu %14s\n", "  answered 400 and closed",
+              static_cast<unsigned long long>(counts.smuggled_400.load()), "");
+  std::printf("%-62s %16llu %14s\n", "  answered 400, the connection left open",
+              static_cast<unsigned long long>(counts.smuggled_400_open.load()), "0");
+  std::printf("%-62s %16llu %14s\n", "  refused by a limit first (429, 503)",
+              static_cast<unsigned long long>(counts.smuggled_limited.load()), "");
+  std::printf("%-62s %16llu %14s\n", "  no answer within 2 s",
+              static_cast<unsigned long long>(counts.smuggled_unanswered.load()), "");
+  std::printf("%-62s %16llu %14s\n", "  served (a second response, or the request run)",
+              static_cast<unsigned long long>(counts.smuggled_served.load()), "0");
   std::printf(
       "%-62s %13.3f s %14s\n",
       (std::string("one call of 20000 checks, default cap: ") + (refused_answered ? "answered" : "refused")).c_str(),

@@ -327,36 +327,6 @@ TEST_CASE("Opening a store on an SQLite file that is not a ledger is refused and
   CHECK(v.problem.find("is not a groundplane ledger") != std::string::npos);
 }
 
-// The 0.2 names stay for one release: they compile (with a deprecation warning, silenced
-// here) and mean what they meant.
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-TEST_CASE("The 0.2 names verify_ledger and synchronous_full still work for one release, as their new names do",
-          "[store]") {
-  CHECK_FALSE(gp::detail::sqlite_synchronous({.synchronous_full = false}));
-  CHECK(gp::detail::sqlite_synchronous({.synchronous_full = true}));
-  CHECK(gp::detail::sqlite_synchronous({}));
-  CHECK_FALSE(gp::detail::sqlite_synchronous({.synchronous_commit = false}));
-  TempLedger f;
-  {
-    const auto store = gp::open_sqlite_store(f.path(), {.synchronous_full = false});
-    const gp::LedgerRow rows[] = {{0, "init", json{{"n", ""}, {"st", json::object()}}}};
-    store->append(rows);
-  }
-  const auto old_name = gp::verify_ledger(f.path());
-  const auto new_name = gp::verify_sqlite_ledger(f.path());
-  CHECK(old_name.ok);
-  CHECK(old_name.rows == 1);
-  CHECK(old_name.head == new_name.head);
-  raw_sql(f.path(), "UPDATE groundplane_rows SET version = 5");
-  CHECK(gp::verify_ledger(f.path()).first_bad_row == 1);
-}
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
-
 TEST_CASE("verify_sqlite_ledger never throws: a missing file, a non-database and a malformed head are each named",
           "[store][tamper]") {
   TempLedger missing;

@@ -36,27 +36,9 @@
 
 namespace groundplane {
 
-namespace detail {
-// An option's name before it was renamed, kept one release: a member of this type takes
-// a bool as the old member did — `.synchronous_full = false` still compiles — and that
-// initialization is what is deprecated, so using the old name warns while copying or
-// moving the options (which a [[deprecated]] member itself would make warn) does not.
-struct SynchronousFullAlias {
-  constexpr SynchronousFullAlias() noexcept = default;
-  [[deprecated(
-      "SqliteStoreOptions::synchronous_full is now synchronous_commit (the name PostgresStoreOptions "
-      "uses)")]] constexpr SynchronousFullAlias(bool on) noexcept  // NOLINT(google-explicit-constructor)
-      : value(on) {}
-  bool value = true;
-};
-}  // namespace detail
-
 struct SqliteStoreOptions {
   std::string session = "default";  // one file may hold many sessions (one per user, say)
-  // The 0.2 name of synchronous_commit (below), kept for one release: false here is
-  // false there. Deprecated: a designated initializer naming it still compiles, warned.
-  detail::SynchronousFullAlias synchronous_full = {};
-  bool read_only = false;  // for auditing a file: append() throws, nothing is created
+  bool read_only = false;           // for auditing a file: append() throws, nothing is created
   // This store's connection alone opens the file until the store is destroyed (SQLite's
   // locking_mode=EXCLUSIVE, taken when the store opens): a commit makes no lock calls and
   // uses no -shm index (15-37% more fires/s at NORMAL, measured), but no other store,
@@ -84,11 +66,6 @@ namespace detail {
 // with this version (its rows stay as they are: every older row is a row of this
 // format); a file from a newer release is refused.
 inline constexpr std::int64_t sqlite_schema_version = ledger_format_version;
-
-// Whether the store was asked for synchronous=FULL, by the option's name or its old one.
-inline bool sqlite_synchronous(const SqliteStoreOptions& o) noexcept {
-  return o.synchronous_commit && o.synchronous_full.value;
-}
 
 // An SQLite failure, with SQLite's result code (corrupt files are told apart by it).
 class SqliteError : public LedgerStoreError {
@@ -646,7 +623,7 @@ class SqliteStore final : public LedgerStore {
         if (!wal.step() || wal.text_at(0) != "wal")
           throw LedgerStoreError("SQLite could not put " + file.string() + " in WAL mode");
       }
-      sqlite_exec(db_.get(), sqlite_synchronous(options) ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+      sqlite_exec(db_.get(), options.synchronous_commit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
       sqlite_prepare_schema(db_.get(), file);
       if (std::string foreign = sqlite_foreign_objects(db_.get()); !foreign.empty())
         throw LedgerStoreError("refused to write to " + file.string() + ": " + foreign);
@@ -811,13 +788,6 @@ inline LedgerVerification verify_sqlite_ledger(const std::filesystem::path& file
   }
   return detail::unreachable_head(published_head,
                                   detail::verify_sqlite_file(file, session, published_head, published, *chain_key));
-}
-
-// The 0.2 name of verify_sqlite_ledger, kept for one release.
-[[deprecated("use verify_sqlite_ledger (the SQLite counterpart of verify_postgres_ledger)")]] inline LedgerVerification
-verify_ledger(const std::filesystem::path& file, std::string_view session = "default",
-              std::string_view published_head = {}) noexcept {
-  return verify_sqlite_ledger(file, session, published_head);
 }
 
 }  // namespace groundplane

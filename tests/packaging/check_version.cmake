@@ -1,0 +1,42 @@
+# cmake -DSOURCE_DIR=<src> -DVERSION=<x.y.z> -P check_version.cmake
+# One version everywhere: include/groundplane/version.hpp (its three macros and
+# version_string, which --version and serverInfo print) says what project(VERSION) in
+# CMakeLists.txt says, and so does the newest release CHANGELOG.md names.
+cmake_minimum_required(VERSION 3.25)
+set(failures "")
+include("${CMAKE_CURRENT_LIST_DIR}/expect.cmake")
+
+string(REPLACE "." ";" parts "${VERSION}")
+list(GET parts 0 major)
+list(GET parts 1 minor)
+list(GET parts 2 patch)
+file(READ "${SOURCE_DIR}/include/groundplane/version.hpp" header)
+foreach(part IN ITEMS MAJOR MINOR PATCH)
+  string(TOLOWER "${part}" var)
+  if(header MATCHES "#define GROUNDPLANE_VERSION_${part} ([0-9]+)")
+    set(found "${CMAKE_MATCH_1}")
+  else()
+    set(found "(none)")
+  endif()
+  expect("\"${found}\" STREQUAL \"${${var}}\"" "GROUNDPLANE_VERSION_${part} is ${${var}} (got ${found})")
+endforeach()
+if(header MATCHES "version_string = \"([^\"]*)\"")
+  set(found "${CMAKE_MATCH_1}")
+else()
+  set(found "(none)")
+endif()
+expect("\"${found}\" STREQUAL \"${VERSION}\"" "version_string is \"${VERSION}\" (got \"${found}\")")
+
+set(newest "(no CHANGELOG.md, or no release heading in it)")
+if(EXISTS "${SOURCE_DIR}/CHANGELOG.md")
+  file(STRINGS "${SOURCE_DIR}/CHANGELOG.md" releases REGEX "^## \\[[0-9]+\\.[0-9]+\\.[0-9]+\\]")
+  if(releases)
+    list(GET releases 0 newest)
+    string(REGEX REPLACE "^## \\[([0-9.]+)\\].*" "\\1" newest "${newest}")
+  endif()
+endif()
+expect("\"${newest}\" STREQUAL \"${VERSION}\"" "CHANGELOG.md's newest release is ${VERSION} (got ${newest})")
+
+if(failures)
+  message(FATAL_ERROR "version: these disagree with project(VERSION ${VERSION}):\n${failures}")
+endif()
