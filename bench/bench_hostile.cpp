@@ -20,7 +20,8 @@
 //   127.0.0.8  smuggling: requests framed by both Content-Length and Transfer-Encoding,
 //              a second request hidden after the body, on a kept-alive connection
 // and the normal client, from 127.0.0.1, calls `check` in its own session one call after
-// another: its latency alone first, then under attack for S seconds (20 by default). The
+// another: its latency alone first, then under attack for S seconds (60 by default: long
+// enough, on two cores, for the fact flood to fill --max-total-fact-bytes). The
 // server's peak RSS (VmHWM) is read before it is stopped. Before the attack, on servers of
 // their own: one call of 20,000 checks (refused at the cap; and answered by a server
 // started with --max-checks 20000), and 40 refused 7 MiB do_action inputs in one session
@@ -573,7 +574,7 @@ int main(int argc, char** argv) try {
     return 2;
   }
   std::string server_binary = args[0], baseline;
-  int seconds = 20, slow = 1000, load_calls = 20000;
+  int seconds = 60, slow = 1000, load_calls = 20000;
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--baseline" && i + 1 < args.size()) baseline = args[++i];
     else if (args[i] == "--seconds") seconds = count_arg(args, i);

@@ -96,7 +96,7 @@ constexpr std::string_view usage =
     "                          256); 429 beyond\n"
     "  --max-total-facts N     facts every session together may record (default 1000000)\n"
     "  --max-total-fact-bytes BYTES  bytes of record_* calls every session together may\n"
-    "                          make (default 268435456)\n"
+    "                          make (default 134217728)\n"
     "  --idle-timeout SECONDS  a session unused this long ends (default 1800)\n"
     "  --read-timeout SECONDS  a connection silent this long is closed (default 10)\n"
     "  --request-timeout SECONDS  a request's headers and body must arrive within this\n"
