@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/verdict.hpp"
 

@@ -32,8 +32,8 @@
 #include "fuzz_support.hpp"
 #include "groundplane/boundary.hpp"
 #include "groundplane/checks/superlative.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/unicode.hpp"
+#include "groundplane/detail/text/escape.hpp"
+#include "groundplane/detail/text/unicode.hpp"
 #include "groundplane/registry.hpp"
 
 namespace gp = groundplane;

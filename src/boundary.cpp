@@ -7,9 +7,9 @@
 
 #include "groundplane/boundary-inl.hpp"
 #include "groundplane/claim_stream-inl.hpp"
-#include "groundplane/detail/check_run-inl.hpp"
-#include "groundplane/detail/json_push_reader-inl.hpp"
-#include "groundplane/detail/prose-inl.hpp"
+#include "groundplane/detail/checks/check_run-inl.hpp"
+#include "groundplane/detail/checks/prose-inl.hpp"
+#include "groundplane/detail/json/json_push_reader-inl.hpp"
 #include "groundplane/errors-inl.hpp"
 #include "groundplane/finding-inl.hpp"
 #include "groundplane/verdict-inl.hpp"

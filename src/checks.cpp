@@ -12,4 +12,4 @@
 #include "groundplane/checks/ranking_prefix-inl.hpp"
 #include "groundplane/checks/row_integrity-inl.hpp"
 #include "groundplane/checks/superlative-inl.hpp"
-#include "groundplane/detail/ranked-inl.hpp"
+#include "groundplane/detail/checks/ranked-inl.hpp"

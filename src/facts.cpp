@@ -6,9 +6,9 @@
 #endif
 
 #include "groundplane/decimal-inl.hpp"
-#include "groundplane/detail/column-inl.hpp"
-#include "groundplane/detail/column_summary-inl.hpp"
-#include "groundplane/detail/unicode-inl.hpp"
+#include "groundplane/detail/facts/column-inl.hpp"
+#include "groundplane/detail/facts/column_summary-inl.hpp"
+#include "groundplane/detail/text/unicode-inl.hpp"
 #include "groundplane/entity-inl.hpp"
 #include "groundplane/facts-inl.hpp"
 #include "groundplane/registry-inl.hpp"

@@ -5,5 +5,5 @@
 #error "src/ is built by the groundplane::compiled target, which defines GROUNDPLANE_COMPILED_LIB"
 #endif
 
-#include "groundplane/detail/json_schema_check-inl.hpp"
+#include "groundplane/detail/json/json_schema_check-inl.hpp"
 #include "groundplane/json_schema-inl.hpp"

@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
 
-#include "groundplane/detail/ledger_codec.hpp"
+#include "groundplane/detail/ledger/ledger_codec.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/store/sqlite.hpp"
 #include "store_fixtures.hpp"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/render.hpp"
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
 
-#include "groundplane/detail/row_feed.hpp"
+#include "groundplane/detail/ledger/row_feed.hpp"
 #include "groundplane/session.hpp"
 
 namespace gp = groundplane;

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include "catch2_compat.hpp"
 
-#include <groundplane/detail/float_decimal.hpp>
+#include <groundplane/detail/numbers/float_decimal.hpp>
 #include <groundplane/groundplane.hpp>
 
 namespace gp = groundplane;

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/version.hpp"
 
 namespace groundplane::tools {

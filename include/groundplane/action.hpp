@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/any_check.hpp"
-#include "groundplane/detail/enum_names.hpp"
 #include "groundplane/detail/language_standard.hpp"
+#include "groundplane/detail/text/enum_names.hpp"
 #include "groundplane/ledger.hpp"
 
 namespace groundplane {

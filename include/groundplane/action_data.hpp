@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/registry.hpp"

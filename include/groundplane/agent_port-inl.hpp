@@ -4,7 +4,7 @@
 
 #include "groundplane/agent_port.hpp"
 
-#include "groundplane/detail/request_keys.hpp"
+#include "groundplane/detail/session/request_keys.hpp"
 
 namespace groundplane {
 

@@ -62,9 +62,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/deep_json.hpp"
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json/deep_json.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/session.hpp"

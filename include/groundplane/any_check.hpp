@@ -27,7 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/check.hpp"
-#include "groundplane/detail/unique_strings.hpp"
+#include "groundplane/detail/text/unique_strings.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/registry.hpp"

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/unique_strings.hpp"
-#include "groundplane/detail/wording.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/text/unique_strings.hpp"
+#include "groundplane/detail/text/wording.hpp"
 
 namespace groundplane::detail {
 

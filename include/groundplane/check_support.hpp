@@ -24,7 +24,7 @@
 // Each name below is the built-in checks' own function, brought into namespace
 // groundplane by a using-declaration: one implementation, so what a custom check prints
 // cannot drift from what the built-in ones print. Every string these functions put in a
-// message has passed through the library's one escaping routine (detail/escape.hpp):
+// message has passed through the library's one escaping routine (detail/text/escape.hpp):
 // quotes, backslashes, newlines, control bytes, invalid UTF-8 and invisible or
 // reordering code points are escaped, and a value is cut at 80 characters with "…".
 // A model's output may carry any of those; none of these functions throws for it.
@@ -32,9 +32,9 @@
 
 #include "groundplane/check.hpp"
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/stated.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/checks/stated.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
@@ -83,7 +83,7 @@ using detail::type_name;
 
 // ---- Reading a stated number -----------------------------------------------------------
 
-// std::optional<Decimal> stated_number(const nlohmann::json& value)   (detail/stated.hpp)
+// std::optional<Decimal> stated_number(const nlohmann::json& value)   (detail/checks/stated.hpp)
 //   The number the model stated, exactly: a JSON number as the Decimal it prints as, or
 //   as written ("0.50" keeps two decimals, "12345678901234567890.25" every digit) when
 //   the output came as text through Boundary::try_submit_json. nullopt for anything
@@ -91,7 +91,7 @@ using detail::type_name;
 //   boolean, null, a non-finite double, a number out of range — so a check decides
 //   what a non-number means (usually a finding) instead of guessing at prose.
 //   Read numbers with this rather than Decimal::from_json, which sees only the double.
-//   Declared in namespace groundplane by detail/stated.hpp, included above.
+//   Declared in namespace groundplane by detail/checks/stated.hpp, included above.
 
 // ---- Building a finding ----------------------------------------------------------------
 

@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/json_push_reader.hpp"
-#include "groundplane/detail/stated.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/checks/stated.hpp"
+#include "groundplane/detail/json/json_push_reader.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {

@@ -14,7 +14,7 @@
 // into chunks it equals try_submit_json of the whole (findings in the same order), reusing
 // what the checks found early rather than running them twice.
 //
-// Each byte is read once, as it arrives (detail/json_push_reader.hpp builds the same
+// Each byte is read once, as it arrives (detail/json/json_push_reader.hpp builds the same
 // gp::JsonText the whole-text reader would). Text that reader cannot take alike — not
 // one JSON value, invalid UTF-8, nesting past the bound — is read whole at finish() by
 // JsonText::read, so its finding names the same offset and reason.
@@ -29,7 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/check_run.hpp"
+#include "groundplane/detail/checks/check_run.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/json_text.hpp"

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "groundplane/detail/float_decimal.hpp"
+#include "groundplane/detail/numbers/float_decimal.hpp"
 
 namespace groundplane {
 
@@ -28,7 +28,7 @@ void Decimal::assign_floating(Float v) {
       return;
     }
   }
-  // A double's digits come without text (detail/float_decimal.hpp; tested against to_chars).
+  // A double's digits come without text (detail/numbers/float_decimal.hpp; tested against to_chars).
   detail::DecimalParts parts;
   if constexpr (std::is_same_v<Float, double>) parts = detail::shortest_decimal(v);
   else parts = detail::shortest_decimal_by_text(v);

@@ -58,9 +58,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/bigint.hpp"
-#include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/numbers/bigint.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {

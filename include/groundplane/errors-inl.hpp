@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 
 namespace groundplane {
 namespace detail {

@@ -4,8 +4,8 @@
 
 #include "groundplane/facts.hpp"
 
-#include "groundplane/detail/json_pointer.hpp"
-#include "groundplane/detail/wording.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
+#include "groundplane/detail/text/wording.hpp"
 
 namespace groundplane {
 

@@ -5,7 +5,7 @@
 // so the cost is paid once at record time. A changed value is a new fact under a new
 // name; nothing here can be modified after the fact exists. (A Table keeps what the checks
 // derive from its columns — the rankings read from them, their sums, extremes, medians and
-// key indexes — each computed on first use, once: detail/column_summary.hpp.)
+// key indexes — each computed on first use, once: detail/facts/column_summary.hpp.)
 #pragma once
 
 #include <algorithm>
@@ -31,15 +31,15 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/column.hpp"
-#include "groundplane/detail/column_summary.hpp"
-#include "groundplane/detail/enum_names.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/float_decimal.hpp"
-#include "groundplane/detail/json_depth.hpp"
+#include "groundplane/detail/facts/column.hpp"
+#include "groundplane/detail/facts/column_summary.hpp"
+#include "groundplane/detail/facts/string_index.hpp"
+#include "groundplane/detail/json/json_depth.hpp"
 #include "groundplane/detail/linkage.hpp"
-#include "groundplane/detail/string_index.hpp"
-#include "groundplane/detail/unicode.hpp"
+#include "groundplane/detail/numbers/float_decimal.hpp"
+#include "groundplane/detail/text/enum_names.hpp"
+#include "groundplane/detail/text/escape.hpp"
+#include "groundplane/detail/text/unicode.hpp"
 #include "groundplane/entity.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
@@ -165,7 +165,7 @@ class EntityIndex {
   NameIndex integers_;
 };
 
-// Names compared ignoring case (NFC + simple case folding, detail/unicode.hpp): the
+// Names compared ignoring case (NFC + simple case folding, detail/text/unicode.hpp): the
 // folded form of each string entity of a fact, built on first use, once.
 struct FoldedNames {
   std::once_flag once;
@@ -203,7 +203,7 @@ std::string column_list(const std::vector<std::string>& columns);
 std::optional<std::string> non_finite_at(const nlohmann::json& v, const std::string& at = "");
 
 // A recorded value (a Fact's, a table cell, a provenance argument) nested deeper than
-// max_value_depth (detail/json_depth.hpp) is refused before anything copies or walks it.
+// max_value_depth (detail/json/json_depth.hpp) is refused before anything copies or walks it.
 inline std::string too_deep_text() {
   return "nested deeper than " + std::to_string(max_value_depth) + " arrays/objects";
 }
@@ -358,7 +358,7 @@ struct DerivedRankings {
 
 }  // namespace detail
 
-// Rows of named columns, stored by column (see detail/column.hpp: numbers packed as
+// Rows of named columns, stored by column (see detail/facts/column.hpp: numbers packed as
 // decimals, strings interned per column), with a hash index on the key column.
 class Table {
  public:
@@ -453,7 +453,7 @@ class Table {
   // What the checks derive from a column (column < columns().size()): its numbers' sum,
   // extremes and first non-number; its median; its values as row keys. Each is computed
   // on first use, once per table and column, and kept for the table's lifetime
-  // (thread-safe; copies of the table share them): see detail/column_summary.hpp.
+  // (thread-safe; copies of the table share them): see detail/facts/column_summary.hpp.
   const detail::ColumnNumbers& column_numbers(std::size_t column) const {
     return summaries_->numbers(column, data_[column]);
   }

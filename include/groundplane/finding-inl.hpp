@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 
 namespace groundplane {
 

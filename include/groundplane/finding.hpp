@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/text/escape.hpp"
 
 namespace groundplane {
 

@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
-#include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/ledger.hpp"
 
 namespace groundplane {

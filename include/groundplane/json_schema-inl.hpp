@@ -1,6 +1,6 @@
 // The bodies of json_schema.hpp that compile a schema: included by it in the header-only
 // build, compiled once into groundplane::compiled otherwise (see detail/linkage.hpp).
-// Validation is in detail/json_schema_check-inl.hpp.
+// Validation is in detail/json/json_schema_check-inl.hpp.
 #pragma once
 
 #include "groundplane/json_schema.hpp"
@@ -19,9 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/json_pointer.hpp"
-#include "groundplane/detail/json_schema_node.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
+#include "groundplane/detail/json/json_schema_node.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/render.hpp"
 

@@ -49,7 +49,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/json_pointer.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
 #include "groundplane/detail/linkage.hpp"
 
 namespace groundplane {

@@ -30,10 +30,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/enum_names.hpp"
-#include "groundplane/detail/idempotency_key.hpp"
 #include "groundplane/detail/language_standard.hpp"
-#include "groundplane/detail/shared_text.hpp"
+#include "groundplane/detail/ledger/shared_text.hpp"
+#include "groundplane/detail/session/idempotency_key.hpp"
+#include "groundplane/detail/text/enum_names.hpp"
 
 namespace groundplane {
 

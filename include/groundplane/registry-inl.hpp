@@ -4,7 +4,7 @@
 
 #include "groundplane/registry.hpp"
 
-#include "groundplane/detail/wording.hpp"
+#include "groundplane/detail/text/wording.hpp"
 
 namespace groundplane {
 

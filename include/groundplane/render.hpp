@@ -1,6 +1,6 @@
 // Rendering data values for messages: strings single-quoted and escaped, numbers in
 // Decimal form, objects and arrays as compact JSON, every value capped at
-// detail::render_cap characters. Built on the one escaping routine (detail/escape.hpp).
+// detail::render_cap characters. Built on the one escaping routine (detail/text/escape.hpp).
 #pragma once
 
 #include <string>
@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/checks/stated.hpp"
 #include "groundplane/detail/linkage.hpp"
-#include "groundplane/detail/stated.hpp"
+#include "groundplane/detail/text/escape.hpp"
 
 namespace groundplane::detail {
 

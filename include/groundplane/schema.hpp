@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/field.hpp"
+#include "groundplane/detail/checks/field.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/entity.hpp"
 

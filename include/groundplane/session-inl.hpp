@@ -5,15 +5,15 @@
 
 #include "groundplane/session.hpp"
 
-#include "groundplane/detail/deep_json.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/fire.hpp"
-#include "groundplane/detail/in_doubt.hpp"
-#include "groundplane/detail/outcome.hpp"
-#include "groundplane/detail/request_keys.hpp"
-#include "groundplane/detail/session_core.hpp"
-#include "groundplane/detail/session_restore.hpp"
-#include "groundplane/detail/settlement.hpp"
+#include "groundplane/detail/json/deep_json.hpp"
+#include "groundplane/detail/session/fire.hpp"
+#include "groundplane/detail/session/in_doubt.hpp"
+#include "groundplane/detail/session/outcome.hpp"
+#include "groundplane/detail/session/request_keys.hpp"
+#include "groundplane/detail/session/session_core.hpp"
+#include "groundplane/detail/session/session_restore.hpp"
+#include "groundplane/detail/session/settlement.hpp"
+#include "groundplane/detail/text/escape.hpp"
 
 namespace groundplane {
 
@@ -357,7 +357,7 @@ GROUNDPLANE_INLINE void Session::move_to(std::string node, std::string focus) {
 }
 
 // The gate's checks in their order, then the record, the handler and its grade
-// (detail/fire.hpp). Writes exactly one attempt row: a gap row when refused, else a
+// (detail/session/fire.hpp). Writes exactly one attempt row: a gap row when refused, else a
 // transition (and, once its handler returns, its grade).
 GROUNDPLANE_INLINE FireResult Session::fire(std::string_view id, FireOptions options) {
   detail::check_request_key(options.request_key);

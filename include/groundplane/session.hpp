@@ -30,8 +30,8 @@
 // ActionSpec::reads, standing grants) are described in docs/ground-truth.md.
 //
 // The session's internals (what it holds, how a fire is gated and recorded, settlement,
-// restore) are in detail/session_core.hpp and the detail headers beside it; the stored
-// rows are defined once in detail/ledger_codec.hpp (docs/ledger-format.md).
+// restore) are in detail/session/session_core.hpp and the detail headers beside it; the stored
+// rows are defined once in detail/ledger/ledger_codec.hpp (docs/ledger-format.md).
 #pragma once
 
 #include <chrono>
@@ -51,7 +51,7 @@
 
 #include "groundplane/action.hpp"
 #include "groundplane/detail/linkage.hpp"
-#include "groundplane/detail/session_lock.hpp"
+#include "groundplane/detail/session/session_lock.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/ledger.hpp"
@@ -126,7 +126,7 @@ struct Brief {
 class Session;
 
 namespace detail {
-struct SessionCore;  // what a session holds: detail/session_core.hpp
+struct SessionCore;  // what a session holds: detail/session/session_core.hpp
 // A retry's replay (FireOptions::request_key), when its key is bound to a fire it matches;
 // nothing otherwise, and nothing written either way (the agent port asks before it fires).
 std::optional<FireResult> replay_bound(Session& session, std::string_view id, const FireOptions& options);

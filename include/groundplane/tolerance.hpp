@@ -18,10 +18,10 @@
 #include <utility>
 
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/bigint.hpp"
-#include "groundplane/detail/enum_names.hpp"
-#include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/numbers/bigint.hpp"
+#include "groundplane/detail/text/enum_names.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/json_depth.hpp"
+#include "groundplane/detail/json/json_depth.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/render.hpp"
 

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/unique_strings.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/text/unique_strings.hpp"
 
 namespace groundplane {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/finding.hpp"
 
 namespace groundplane {

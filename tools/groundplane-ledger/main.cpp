@@ -48,9 +48,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <groundplane/detail/escape.hpp>
-#include <groundplane/detail/ledger_codec.hpp>
-#include <groundplane/detail/row_body.hpp>
+#include <groundplane/detail/ledger/ledger_codec.hpp>
+#include <groundplane/detail/ledger/row_body.hpp>
+#include <groundplane/detail/text/escape.hpp>
 #include <groundplane/session.hpp>
 #include <groundplane/store/sqlite.hpp>
 #if GROUNDPLANE_LEDGER_POSTGRES

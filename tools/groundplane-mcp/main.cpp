@@ -34,7 +34,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/mcp/server.hpp"
 #include "groundplane/session.hpp"
 #ifdef GROUNDPLANE_MCP_HTTP

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "groundplane/checks/actions_performed.hpp"
-#include "groundplane/detail/wording.hpp"
+#include "groundplane/detail/text/wording.hpp"
 #include "groundplane/session.hpp"
 
 namespace groundplane {

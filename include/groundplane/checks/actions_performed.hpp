@@ -23,10 +23,10 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/check.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/json_pointer.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
 #include "groundplane/detail/linkage.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/ground_truth.hpp"

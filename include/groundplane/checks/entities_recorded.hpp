@@ -53,12 +53,12 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/check.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/json_pointer.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/checks/ranked.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
 #include "groundplane/detail/linkage.hpp"
-#include "groundplane/detail/ranked.hpp"
-#include "groundplane/detail/wording.hpp"
+#include "groundplane/detail/text/escape.hpp"
+#include "groundplane/detail/text/wording.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"

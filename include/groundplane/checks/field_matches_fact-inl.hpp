@@ -3,10 +3,10 @@
 #pragma once
 
 #include "groundplane/checks/field_matches_fact.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/field.hpp"
-#include "groundplane/detail/json_pointer.hpp"
-#include "groundplane/detail/stated.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/checks/stated.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/tolerance.hpp"
 

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/checks/actions_performed.hpp"
-#include "groundplane/detail/deep_json.hpp"
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json/deep_json.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/mcp/checker_tools.hpp"
 #include "groundplane/mcp/tool_arguments.hpp"
 #include "groundplane/mcp/tool_result.hpp"

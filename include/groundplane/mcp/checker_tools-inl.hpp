@@ -18,8 +18,8 @@
 #include "groundplane/boundary.hpp"
 #include "groundplane/check_from_json.hpp"
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/deep_json.hpp"
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json/deep_json.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
 #include "groundplane/mcp/tool_arguments.hpp"
@@ -41,7 +41,7 @@ GROUNDPLANE_INLINE const Fact& record_fact(const nlohmann::ordered_json& a, Fact
                           {.tool = std::move(tool), .args = args.call_args()});
 }
 
-// record_ranking's "direction", by the names Direction's table gives (detail/enum_names.hpp).
+// record_ranking's "direction", by the names Direction's table gives (detail/text/enum_names.hpp).
 GROUNDPLANE_INLINE Direction direction_of(const Arguments& args) {
   const auto d = args.optional_string("direction");
   if (!d) return Direction::higher_is_better;

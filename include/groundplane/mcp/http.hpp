@@ -71,7 +71,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/mcp/http_connection.hpp"
 #include "groundplane/mcp/protocol.hpp"

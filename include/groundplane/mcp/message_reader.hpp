@@ -35,7 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/json_pointer.hpp"
+#include "groundplane/detail/json/json_pointer.hpp"
 #include "groundplane/json_text.hpp"
 
 namespace groundplane::mcp::detail {

@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/deep_json.hpp"
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json/deep_json.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/json_text.hpp"
 #include "groundplane/render.hpp"

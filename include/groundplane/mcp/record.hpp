@@ -44,8 +44,8 @@
 #include <nlohmann/json.hpp>
 
 #include "groundplane/decimal.hpp"
-#include "groundplane/detail/escape.hpp"
-#include "groundplane/detail/field.hpp"
+#include "groundplane/detail/checks/field.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/errors.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/registry.hpp"

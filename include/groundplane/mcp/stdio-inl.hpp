@@ -11,7 +11,7 @@
 #include <streambuf>
 #include <string>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/mcp/line_reader.hpp"
 
 namespace groundplane::mcp {

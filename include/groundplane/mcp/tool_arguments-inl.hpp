@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/render.hpp"
 
 namespace groundplane::mcp::detail {

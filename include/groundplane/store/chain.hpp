@@ -24,8 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/canonical_json.hpp"
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/json/canonical_json.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/store/ledger_store.hpp"
 
 namespace groundplane::detail {

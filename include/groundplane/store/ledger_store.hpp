@@ -31,7 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "groundplane/detail/canonical_json.hpp"
+#include "groundplane/detail/json/canonical_json.hpp"
 #include "groundplane/errors.hpp"
 
 namespace groundplane {
@@ -206,10 +206,10 @@ class CanonicalHeader {
 };
 }  // namespace detail
 
-// The body as it is stored and hashed: the ledger's canonical JSON (detail/canonical_json.hpp,
+// The body as it is stored and hashed: the ledger's canonical JSON (detail/json/canonical_json.hpp,
 // docs/ledger-format.md): keys sorted, no whitespace, UTF-8 kept as is. A string that is
 // not UTF-8, or that holds U+10FFFF, is written in stored-text form
-// (detail/stored_text.hpp), which a restore reads back byte for byte: a row is always
+// (detail/ledger/stored_text.hpp), which a restore reads back byte for byte: a row is always
 // writable, and nothing in it is lost.
 inline std::string canonical_body(const nlohmann::json& body) { return detail::canonical_json(body); }
 

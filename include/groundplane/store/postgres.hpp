@@ -41,7 +41,7 @@
 #include <libpq-fe.h>
 #include <unistd.h>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/store/chain.hpp"
 #include "groundplane/store/ledger_store.hpp"
 

@@ -30,7 +30,7 @@
 
 #include <sqlite3.h>
 
-#include "groundplane/detail/escape.hpp"
+#include "groundplane/detail/text/escape.hpp"
 #include "groundplane/store/chain.hpp"
 #include "groundplane/store/ledger_store.hpp"
 
