@@ -487,146 +487,138 @@ class Audit {
     return out;
   }
 
+  // The row as a sentence: each kind says itself (one `say` per kind of rows::AllKinds;
+  // a kind without one does not compile). `prefix` gains an approval's time.
   std::string sentence(const gp::StoredRow& r, std::string& prefix) {
-    const std::string_view kind = r.kind;
-    if (kind == rows::Start::kind) {
-      const auto s = rows::Start::decode(body_);
-      return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state) +
-             (s.policy ? ", under the policy " + policy(*s.policy) : std::string());
-    }
-    if (kind == rows::PolicyChange::kind) {
-      const auto p = rows::PolicyChange::decode(body_);
-      std::string out;
-      if (p.policy)
-        out = p.was_policy ? "the policy changed from " + policy(*p.was_policy) + " to " + policy(*p.policy)
-                           : "the policy was recorded: " + policy(*p.policy);
-      for (const auto& [id, rule] : p.actions) {
-        const auto was = p.was_actions.find(id);
-        out += (out.empty() ? "" : "; ") + std::string("the rule of ") + action(id) +
-               (was != p.was_actions.end() ? " changed from " + rule_text(was->second) + " to " + rule_text(rule)
-                                           : " was recorded: " + rule_text(rule));
-      }
-      if (!p.reason.empty()) out += ", for the reason " + in_quotes(p.reason);
-      return out;
-    }
-    if (kind == rows::Move::kind) {
-      const auto m = rows::Move::decode(body_);
-      return "the cursor moved to node " + in_quotes(m.node) + (m.focus.empty() ? "" : ", focus " + in_quotes(m.focus));
-    }
-    if (kind == rows::StaleFlag::kind) {
-      return rows::StaleFlag::decode(body_).on ? "the app marked the actions on offer as possibly stale"
-                                               : "the app marked the actions on offer fresh";
-    }
-    if (kind == rows::Report::kind) {
-      const auto s = rows::Report::decode(body_);
-      return "the app reported a change of state" +
-             std::string(s.agents_own.empty() ? "" : " (partly the agent's own fire's doing)") + ": " + shown(s.delta);
-    }
-    if (kind == rows::StaleSeen::kind)
-      return "the app showed the agent what changed under " + action(rows::StaleSeen::decode(body_).action);
-    if (kind == rows::Refused::kind) {
-      auto g = rows::Refused::decode(body_);
-      std::string out = "REFUSED: " + who(g.fire.principal) + " fired " + action(g.fire.action, g.fire.does) +
-                        attempt_details(g.fire) + "; refused " + std::string(gp::detail::name_of(g.reason)) + ": " +
-                        std::string(why(g.reason));
-      if (!g.prior_transition_id.empty()) out += " (" + named(g.prior_transition_id) + ")";
-      for (std::size_t i = 0; i < g.failed_checks.size(); ++i)
-        out += (i == 0 ? " (failing: " : ", ") + in_quotes(g.failed_checks[i]) +
-               (i + 1 == g.failed_checks.size() ? ")" : "");
-      return out;
-    }
-    if (kind == rows::Recorded::kind) {
-      auto t = rows::Recorded::decode(body_);
-      const std::string id = "t-" + std::to_string(transitions_.size() + 1);
-      transitions_.push_back(t.fire.action);
-      std::string out;
-      if (t.outcome == gp::Outcome::inferred)
-        out = id + ": a state change " + who(t.fire.principal) + " reported was attributed to " +
-              action(t.fire.action, t.fire.does) + " (inferred: nobody fired it)";
-      else
-        out = id + ": " + who(t.fire.principal) + " fired " + action(t.fire.action, t.fire.does) +
-              attempt_details(t.fire) + ", recorded";
-      if (t.standing_grant) out += ", allowed by a standing approval";
-      if (t.repeat) out += ", a repeat of an action that had already happened or was in flight";
-      if (t.outcome != gp::Outcome::pending && t.outcome != gp::Outcome::inferred)
-        out += "; outcome " + std::string(gp::detail::name_of(t.outcome));
-      if (t.awaits_report) out += "; awaiting the app's report of its writes";
-      if (!t.idempotency_key.empty()) out += "; idempotency key " + t.idempotency_key;
-      return out;
-    }
-    if (kind == rows::Grade::kind) {
-      const auto u = rows::Grade::decode(body_);
-      std::string out = transition(u.transition);
-      if (u.outcome == gp::Outcome::rejected)
-        return out + ": the app reported it failed" +
-               (u.error && !u.error->empty() ? " (code " + in_quotes(*u.error) + ")" : "") + "; outcome rejected";
-      if (u.error)
-        return out + ": its handler failed: " + in_quotes(*u.error) + "; outcome " +
-               std::string(gp::detail::name_of(u.outcome));
-      if (u.receipt) out += ": its handler returned";
-      else out += ": settled by the app's report";
-      if (u.outcome == gp::Outcome::pending) return out + "; awaiting the app's report";
-      return out + "; outcome " + std::string(gp::detail::name_of(u.outcome));
-    }
-    if (kind == rows::AskMinted::kind) {
-      auto q = rows::AskMinted::decode(body_);
-      const std::string id = "ask-" + std::to_string(asks_.size() + 1);
-      const std::string what = action(q.action, q.does);
-      asks_.push_back({q.action, q.input});
-      return id + ": a person was asked to approve " + what +
-             (q.instance.empty() ? "" : " for item " + in_quotes(q.instance)) +
-             (q.input.is_null() ? "" : " with " + shown(q.input));
-    }
-    if (kind == rows::Decision::kind) {
-      const auto d = rows::Decision::decode(body_);
-      switch (d.state) {
-        case gp::AskState::approved: {
-          if (d.approved_at) prefix += " " + utc_time(*d.approved_at);
-          std::string out = by_whom(d.by) + " approved " + ask(d.ask);
-          if (d.reads && !d.reads->empty()) out += ", given on " + shown(*d.reads);
-          return out;
-        }
-        case gp::AskState::declined:
-          return by_whom(d.by) + " declined " + ask(d.ask);
-        case gp::AskState::revoked:
-          return by_whom(d.revoked_by) + " withdrew the approval of " + ask(d.ask) + " before it was used";
-        case gp::AskState::spent:
-          return ask(d.ask) + " was used by " + named(d.spent_by.value_or("a fire")) + ": one approval, one fire";
-        case gp::AskState::awaiting:
-          break;
-      }
-      return ask(d.ask) + " is " + std::string(gp::detail::name_of(d.state));
-    }
-    if (kind == rows::Standing::kind) {
-      auto s = rows::Standing::decode(body_);
-      const std::string what = action(s.action, s.does);
-      if (s.active) return by_whom(s.by) + " granted a standing approval of " + what + ": its fires need no ask";
-      return by_whom(s.by) + " withdrew the standing approval of " + what;
-    }
-    if (kind == rows::WorkOpened::kind) {
-      const auto w = rows::WorkOpened::decode(body_);
-      work_.push_back(w.label);
-      return work(work_.size() - 1) + " opened" +
-             (w.transition_id.empty() ? std::string(", bound to no fire") : ", for " + named(w.transition_id));
-    }
-    if (kind == rows::WorkClosed::kind) return work(rows::WorkClosed::decode(body_).work) + " closed";
-    if (kind == rows::Restart::kind) {
-      const auto r = rows::Restart::decode(body_);
-      std::string out = "the app restarted";
-      if (!r.fires.empty())
-        out += "; the fires it had stopped in are in doubt (whether they happened is not known): " +
-               list(r.fires, &Audit::transition);
-      if (!r.work.empty()) out += "; the work it left open is closed: " + list(r.work, &Audit::work);
-      return out;
-    }
-    if (kind == rows::Resolution::kind) {
-      const auto v = rows::Resolution::decode(body_);
-      return transition(v.transition) + ", in doubt since a restart: " +
-             (v.by ? by_whom(v.by) + " said" : std::string("the action's probe said")) + " it " +
-             (v.happened ? "happened" : "did not happen");
-    }
-    return "a row of kind " + in_quotes(kind) +
+    std::string out;
+    const bool known = rows::visit_row(r.kind, body_, [&](auto&& row) { out = say(std::move(row), prefix); });
+    if (known) return out;
+    return "a row of kind " + in_quotes(r.kind) +
            ", which this release does not know: " + gp::detail::escape(r.body, 240);
+  }
+
+  std::string say(rows::Start&& s, std::string& /*prefix*/) {
+    return "the session started at node " + in_quotes(s.node) + ", state " + shown(s.state) +
+           (s.policy ? ", under the policy " + policy(*s.policy) : std::string());
+  }
+  std::string say(rows::PolicyChange&& p, std::string& /*prefix*/) {
+    std::string out;
+    if (p.policy)
+      out = p.was_policy ? "the policy changed from " + policy(*p.was_policy) + " to " + policy(*p.policy)
+                         : "the policy was recorded: " + policy(*p.policy);
+    for (const auto& [id, rule] : p.actions) {
+      const auto was = p.was_actions.find(id);
+      out += (out.empty() ? "" : "; ") + std::string("the rule of ") + action(id) +
+             (was != p.was_actions.end() ? " changed from " + rule_text(was->second) + " to " + rule_text(rule)
+                                         : " was recorded: " + rule_text(rule));
+    }
+    if (!p.reason.empty()) out += ", for the reason " + in_quotes(p.reason);
+    return out;
+  }
+  std::string say(rows::Move&& m, std::string& /*prefix*/) {
+    return "the cursor moved to node " + in_quotes(m.node) + (m.focus.empty() ? "" : ", focus " + in_quotes(m.focus));
+  }
+  std::string say(rows::StaleFlag&& f, std::string& /*prefix*/) {
+    return f.on ? "the app marked the actions on offer as possibly stale" : "the app marked the actions on offer fresh";
+  }
+  std::string say(rows::Report&& s, std::string& /*prefix*/) {
+    return "the app reported a change of state" +
+           std::string(s.agents_own.empty() ? "" : " (partly the agent's own fire's doing)") + ": " + shown(s.delta);
+  }
+  std::string say(rows::StaleSeen&& s, std::string& /*prefix*/) {
+    return "the app showed the agent what changed under " + action(s.action);
+  }
+  std::string say(rows::Refused&& g, std::string& /*prefix*/) {
+    std::string out = "REFUSED: " + who(g.fire.principal) + " fired " + action(g.fire.action, g.fire.does) +
+                      attempt_details(g.fire) + "; refused " + std::string(gp::detail::name_of(g.reason)) + ": " +
+                      std::string(why(g.reason));
+    if (!g.prior_transition_id.empty()) out += " (" + named(g.prior_transition_id) + ")";
+    for (std::size_t i = 0; i < g.failed_checks.size(); ++i)
+      out += (i == 0 ? " (failing: " : ", ") + in_quotes(g.failed_checks[i]) +
+             (i + 1 == g.failed_checks.size() ? ")" : "");
+    return out;
+  }
+  std::string say(rows::Recorded&& t, std::string& /*prefix*/) {
+    const std::string id = "t-" + std::to_string(transitions_.size() + 1);
+    transitions_.push_back(t.fire.action);
+    std::string out;
+    if (t.outcome == gp::Outcome::inferred)
+      out = id + ": a state change " + who(t.fire.principal) + " reported was attributed to " +
+            action(t.fire.action, t.fire.does) + " (inferred: nobody fired it)";
+    else
+      out = id + ": " + who(t.fire.principal) + " fired " + action(t.fire.action, t.fire.does) +
+            attempt_details(t.fire) + ", recorded";
+    if (t.standing_grant) out += ", allowed by a standing approval";
+    if (t.repeat) out += ", a repeat of an action that had already happened or was in flight";
+    if (t.outcome != gp::Outcome::pending && t.outcome != gp::Outcome::inferred)
+      out += "; outcome " + std::string(gp::detail::name_of(t.outcome));
+    if (t.awaits_report) out += "; awaiting the app's report of its writes";
+    if (!t.idempotency_key.empty()) out += "; idempotency key " + t.idempotency_key;
+    return out;
+  }
+  std::string say(rows::Grade&& u, std::string& /*prefix*/) {
+    std::string out = transition(u.transition);
+    if (u.outcome == gp::Outcome::rejected)
+      return out + ": the app reported it failed" +
+             (u.error && !u.error->empty() ? " (code " + in_quotes(*u.error) + ")" : "") + "; outcome rejected";
+    if (u.error)
+      return out + ": its handler failed: " + in_quotes(*u.error) + "; outcome " +
+             std::string(gp::detail::name_of(u.outcome));
+    if (u.receipt) out += ": its handler returned";
+    else out += ": settled by the app's report";
+    if (u.outcome == gp::Outcome::pending) return out + "; awaiting the app's report";
+    return out + "; outcome " + std::string(gp::detail::name_of(u.outcome));
+  }
+  std::string say(rows::AskMinted&& q, std::string& /*prefix*/) {
+    const std::string id = "ask-" + std::to_string(asks_.size() + 1);
+    const std::string what = action(q.action, q.does);
+    asks_.push_back({q.action, q.input});
+    return id + ": a person was asked to approve " + what +
+           (q.instance.empty() ? "" : " for item " + in_quotes(q.instance)) +
+           (q.input.is_null() ? "" : " with " + shown(q.input));
+  }
+  std::string say(rows::Decision&& d, std::string& prefix) {
+    switch (d.state) {
+      case gp::AskState::approved: {
+        if (d.approved_at) prefix += " " + utc_time(*d.approved_at);
+        std::string out = by_whom(d.by) + " approved " + ask(d.ask);
+        if (d.reads && !d.reads->empty()) out += ", given on " + shown(*d.reads);
+        return out;
+      }
+      case gp::AskState::declined:
+        return by_whom(d.by) + " declined " + ask(d.ask);
+      case gp::AskState::revoked:
+        return by_whom(d.revoked_by) + " withdrew the approval of " + ask(d.ask) + " before it was used";
+      case gp::AskState::spent:
+        return ask(d.ask) + " was used by " + named(d.spent_by.value_or("a fire")) + ": one approval, one fire";
+      case gp::AskState::awaiting:
+        break;
+    }
+    return ask(d.ask) + " is " + std::string(gp::detail::name_of(d.state));
+  }
+  std::string say(rows::Standing&& s, std::string& /*prefix*/) {
+    const std::string what = action(s.action, s.does);
+    if (s.active) return by_whom(s.by) + " granted a standing approval of " + what + ": its fires need no ask";
+    return by_whom(s.by) + " withdrew the standing approval of " + what;
+  }
+  std::string say(rows::WorkOpened&& w, std::string& /*prefix*/) {
+    work_.push_back(w.label);
+    return work(work_.size() - 1) + " opened" +
+           (w.transition_id.empty() ? std::string(", bound to no fire") : ", for " + named(w.transition_id));
+  }
+  std::string say(rows::WorkClosed&& w, std::string& /*prefix*/) { return work(w.work) + " closed"; }
+  std::string say(rows::Restart&& r, std::string& /*prefix*/) {
+    std::string out = "the app restarted";
+    if (!r.fires.empty())
+      out += "; the fires it had stopped in are in doubt (whether they happened is not known): " +
+             list(r.fires, &Audit::transition);
+    if (!r.work.empty()) out += "; the work it left open is closed: " + list(r.work, &Audit::work);
+    return out;
+  }
+  std::string say(rows::Resolution&& v, std::string& /*prefix*/) {
+    return transition(v.transition) +
+           ", in doubt since a restart: " + (v.by ? by_whom(v.by) + " said" : std::string("the action's probe said")) +
+           " it " + (v.happened ? "happened" : "did not happen");
   }
 
   gp::detail::RowBody body_;

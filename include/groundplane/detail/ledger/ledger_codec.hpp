@@ -9,6 +9,7 @@
 // (detail/text/enum_names.hpp), and a number a table lacks is a malformed row, never cast.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -325,30 +326,36 @@ struct Resolution {
   static Resolution decode(RowBody& b);
 };
 
+// Every row kind, listed once. The restore, groundplane-ledger's audit and `kinds` below
+// all dispatch over this list, so a kind added here is one each of them must handle: a
+// reader with no overload for it does not compile. The commonest kinds come first, as
+// visit_row tries them in order.
+template <class... Kind>
+struct KindList {};
+using AllKinds = KindList<Recorded, Grade, Refused, Report, StaleSeen, AskMinted, Decision, Standing, WorkOpened,
+                          WorkClosed, Move, StaleFlag, Start, Restart, PolicyChange, Resolution>;
+
+// Decodes `body` as the kind `kind` names and calls `visit` with the decoded row, an
+// rvalue. False, and nothing called, for a kind this release does not know. A malformed
+// body throws what the kind's decode throws (MalformedRow, nlohmann::json::exception).
+template <class Visit>
+bool visit_row(std::string_view kind, RowBody& body, Visit&& visit) {
+  return [&]<class... Kind>(KindList<Kind...>) {
+    return ((kind == Kind::kind && (visit(Kind::decode(body)), true)) || ...);
+  }(AllKinds{});
+}
+
 // Every kind, for readers that name what they print (an export, an audit).
 struct KindInfo {
   std::string_view kind;
   std::string_view name;
   std::span<const Member> members;
 };
-inline constexpr KindInfo kinds[] = {
-    {Start::kind, Start::name, Start::members},
-    {Move::kind, Move::name, Move::members},
-    {StaleFlag::kind, StaleFlag::name, StaleFlag::members},
-    {Report::kind, Report::name, Report::members},
-    {StaleSeen::kind, StaleSeen::name, StaleSeen::members},
-    {Refused::kind, Refused::name, Refused::members},
-    {Recorded::kind, Recorded::name, Recorded::members},
-    {Grade::kind, Grade::name, Grade::members},
-    {AskMinted::kind, AskMinted::name, AskMinted::members},
-    {Decision::kind, Decision::name, Decision::members},
-    {Standing::kind, Standing::name, Standing::members},
-    {WorkOpened::kind, WorkOpened::name, WorkOpened::members},
-    {WorkClosed::kind, WorkClosed::name, WorkClosed::members},
-    {Restart::kind, Restart::name, Restart::members},
-    {PolicyChange::kind, PolicyChange::name, PolicyChange::members},
-    {Resolution::kind, Resolution::name, Resolution::members},
-};
+template <class... Kind>
+constexpr std::array<KindInfo, sizeof...(Kind)> kind_infos(KindList<Kind...> /*all*/) {
+  return {KindInfo{Kind::kind, Kind::name, Kind::members}...};
+}
+inline constexpr auto kinds = kind_infos(AllKinds{});
 
 // The kind with this code, or null for one this release does not know.
 constexpr const KindInfo* find_kind(std::string_view kind) noexcept {

@@ -4,7 +4,6 @@
 
 #include "groundplane/detail/session/fire.hpp"
 
-#include "groundplane/check_from_json.hpp"  // here, not in fire.hpp: it reaches session.hpp
 #include "groundplane/detail/session/in_doubt.hpp"
 #include "groundplane/detail/session/request_keys.hpp"
 #include "groundplane/detail/session/settlement.hpp"
@@ -115,26 +114,12 @@ GROUNDPLANE_INLINE ArgumentReview review_arguments(const FactRegistry& facts, co
 
 GROUNDPLANE_INLINE void supported_fields(const FactRegistry& facts, const AnyCheck& check,
                                          const nlohmann::json& payload, std::vector<ArgumentSupport>& out) {
-  nlohmann::json config;
-  try {
-    config = check_to_json(check);
-  } catch (const ConfigurationError&) {  // a check of the app's own: it says nothing of its fields
-    return;
-  }
-  std::vector<std::string> fields;
-  const auto add = [&](const nlohmann::json& f) {
-    if (f.is_string() && std::find(fields.begin(), fields.end(), f.get_ref<const std::string&>()) == fields.end())
-      fields.push_back(f.get<std::string>());
-  };
-  if (const auto k = config.find("key_field"); k != config.end()) add(*k);
-  if (const auto f = config.find("field"); f != config.end()) add(*f);
-  if (const auto fs = config.find("fields"); fs != config.end()) {
-    if (fs->is_object())  // output field -> column
-      for (const auto& item : fs->items()) add(nlohmann::json(item.key()));
-    else if (fs->is_array())
-      for (const auto& f : *fs) add(f.is_array() && !f.empty() ? f[0] : f);
-  }
-  for (const std::string& field : fields) {
+  const std::optional<std::vector<std::string>> read = check.reads();
+  if (!read) return;                    // a check that does not say what it reads supports no field by name
+  std::vector<std::string_view> named;  // a field a check reads twice is supported once
+  for (const std::string& field : *read) {
+    if (std::find(named.begin(), named.end(), field) != named.end()) continue;
+    named.push_back(field);
     if (find_field(payload, field) == nullptr) continue;
     for (const std::string& fact : check.leans_on())
       out.push_back(

@@ -81,9 +81,8 @@ struct ArgumentReview {
 ArgumentReview review_arguments(const FactRegistry& facts, const CheckList& checks, const nlohmann::json& payload,
                                 bool with_support);
 
-// The payload fields a passing check read (its configuration's field, fields and
-// key_field, as check_to_json writes them; none for a check it cannot write), each with
-// every fact the check leans on, appended to `out`.
+// The payload fields a passing check reads (its reads(); none for a check that does not
+// say), each present in the payload with every fact the check leans on, appended to `out`.
 void supported_fields(const FactRegistry& facts, const AnyCheck& check, const nlohmann::json& payload,
                       std::vector<ArgumentSupport>& out);
 

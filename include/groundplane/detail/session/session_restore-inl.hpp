@@ -325,6 +325,10 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Restart&& rs) {
   stop_all(r.c, rs.fires, rs.work, r.returned);
 }
 
+GROUNDPLANE_INLINE void apply(Replay& r, rows::StaleSeen&& s) { r.c.changes.clear(s.action); }
+
+GROUNDPLANE_INLINE void apply(Replay& r, rows::StaleFlag&& s) { r.c.ledger.actions_may_be_stale = s.on; }
+
 GROUNDPLANE_INLINE void apply(Replay& r, rows::Report&& s) {
   r.c.changes.note(changed_pointers(r.c.state, s.delta), r.c.ledger.version, s.agents_own);
   r.c.state.merge_patch(s.delta);
@@ -342,25 +346,8 @@ GROUNDPLANE_INLINE void replay(Replay& r, ParsedRow& row) {
   if (k != rows::Start::kind && !r.started) throw r.bad("is not the row that starts a session");
   r.started = true;
   try {
-    if (k == rows::Recorded::kind) apply(r, rows::Recorded::decode(b));
-    else if (k == rows::Grade::kind) apply(r, rows::Grade::decode(b));
-    else if (k == rows::Refused::kind) apply(r, rows::Refused::decode(b));
-    else if (k == rows::Report::kind) apply(r, rows::Report::decode(b));
-    else if (k == rows::StaleSeen::kind) r.c.changes.clear(rows::StaleSeen::decode(b).action);
-    else if (k == rows::AskMinted::kind) apply(r, rows::AskMinted::decode(b));
-    else if (k == rows::Decision::kind) apply(r, rows::Decision::decode(b));
-    else if (k == rows::Standing::kind) apply(r, rows::Standing::decode(b));
-    else if (k == rows::WorkOpened::kind) apply(r, rows::WorkOpened::decode(b));
-    else if (k == rows::WorkClosed::kind) apply(r, rows::WorkClosed::decode(b));
-    else if (k == rows::Move::kind) apply(r, rows::Move::decode(b));
-    else if (k == rows::StaleFlag::kind) r.c.ledger.actions_may_be_stale = rows::StaleFlag::decode(b).on;
-    else if (k == rows::Start::kind) apply(r, rows::Start::decode(b));
-    else if (k == rows::Restart::kind) apply(r, rows::Restart::decode(b));
-    else if (k == rows::PolicyChange::kind) apply(r, rows::PolicyChange::decode(b));
-    else if (k == rows::Resolution::kind) apply(r, rows::Resolution::decode(b));
-    else {
+    if (!rows::visit_row(k, b, [&r](auto&& decoded) { apply(r, std::forward<decltype(decoded)>(decoded)); }))
       throw r.bad("is of a kind this release does not know");
-    }
   } catch (const MalformedRow& e) {
     throw r.bad(std::string("is malformed: ") + e.what());
   } catch (const nlohmann::json::exception& e) {
