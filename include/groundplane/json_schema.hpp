@@ -85,6 +85,6 @@ class JsonSchema {
 }  // namespace groundplane
 
 #ifdef GROUNDPLANE_HEADER_ONLY
-#include "groundplane/detail/json/json_schema_check-inl.hpp"
+#include "groundplane/detail/json/json_schema_check.hpp"  // validation, which JsonSchema::validate runs
 #include "groundplane/json_schema-inl.hpp"
 #endif

@@ -1,6 +1,6 @@
 // The compiled form of a gp::JsonSchema: one node per subschema, keywords already read
 // into typed members, every `$ref` resolved to a node index. Built by
-// json_schema-inl.hpp, read by detail/json_schema_check-inl.hpp.
+// json_schema-inl.hpp, read by detail/json/json_schema_check.hpp.
 #pragma once
 
 #include <compare>
@@ -90,7 +90,7 @@ struct CompiledSchema {
 
 // JSON values as JSON Schema compares them: numbers by exact value as gp::Decimal reads
 // them (1 == 1.0; an integer past 2^53 is not the nearest double), everything else
-// structurally. Bodies in detail/json_schema_check-inl.hpp.
+// structurally. Bodies in detail/json/json_schema_check-inl.hpp.
 
 // The JSON Schema types a value has: an integral number is both integer and number; 0
 // for what JSON text cannot hold (binary, a discarded value).
