@@ -10,6 +10,7 @@
 #include "groundplane/mcp/checker_tools-inl.hpp"
 #include "groundplane/mcp/jsonrpc-inl.hpp"
 #include "groundplane/mcp/protocol-inl.hpp"
+#include "groundplane/mcp/record-inl.hpp"
 #include "groundplane/mcp/stdio-inl.hpp"
 #include "groundplane/mcp/tool_arguments-inl.hpp"
 #include "groundplane/mcp/tool_result-inl.hpp"
