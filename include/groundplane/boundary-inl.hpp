@@ -145,7 +145,7 @@ GROUNDPLANE_INLINE Verdict checked_text(const JsonText& doc, std::string_view te
   std::vector<Finding> all = std::move(about_text);
   for (const auto& f : checked.findings()) all.push_back(f);
   Verdict v(std::move(all), checked.passed(), checked.failed(), checked.warnings());
-  VerdictParts::carry(v, checked);
+  BoundaryVerdict::carry(v, checked);
   return v;
 }
 

@@ -172,7 +172,7 @@ class Boundary {
   // The same checks; an unsupported claim is reported, never thrown.
   Verdict try_submit(const nlohmann::json& output) {
     submitted_ = true;
-    return pinned(detail::checked_output(output, checks_run()), output);
+    return with_output(detail::checked_output(output, checks_run()), output);
   }
 
   // The model's JSON text, read exactly as written (gp::JsonText): numbers keep their
@@ -188,7 +188,7 @@ class Boundary {
     using Text = typename detail::dependent_type<JsonText, Cs...>::type;
     if (json_text.size() > options_.max_text_bytes) {
       submitted_ = true;
-      return pinned(detail::oversized_text(json_text, options_.max_text_bytes), nlohmann::json());
+      return with_output(detail::oversized_text(json_text, options_.max_text_bytes), nlohmann::json());
     }
     return try_submit_json(Text::read(json_text, {.max_depth = options_.max_depth}), json_text);
   }
@@ -207,7 +207,7 @@ class Boundary {
   template <class Json>
   Verdict try_submit(const BasicJsonText<Json>& text, const nlohmann::json& output) {
     submitted_ = true;
-    return pinned(detail::checked_node(text, output, checks_run()), output);
+    return with_output(detail::checked_node(text, output, checks_run()), output);
   }
 
   // The model's JSON text as it streams (gp::ClaimStream, docs/streaming.md): feed it the
@@ -233,7 +233,7 @@ class Boundary {
   requires detail::is_other_json<J> Verdict try_submit(const J& output) {
     if (detail::nested_deeper_than(output, options_.max_depth)) {
       submitted_ = true;
-      return pinned(detail::too_deep_output(detail::render(output), options_.max_depth), nlohmann::json::object());
+      return with_output(detail::too_deep_output(detail::render(output), options_.max_depth), nlohmann::json::object());
     }
     return try_submit(nlohmann::json(output));
   }
@@ -307,7 +307,7 @@ class Boundary {
   Verdict submit_read(const BasicJsonText<Json>& doc, std::string_view json_text, const detail::ChecksRun& checks) {
     submitted_ = true;
     Verdict verdict = detail::checked_text(doc, json_text, checks);
-    return doc.ok() ? pinned(std::move(verdict), doc.value()) : pinned(std::move(verdict), nlohmann::json());
+    return doc.ok() ? with_output(std::move(verdict), doc.value()) : with_output(std::move(verdict), nlohmann::json());
   }
 
   // Each check as a stream runs it (a CheckList's one by one), with the fields it reads.
@@ -333,7 +333,7 @@ class Boundary {
         [](void* b, std::string_view head) {
           Boundary& self = *static_cast<Boundary*>(b);
           self.submitted_ = true;
-          return self.pinned(detail::oversized_text(head, self.options_.max_text_bytes), nlohmann::json());
+          return self.with_output(detail::oversized_text(head, self.options_.max_text_bytes), nlohmann::json());
         },
         [](void* b, detail::CheckRun run, const nlohmann::json& partial) {
           Boundary& self = *static_cast<Boundary*>(b);
@@ -342,7 +342,7 @@ class Boundary {
           if (const auto p = schema.find("properties"); p != schema.end() && p->is_object())
             for (auto it = p->begin(); it != p->end(); ++it)
               if (!partial.contains(it.key())) run.read_by_failed.push_back(it.key());  // not written yet
-          return self.pinned(std::move(run).verdict(), partial);
+          return self.with_output(std::move(run).verdict(), partial);
         },
         [](const void* b, const nlohmann::json& output, detail::CheckRun& run) {
           const Boundary& self = *static_cast<const Boundary*>(b);
@@ -378,7 +378,7 @@ class Boundary {
   void note_reads(const C& check, std::vector<std::string>& fields) const {
     if (auto read = detail::reads_of(check)) {
       for (const auto& f : *read) {
-        std::string top = detail::VerdictParts::top_level(f);
+        std::string top = detail::BoundaryVerdict::top_level(f);
         if (!top.empty()) fields.push_back(std::move(top));
       }
       return;
@@ -394,8 +394,8 @@ class Boundary {
 
   // accepted() and reask_schema() of a verdict on `output` (the schema is built only
   // for a verdict that is not ok).
-  Verdict pinned(Verdict verdict, const nlohmann::json& output) const {
-    detail::VerdictParts::pin(verdict, output, [&] { return schema(); });
+  Verdict with_output(Verdict verdict, const nlohmann::json& output) const {
+    detail::BoundaryVerdict::attach_output(verdict, output, [&] { return schema(); });
     return verdict;
   }
 

@@ -123,19 +123,20 @@ GROUNDPLANE_INLINE std::string Verdict::cut(const std::string& s, std::size_t by
   return s.substr(0, n) + std::string(detail::ellipsis);
 }
 
-GROUNDPLANE_INLINE void detail::VerdictParts::add_read_by_failed(Verdict& v, const std::vector<std::string>& fields) {
+GROUNDPLANE_INLINE void detail::BoundaryVerdict::add_read_by_failed(Verdict& v,
+                                                                    const std::vector<std::string>& fields) {
   v.read_by_failed_.insert(v.read_by_failed_.end(), fields.begin(), fields.end());
   keep_first_of_each(v.read_by_failed_);
 }
 
-GROUNDPLANE_INLINE std::string detail::VerdictParts::top_level(const std::string& field) {
+GROUNDPLANE_INLINE std::string detail::BoundaryVerdict::top_level(const std::string& field) {
   if (field.empty() || field[0] != '/') return field;
   const auto tokens = pointer_tokens(field);
   return tokens && !tokens->empty() ? tokens->front() : field;
 }
 
-GROUNDPLANE_INLINE void detail::VerdictParts::pin_rejected(Verdict& v, const nlohmann::json& output,
-                                                           const nlohmann::json& schema) {
+GROUNDPLANE_INLINE void detail::BoundaryVerdict::attach_rejected_output(Verdict& v, const nlohmann::json& output,
+                                                                        const nlohmann::json& schema) {
   std::vector<std::string> rejected = v.read_by_failed_;
   bool whole = !output.is_object();
   for (const auto& f : v.findings_) {

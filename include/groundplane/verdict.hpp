@@ -16,7 +16,7 @@
 namespace groundplane {
 
 namespace detail {
-struct VerdictParts;
+struct BoundaryVerdict;
 }
 
 class Verdict {
@@ -110,7 +110,7 @@ class Verdict {
   std::vector<std::string> passed_;
   std::vector<std::string> failed_;
   std::vector<std::string> warnings_;
-  friend struct detail::VerdictParts;
+  friend struct detail::BoundaryVerdict;
   std::vector<std::string> read_by_failed_;  // top-level fields the failed checks read
   nlohmann::json reask_schema_;
   nlohmann::json accepted_;
@@ -120,7 +120,7 @@ class Verdict {
 namespace detail {
 // What a Boundary adds to the verdicts its checks make: the fields the failed checks read,
 // and, once the output is known, accepted() and reask_schema().
-struct VerdictParts {
+struct BoundaryVerdict {
   static void add_read_by_failed(Verdict& v, const std::vector<std::string>& fields);
   static void carry(Verdict& to, const Verdict& from) {
     to.read_by_failed_ = from.read_by_failed_;
@@ -129,14 +129,14 @@ struct VerdictParts {
   static void set_prose(Verdict& v, std::string prose) { v.prose_ = std::move(prose); }
   // `schema` is the boundary's schema(); it is read only when the verdict is not ok.
   template <class Schema>
-  static void pin(Verdict& v, const nlohmann::json& output, Schema&& schema) {
+  static void attach_output(Verdict& v, const nlohmann::json& output, Schema&& schema) {
     if (v.ok()) {
       v.accepted_ = output.is_object() ? output : nlohmann::json::object();
       return;
     }
-    pin_rejected(v, output, schema());
+    attach_rejected_output(v, output, schema());
   }
-  static void pin_rejected(Verdict& v, const nlohmann::json& output, const nlohmann::json& schema);
+  static void attach_rejected_output(Verdict& v, const nlohmann::json& output, const nlohmann::json& schema);
   // The top-level member a field names: "winner", or "rows" for "/rows/1/ctr".
   static std::string top_level(const std::string& field);
 };

@@ -111,8 +111,8 @@ GROUNDPLANE_INLINE Verdict CheckRun::verdict() && {
   keep_first_of_each(warnings);
   keep_first_of_each(read_by_failed);
   Verdict v(std::move(findings), std::move(passed), std::move(failed), std::move(warnings));
-  VerdictParts::add_read_by_failed(v, read_by_failed);
-  if (prose && v.ok()) VerdictParts::set_prose(v, std::move(*prose));
+  BoundaryVerdict::add_read_by_failed(v, read_by_failed);
+  if (prose && v.ok()) BoundaryVerdict::set_prose(v, std::move(*prose));
   return v;
 }
 
