@@ -117,53 +117,9 @@ struct comparison {
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const;
 
  private:
-  // The four conventions, plus the ratio written as a percentage ("A is 110% of B"):
-  // a reading a model plausibly gives, so the finding can name it.
-  enum class Reading { percent_change, percentage_points, ratio, difference, ratio_percent };
-  static constexpr Reading all_readings[] = {Reading::percent_change, Reading::percentage_points, Reading::ratio,
-                                             Reading::difference, Reading::ratio_percent};
-
-  static Reading reading(Convention c);
-
-  static std::string_view label(Reading r);
-
-  // x against y; nullopt where it has no value (a percent change or ratio against zero).
-  static std::optional<detail::Rational> value_of(Reading r, const Decimal& x, const Decimal& y);
-
-  static std::string formula(Reading r, const Decimal& x, const Decimal& y);
-
-  // The exact value when it terminates, else its first digits and "…".
-  static std::string show(const detail::Rational& r);
-
-  // One side of the comparison, resolved against the fact.
-  struct Side {
-    std::string shown;   // rendered name or key
-    Decimal value;       // its score or cell
-    std::size_t id = 0;  // position in the ranking, or row of the table
-
-    bool same_as(const Side& o) const { return id == o.id; }
-  };
-
   detail::RankingSource source(const FactRegistry& registry) const {
     return detail::ranking_source(registry, fact, column, direction, on_missing, check_name);
   }
-
-  static std::string on_what(const Ranking& ranking);
-
-  // "'harbour' vs 'north' on 'ctr' as percent change is 10.436893… = (0.0455 - 0.0412) / 0.0412 * 100"
-  static std::string computed(const Ranking& ranking, Reading r, const Side& x, const Side& y);
-
-  // "0.43 matches percentage points", "-0.0043 matches the difference in the other order
-  // ('north' vs 'harbour', ComparisonOrder::b_minus_a)"; "" when it matches no reading.
-  // `skip` is the configured reading in the configured order, already judged.
-  std::string matches(const Decimal& stated, const Side& a, const Side& b, std::optional<Reading> skip) const;
-
-  // A pair that cannot carry the claim: one entity twice, a tie, or B ahead of A.
-  Finding pair_finding(const Ranking& ranking, const Finding& base, const Side& a, const Side& b,
-                       const std::optional<Decimal>& stated) const;
-
-  std::optional<Side> resolve(const detail::RankingSource& source, const nlohmann::json& output,
-                              const std::string& field_name, const Finding& base, std::vector<Finding>& findings) const;
 };
 
 }  // namespace groundplane

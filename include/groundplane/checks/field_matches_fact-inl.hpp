@@ -40,6 +40,71 @@ GROUNDPLANE_INLINE std::optional<std::string> first_difference(const nlohmann::j
   if (same_json(said, truth)) return std::nullopt;
   return "";
 }
+
+// What field_matches_fact found in the field, before any finding is worded.
+struct FactMatch {
+  enum class Kind {
+    holds,           // the recorded value
+    missing,         // no such field
+    differs_inside,  // an array or object that differs at `at`
+    off_by,          // another number, `off` from the recorded one
+    other_type,      // a value of another JSON type
+    differs,         // another value of the same type
+  };
+  Kind kind = Kind::holds;
+  std::string at;  // differs_inside: the JSON Pointer, inside the value, where they first differ
+  Decimal off;     // off_by: stated minus recorded
+};
+
+GROUNDPLANE_INLINE FactMatch classify_fact_match(const nlohmann::json* said, const nlohmann::json& truth) {
+  using Kind = FactMatch::Kind;
+  FactMatch out;
+  if (said == nullptr) {
+    out.kind = Kind::missing;
+    return out;
+  }
+  auto at = first_difference(*said, truth);
+  if (!at) return out;
+  out.kind = Kind::differs;
+  if (!at->empty()) {
+    out.kind = Kind::differs_inside;
+    out.at = std::move(*at);
+  } else if (said->is_number() && truth.is_number()) {
+    const auto stated = stated_number(*said);
+    const auto recorded = Decimal::from_json(truth);
+    if (stated && recorded) {
+      out.kind = Kind::off_by;
+      out.off = *stated - *recorded;
+    }
+  } else if (said->type() != truth.type()) {
+    out.kind = Kind::other_type;
+  }
+  return out;
+}
+
+GROUNDPLANE_INLINE Finding fact_match_finding(const field_matches_fact& check, const Fact& recorded,
+                                              const nlohmann::json& truth, const nlohmann::json* said,
+                                              const FactMatch& match) {
+  using Kind = FactMatch::Kind;
+  Finding f = finding_about(field_matches_fact::check_name, check.field, recorded);
+  f.supported = render(truth);
+  const std::string holds = "fact " + quote(check.fact) +
+                            (check.path.empty() ? std::string() : " at " + quote(check.path)) + " holds " + f.supported;
+  if (match.kind == Kind::missing) {
+    f.detail = holds + "; the output has no such field";
+    return f;
+  }
+  f.said = render(*said);
+  f.detail = holds + "; the stated value differs";
+  if (match.kind == Kind::differs_inside) {
+    f.detail += " at " + quote(match.at);
+  } else if (match.kind == Kind::off_by) {
+    f.detail += " (off by " + std::string(match.off.signum() > 0 ? "+" : "") + render(match.off) + ")";
+  } else if (match.kind == Kind::other_type) {
+    f.detail += ": it is " + std::string(type_name(*said)) + ", and the fact holds " + std::string(type_name(truth));
+  }
+  return f;
+}
 }  // namespace detail
 
 GROUNDPLANE_INLINE std::string field_matches_fact::name() const {
@@ -82,35 +147,12 @@ GROUNDPLANE_INLINE void field_matches_fact::describe(const FactRegistry& registr
 
 GROUNDPLANE_INLINE void field_matches_fact::verify(const FactRegistry& registry, const nlohmann::json& output,
                                                    std::vector<Finding>& findings) const {
-  const Fact& recorded = registry.get<Fact>(fact);
   const nlohmann::json& want = truth(registry);
   const nlohmann::json* said = detail::find_field(output, field);
-  if (said != nullptr && !detail::first_difference(*said, want)) return;
-  Finding f = detail::finding_about(check_name, field, recorded);
-  f.supported = detail::render(want);
-  const std::string holds = "fact " + detail::quote(fact) +
-                            (path.empty() ? std::string() : " at " + detail::quote(path)) + " holds " + f.supported;
-  if (said == nullptr) {
-    f.detail = holds + "; the output has no such field";
-    findings.push_back(std::move(f));
-    return;
-  }
-  f.said = detail::render(*said);
-  const std::string at = *detail::first_difference(*said, want);
-  f.detail = holds + "; the stated value differs";
-  if (!at.empty()) {
-    f.detail += " at " + detail::quote(at);
-  } else if (said->is_number() && want.is_number()) {
-    if (const auto a = stated_number(*said); a)
-      if (const auto b = Decimal::from_json(want)) {
-        const Decimal off = *a - *b;
-        f.detail += " (off by " + std::string(off.signum() > 0 ? "+" : "") + detail::render(off) + ")";
-      }
-  } else if (said->type() != want.type()) {
-    f.detail += ": it is " + std::string(detail::type_name(*said)) + ", and the fact holds " +
-                std::string(detail::type_name(want));
-  }
-  findings.push_back(std::move(f));
+  // Judged first, worded only when wrong: a field that holds builds no strings.
+  const detail::FactMatch match = detail::classify_fact_match(said, want);
+  if (match.kind == detail::FactMatch::Kind::holds) return;
+  findings.push_back(detail::fact_match_finding(*this, registry.get<Fact>(fact), want, said, match));
 }
 
 }  // namespace groundplane

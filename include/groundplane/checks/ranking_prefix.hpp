@@ -100,56 +100,6 @@ struct ranking_prefix {
   detail::RankingSource source(const FactRegistry& registry) const {
     return detail::ranking_source(registry, fact, column, direction, on_missing, check_name);
   }
-
-  // "the cut at 3 falls inside a tie on 'ctr' …"; "" when the cut at n ends a block.
-  static std::string cut_inside_tie(const Ranking& r, std::size_t n);
-
-  static std::string place(std::size_t i) { return "place " + std::to_string(i + 1); }
-
-  // 'ctr', or 'p95_ms' (lower is better): the direction decides what "top" means.
-  static std::string on_key(const Ranking& r);
-
-  // "top 3 entities ranked on 'ctr'", "top entity ranked on 'ctr'"; with n == 0 "leading
-  // entities ranked on 'ctr'".
-  static std::string top_phrase(const Ranking& r, std::size_t n);
-
-  static std::string leader(const Ranking& r);
-
-  // One acceptable answer, the computed order's first n names, as compact JSON.
-  static std::string render_prefix(const Ranking& r, std::size_t n);
-
-  // "places 2 and 3", "places 2-4", "place 2" (1-based, from a 0-based start).
-  static std::string places(std::size_t first, std::size_t count);
-
-  // What the computed order puts at 0-based place i of a list cut after `cut` places.
-  static std::string expect_at(const Ranking& r, std::size_t i, std::size_t cut);
-
-  template <class Report>
-  void verify_score(const Ranking& ranking, const Entity& name, std::size_t pos, std::size_t i,
-                    const nlohmann::json& said, Report& report) const {
-    const Decimal& recorded = ranking.score_at(pos);
-    const auto value = stated_number(said);
-    const auto match =
-        value ? detail::match_number(*value, detail::Rational(recorded), tolerance, rounding) : detail::NumberMatch{};
-    if (value && match.ok) return;
-    // Built only for a score that is wrong, and only while findings are still listed.
-    report(i, [&] {
-      Finding f = detail::finding_about(check_name, field, ranking);
-      f.said = detail::render(said);
-      f.supported = detail::render(recorded);
-      const std::string whose = name.render() + "'s recorded " + detail::quote(ranking.key()) + " is " + f.supported;
-      if (!value) {
-        f.detail = place(i) + ": expected a number as " + name.render() + "'s score, got " +
-                   std::string(detail::type_name(said)) + "; " + whose;
-        return f;
-      }
-      f.detail = place(i) + ": " + whose;
-      if (const auto other = ranking.other_with_score(*value, pos))
-        f.detail += "; " + f.said + " is " + ranking.order()[*other].render() + "'s";
-      if (!match.hint.empty()) f.detail += "; " + match.hint;
-      return f;
-    });
-  }
 };
 
 }  // namespace groundplane

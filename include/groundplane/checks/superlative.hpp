@@ -105,9 +105,6 @@ struct superlative {
 
   std::size_t leader_position(const Ranking& ranking) const { return pick == Pick::best ? 0 : ranking.size() - 1; }
 
-  // The array holds exactly these entities, each once, in any order.
-  static bool names_exactly(const Ranking& ranking, const nlohmann::json& said, const std::vector<Entity>& names);
-
   void verify_score(const Ranking& ranking, const Entity& name, std::size_t pos, const nlohmann::json& output,
                     std::vector<Finding>& findings) const;
 

@@ -59,4 +59,18 @@ GROUNDPLANE_INLINE std::string not_an_entity(const nlohmann::json& said) {
   return "expected an entity (a string, or an integer id), got " + got;
 }
 
+GROUNDPLANE_INLINE std::string key_phrase(const Ranking& ranking) {
+  return quote(ranking.key()) + (ranking.direction() == Direction::lower_is_better ? " (lower is better)" : "");
+}
+
+GROUNDPLANE_INLINE StatedScore classify_score(const nlohmann::json& said, const Decimal& recorded,
+                                              const Tolerance& tolerance, Rounding rounding) {
+  StatedScore out{stated_number(said), {}};
+  if (!out.value) return out;
+  // A score quoted exactly, the common case, is decided without building a fraction.
+  if (*out.value == recorded) out.match.ok = true;
+  else out.match = match_number(*out.value, Rational(recorded), tolerance, rounding);
+  return out;
+}
+
 }  // namespace groundplane::detail

@@ -1,6 +1,6 @@
 // What the ordering checks (superlative, ranking_prefix, comparison) share: the ranking
-// a check reads — a Ranking fact, or a Table fact read by a column — and how a value the
-// model wrote fails to name one of its entities.
+// a check reads — a Ranking fact, or a Table fact read by a column — how a value the
+// model wrote fails to name one of its entities, and how a score it quoted is judged.
 #pragma once
 
 #include <charconv>
@@ -13,11 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "groundplane/decimal.hpp"
+#include "groundplane/detail/checks/stated.hpp"
 #include "groundplane/detail/linkage.hpp"
 #include "groundplane/entity.hpp"
 #include "groundplane/facts.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
+#include "groundplane/tolerance.hpp"
 
 namespace groundplane::detail {
 
@@ -98,6 +101,23 @@ inline std::string render_claim(const nlohmann::json& said) {
 // "expected an entity (a string or an integer), got a boolean" — with "a number with a
 // fraction part or an exponent" for 101.0.
 std::string not_an_entity(const nlohmann::json& said);
+
+// 'ctr', or 'p95_ms' (lower is better): the direction decides which end is the top.
+std::string key_phrase(const Ranking& ranking);
+
+// A score the model quoted for an entity, judged against the recorded one: what was
+// stated and how it compares, before any finding is worded.
+struct StatedScore {
+  std::optional<Decimal> value;  // the number stated; nullopt when it is not a number
+  NumberMatch match;             // the value against the recorded score
+
+  bool holds() const { return value && match.ok; }
+};
+
+// `said` against `recorded` under a check's tolerance and rounding. A score that holds
+// costs no text (only a wrong one carries NumberMatch's hint).
+StatedScore classify_score(const nlohmann::json& said, const Decimal& recorded, const Tolerance& tolerance,
+                           Rounding rounding);
 
 }  // namespace groundplane::detail
 
