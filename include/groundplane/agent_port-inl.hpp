@@ -67,46 +67,75 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::whats_here(std::optional<std::ui
   return Result(std::move(out));
 }
 
+// Reads the arguments, answers a retry with its first fire, refuses an action not on
+// offer, then fires and answers with what the fire came to.
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& args) {
   static constexpr std::string_view shape =
       "do_action takes an object {\"action\": string, \"input\"?: any JSON, \"ask_id\"?: string, \"instance\"?: "
       "string, \"request_key\"?: string}";
   if (auto invalid = invalid_arguments(args, "action", shape)) return std::move(*invalid);
   const std::string& id = args.find("action")->get_ref<const std::string&>();
-
   // A request key the app could not honour would let a retry run twice: refused whole.
-  std::string request_key;
-  if (const auto rk = args.find("request_key"); rk != args.end() && !rk->is_null()) {
-    bool fits = rk->is_string();
-    if (fits) {
-      request_key = rk->get<std::string>();
-      try {
-        detail::check_request_key(request_key);
-      } catch (const ConfigurationError&) {
-        fits = false;
-      }
-    }
-    if (!fits)
-      return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"request_key\" must be a string of at most " +
-                                             std::to_string(max_request_key_length) +
-                                             " characters. Nothing was fired.");
-  }
+  const std::optional<std::string> request_key = request_key_of(args);
+  if (!request_key)
+    return answer("INVALID_ARGUMENTS", std::string(shape) + "; \"request_key\" must be a string of at most " +
+                                           std::to_string(max_request_key_length) + " characters. Nothing was fired.");
+  const std::string instance = instance_of(args);
   // A retry of a recorded request is answered with that fire, whatever is on offer now.
-  // Copied without recursion, each time it is handed on: the input may be nested far past
-  // what the session takes (it refuses that, and keeps only its size).
-  const auto in = args.find("input");
-  const auto input = [&] { return in == args.end() ? nlohmann::json() : detail::copy_json<nlohmann::json>(*in); };
-  // An item is a string of at most max_id_bytes; anything else names no item (said below).
-  std::string instance;
-  if (const auto item = args.find("instance");
-      item != args.end() && item->is_string() && item->get_ref<const std::string&>().size() <= max_id_bytes)
-    instance = item->get<std::string>();
-  if (!request_key.empty())
+  if (!request_key->empty())
     if (const auto replay = detail::replay_bound(
             *session_, id,
-            {.source = Principal::agent, .payload = input(), .instance = instance, .request_key = request_key}))
+            {.source = Principal::agent, .payload = input_of(args), .instance = instance, .request_key = *request_key}))
       return replay_answer(*replay);
+  if (auto not_on_offer = refused_as_not_on_offer(id)) return std::move(*not_on_offer);
 
+  // Nothing beyond the schema stops the attempt: what is not an argument is ignored and named.
+  std::string notes = ignored_keys_note(args);
+  std::string ask_id_arg = ask_id_of(args, notes);
+  notes += instance_note(args);
+  const FireResult r = session_->fire(id, {.source = Principal::agent,
+                                           .payload = input_of(args),
+                                           .ask_id = std::move(ask_id_arg),
+                                           .instance = instance,
+                                           .request_key = *request_key});
+  if (r.replayed) return replay_answer(r);  // its first call finished while this one waited
+  FireAnswerNotes said{.needs_a_person = r.reason == to_string(Refusal::approval_required) ||
+                                         r.reason == to_string(Refusal::approval_stale),
+                       .notes = std::move(notes)};
+  if (said.needs_a_person) said.ask_id = ask_a_person(id, args, instance);
+  return fire_answer(id, r, said);
+}
+
+// The input, copied without recursion each time it is handed on: it may be nested far past
+// what the session takes (it refuses that, and keeps only its size).
+GROUNDPLANE_INLINE nlohmann::json AgentPort::input_of(const nlohmann::json& args) {
+  const auto in = args.find("input");
+  return in == args.end() ? nlohmann::json() : detail::copy_json<nlohmann::json>(*in);
+}
+
+// "" for no request key; nothing for one that is not a string the session takes.
+GROUNDPLANE_INLINE std::optional<std::string> AgentPort::request_key_of(const nlohmann::json& args) {
+  const auto rk = args.find("request_key");
+  if (rk == args.end() || rk->is_null()) return std::string();
+  if (!rk->is_string()) return std::nullopt;
+  std::string request_key = rk->get<std::string>();
+  try {
+    detail::check_request_key(request_key);
+  } catch (const ConfigurationError&) {
+    return std::nullopt;
+  }
+  return request_key;
+}
+
+// An item is a string of at most max_id_bytes; anything else names no item (instance_note says so).
+GROUNDPLANE_INLINE std::string AgentPort::instance_of(const nlohmann::json& args) {
+  if (const auto item = args.find("instance");
+      item != args.end() && item->is_string() && item->get_ref<const std::string&>().size() <= max_id_bytes)
+    return item->get<std::string>();
+  return {};
+}
+
+GROUNDPLANE_INLINE std::optional<AgentPort::Result> AgentPort::refused_as_not_on_offer(const std::string& id) const {
   switch (session_->availability(id)) {
     case Availability::unknown:
       return answer("UNKNOWN_ACTION",
@@ -120,78 +149,97 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
     case Availability::available:
       break;
   }
+  return std::nullopt;
+}
 
-  // Nothing beyond the schema stops the attempt: extra keys are ignored and named.
-  std::string notes;
+// The keys do_action does not take, named (none: "").
+GROUNDPLANE_INLINE std::string AgentPort::ignored_keys_note(const nlohmann::json& args) {
+  std::string note;
   for (const auto& [key, value] : args.items()) {
     (void)value;
     if (key == "action" || key == "input" || key == "ask_id" || key == "instance" || key == "request_key") continue;
-    notes += notes.empty() ? " Ignored, not arguments of do_action: " : ", ";
-    notes += detail::quote(key);
+    note += note.empty() ? " Ignored, not arguments of do_action: " : ", ";
+    note += detail::quote(key);
   }
-  if (!notes.empty())
-    notes += ". An approval is only an ask_id a person answered in the app; no argument stands in for one.";
-  std::string ask_id_arg;
-  if (const auto ask = args.find("ask_id"); ask != args.end() && !ask->is_null()) {
-    if (ask->is_string() && ask->get_ref<const std::string&>().size() <= max_id_bytes) {
-      ask_id_arg = ask->get<std::string>();
-    } else {
-      // Names no ask (minted ids are short strings "ask-N"); the row keeps what it was.
-      const bool text = ask->is_string();
-      ask_id_arg = text ? "(an ask_id of " + std::to_string(ask->get_ref<const std::string&>().size()) + " bytes)"
-                        : "(an ask_id that was not a string: " + std::string(ask->type_name()) + ")";
-      notes += text ? " \"ask_id\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no approval."
-                    : std::string(" \"ask_id\" was not a string, so it named no approval.");
-    }
-  }
-  // An item is a string. Anything else names no item (57 spelled would be the item "57",
-  // an order the model did not name as one): the attempt still lands, naming none.
-  if (const auto item = args.find("instance"); item != args.end() && !item->is_null()) {
-    if (!item->is_string()) notes += " \"instance\" was not a string, so it named no item.";
-    else if (item->get_ref<const std::string&>().size() > max_id_bytes)
-      notes += " \"instance\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no item.";
-  }
+  if (!note.empty())
+    note += ". An approval is only an ask_id a person answered in the app; no argument stands in for one.";
+  return note;
+}
 
-  const FireResult r = session_->fire(id, {.source = Principal::agent,
-                                           .payload = input(),
-                                           .ask_id = std::move(ask_id_arg),
-                                           .instance = instance,
-                                           .request_key = request_key});
-  if (r.replayed) return replay_answer(r);  // its first call finished while this one waited
-  const bool needs_a_person =
-      r.reason == to_string(Refusal::approval_required) || r.reason == to_string(Refusal::approval_stale);
-  std::string ask_id;
-  if (needs_a_person) {  // an open ask for this input is found whatever the budget has left
-    try {
-      if (auto ask = detail::confirm_ask_within_budget(*session_, id, input(), instance)) ask_id = std::move(ask->id);
-    } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
-    }
+// The ask_id the fire presents ("" for none). One that names no ask (minted ids are short
+// strings "ask-N") is kept as what it was, and `notes` says why it named no approval.
+GROUNDPLANE_INLINE std::string AgentPort::ask_id_of(const nlohmann::json& args, std::string& notes) {
+  const auto ask = args.find("ask_id");
+  if (ask == args.end() || ask->is_null()) return {};
+  if (ask->is_string() && ask->get_ref<const std::string&>().size() <= max_id_bytes) return ask->get<std::string>();
+  if (!ask->is_string()) {
+    notes += " \"ask_id\" was not a string, so it named no approval.";
+    return "(an ask_id that was not a string: " + std::string(ask->type_name()) + ")";
   }
+  notes += " \"ask_id\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no approval.";
+  return "(an ask_id of " + std::to_string(ask->get_ref<const std::string&>().size()) + " bytes)";
+}
+
+// An item is a string. Anything else names no item (57 spelled would be the item "57",
+// an order the model did not name as one): the attempt still lands, naming none.
+GROUNDPLANE_INLINE std::string AgentPort::instance_note(const nlohmann::json& args) {
+  const auto item = args.find("instance");
+  if (item == args.end() || item->is_null()) return {};
+  if (!item->is_string()) return " \"instance\" was not a string, so it named no item.";
+  if (item->get_ref<const std::string&>().size() > max_id_bytes)
+    return " \"instance\" was longer than " + std::to_string(max_id_bytes) + " bytes, so it named no item.";
+  return {};
+}
+
+// The ask a person answers for a fire refused for want of approval: an open ask for this
+// input is found whatever the budget has left. "" when none could be had.
+GROUNDPLANE_INLINE std::string AgentPort::ask_a_person(const std::string& id, const nlohmann::json& args,
+                                                       const std::string& instance) {
+  try {
+    if (auto ask = detail::confirm_ask_within_budget(*session_, id, input_of(args), instance))
+      return std::move(ask->id);
+  } catch (const ConfigurationError&) {  // unmounted in between: nothing to ask about
+  }
+  return {};
+}
+
+GROUNDPLANE_INLINE AgentPort::Result AgentPort::fire_answer(const std::string& id, const FireResult& r,
+                                                            const FireAnswerNotes& said) const {
   nlohmann::json out;
   out["facts"] = facts_text();
   out["ok"] = r.ok;
   if (!r.ok) out["reason"] = r.reason;
   std::string message = r.ok ? std::string() : std::string(refusal_message(r.reason));
-  if (needs_a_person && ask_id.empty())  // the message above says a person was asked
+  if (said.needs_a_person && said.ask_id.empty())  // the message above says a person was asked
     message =
         "A person must approve this first; nothing ran. Nobody was asked: the app keeps only so much of what "
         "refused fires and asks carry in one session, and this input does not fit (payload_omitted says its size "
         "when even the refusal could not keep it). Call do_action again with a smaller input to have a person asked.";
-  if (!notes.empty()) message += message.empty() ? notes.substr(1) : notes;
+  if (!said.notes.empty()) message += message.empty() ? said.notes.substr(1) : said.notes;
   if (!message.empty()) out["message"] = std::move(message);
   if (!r.transition_id.empty()) out["transition_id"] = r.transition_id;
   if (!r.prior_transition_id.empty()) out["prior_transition_id"] = r.prior_transition_id;
-  if (!ask_id.empty()) out["ask_id"] = ask_id;
+  if (!said.ask_id.empty()) out["ask_id"] = said.ask_id;
   if (r.payload_omitted != 0) out["payload_omitted"] = {{"bytes", r.payload_omitted}};
-  if (r.ok) {  // data when the fire settled within the call; else where to ask
-    const nlohmann::json settled = session_->outcome(r.transition_id);
-    if (settled.value("settled", false)) {
-      if (const auto d = settled.find("data"); d != settled.end()) out["data"] = *d;
-      if (const auto d = settled.find("data_omitted"); d != settled.end()) out["data_omitted"] = *d;
-    } else if (settled.value("ok", false)) {
-      out["settle_with"] = {{"tool", "did_it_work"}, {"transition_id", r.transition_id}};
-    }
+  if (r.ok) put_settled_data(out, r);
+  put_refusal_details(out, id, r);
+  return Result(std::move(out));
+}
+
+// The data when the fire settled within the call; else where to ask how it went.
+GROUNDPLANE_INLINE void AgentPort::put_settled_data(nlohmann::json& out, const FireResult& r) const {
+  const nlohmann::json settled = session_->outcome(r.transition_id);
+  if (settled.value("settled", false)) {
+    if (const auto d = settled.find("data"); d != settled.end()) out["data"] = *d;
+    if (const auto d = settled.find("data_omitted"); d != settled.end()) out["data_omitted"] = *d;
+  } else if (settled.value("ok", false)) {
+    out["settle_with"] = {{"tool", "did_it_work"}, {"transition_id", r.transition_id}};
   }
+}
+
+// What a refusal's reason needs said to be put right: the issues, the items on offer, the input expected.
+GROUNDPLANE_INLINE void AgentPort::put_refusal_details(nlohmann::json& out, const std::string& id,
+                                                       const FireResult& r) const {
   if (r.reason == to_string(Refusal::unsupported_argument)) out["issues"] = r.issues;
   if (r.reason == to_string(Refusal::instance_required) || r.reason == to_string(Refusal::instance_unknown)) {
     if (!r.verdict.empty()) out["verdict"] = r.verdict;
@@ -203,7 +251,6 @@ GROUNDPLANE_INLINE AgentPort::Result AgentPort::do_action(const nlohmann::json& 
     for (const auto& a : session_->actions())
       if (a.id == id) out["expects"] = a.expects;
   }
-  return Result(std::move(out));
 }
 
 GROUNDPLANE_INLINE AgentPort::Result AgentPort::did_it_work(const nlohmann::json& args) {

@@ -171,6 +171,25 @@ class AgentPort {
 
   static constexpr std::size_t max_in_doubt_served = 50;  // fires in doubt in one whats_here, at most
 
+  // do_action's steps, in the order it takes them.
+  static nlohmann::json input_of(const nlohmann::json& args);
+  static std::optional<std::string> request_key_of(const nlohmann::json& args);
+  static std::string instance_of(const nlohmann::json& args);
+  std::optional<Result> refused_as_not_on_offer(const std::string& id) const;
+  static std::string ignored_keys_note(const nlohmann::json& args);
+  static std::string ask_id_of(const nlohmann::json& args, std::string& notes);
+  static std::string instance_note(const nlohmann::json& args);
+  std::string ask_a_person(const std::string& id, const nlohmann::json& args, const std::string& instance);
+  // What do_action says beside the fire's own result.
+  struct FireAnswerNotes {
+    bool needs_a_person = false;  // refused for want of a person's approval
+    std::string ask_id = {};      // the ask a person was sent; "" when none could be
+    std::string notes = {};       // on arguments it did not act on
+  };
+  Result fire_answer(const std::string& id, const FireResult& r, const FireAnswerNotes& said) const;
+  void put_settled_data(nlohmann::json& out, const FireResult& r) const;
+  void put_refusal_details(nlohmann::json& out, const std::string& id, const FireResult& r) const;
+
   Session* session_;
   AgentPortOptions options_;
 };

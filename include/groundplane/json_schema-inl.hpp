@@ -48,6 +48,19 @@ class SchemaCompiler {
   std::size_t subschema(const nlohmann::json& s, const std::string& at, std::size_t depth);
   void read_keyword(SchemaNode& node, std::size_t index, const nlohmann::json& object, const std::string& key,
                     const std::string& at, std::size_t depth);
+  // read_keyword's readers, by the kind of keyword; `here` is where the keyword stands.
+  static bool read_number_keyword(SchemaNode& node, const std::string& key, const nlohmann::json& v,
+                                  const std::string& here);
+  bool read_applicator_keyword(SchemaNode& node, const std::string& key, const nlohmann::json& v,
+                               const std::string& here, std::size_t depth);
+  static void read_types(SchemaNode& node, const nlohmann::json& v, const std::string& here);
+  static void check_value_depth(std::string_view keyword, const nlohmann::json& value, const std::string& here);
+  static void read_enum(SchemaNode& node, const nlohmann::json& v, const std::string& here);
+  static void read_const(SchemaNode& node, const nlohmann::json& v, const std::string& here);
+  void read_named_schemas(SchemaNode& node, const std::string& key, const nlohmann::json& v, const std::string& here,
+                          std::size_t depth);
+  void read_dependencies(SchemaNode& node, const std::string& key, const nlohmann::json& v, const std::string& here,
+                         std::size_t depth);
   void read_items(SchemaNode& node, const nlohmann::json& object, const std::string& at, std::size_t depth);
   std::size_t child(const nlohmann::json& s, const std::string& keyword_at, std::string_view keyword,
                     std::size_t depth);
@@ -331,107 +344,155 @@ GROUNDPLANE_INLINE std::size_t SchemaCompiler::subschema(const nlohmann::json& s
   return index;
 }
 
+// One assertion keyword of a schema object, read onto its node by the reader of its kind.
 GROUNDPLANE_INLINE void SchemaCompiler::read_keyword(SchemaNode& node, std::size_t index, const nlohmann::json& object,
                                                      const std::string& key, const std::string& at, std::size_t depth) {
   const nlohmann::json& v = object[key];
   const std::string here = at + '/' + pointer_token(key);
+  if (read_number_keyword(node, key, v, here) || read_applicator_keyword(node, key, v, here, depth)) return;
   if (key == "type") {
-    if (v.is_array() && v.empty()) schema_error(key, here, "lists no type, so nothing could match");
-    for (const auto& name : v.is_array() ? v : nlohmann::json::array({v})) {
-      const std::uint8_t bit = schema_type_bit(name, here);
-      if ((node.types & bit) == 0) node.type_order.push_back(bit);
-      node.types = static_cast<std::uint8_t>(node.types | bit);
-    }
-  } else if (key == "enum" || key == "const") {
-    const bool is_enum = key == "enum";
-    if (is_enum && !v.is_array()) schema_error(key, here, "must be an array of the allowed values");
-    for (const auto& e : is_enum ? v : nlohmann::json::array({v}))
-      if (nests_deeper_than(e, JsonSchema::max_schema_depth))
-        schema_error(key, here,
-                     "holds a value nested deeper than " + std::to_string(JsonSchema::max_schema_depth) + " levels");
-    if (is_enum) {
-      node.has_enum = true;
-      node.enum_values.assign(v.begin(), v.end());
-      std::size_t visited = 0;
-      for (std::size_t i = 0; i < node.enum_values.size(); ++i) {
-        node.enum_hashes.emplace_back(json_value_hash(node.enum_values[i], JsonSchema::max_schema_depth + 1, visited),
-                                      i);
-        const std::uint8_t t = json_schema_type(node.enum_values[i]);
-        node.enum_types = static_cast<std::uint8_t>(node.enum_types | (t & ~schema_integer));
-      }
-      std::sort(node.enum_hashes.begin(), node.enum_hashes.end());
-      node.enum_shown = shown_values(node.enum_values);
-    } else {
-      node.const_value = v;
-      node.const_shown = render(v);
-    }
-  } else if (key == "minimum") {
-    node.minimum = schema_bound(v, key, here);
-  } else if (key == "maximum") {
-    node.maximum = schema_bound(v, key, here);
-  } else if (key == "exclusiveMinimum") {
-    node.exclusive_minimum = schema_bound(v, key, here);
-  } else if (key == "exclusiveMaximum") {
-    node.exclusive_maximum = schema_bound(v, key, here);
-  } else if (key == "multipleOf") {
-    node.multiple_of = schema_bound(v, key, here);
-  } else if (key == "minLength") {
-    node.min_length = schema_count(v, key, here);
-  } else if (key == "maxLength") {
-    node.max_length = schema_count(v, key, here);
-  } else if (key == "minItems") {
-    node.min_items = schema_count(v, key, here);
-  } else if (key == "maxItems") {
-    node.max_items = schema_count(v, key, here);
-  } else if (key == "minProperties") {
-    node.min_properties = schema_count(v, key, here);
-  } else if (key == "maxProperties") {
-    node.max_properties = schema_count(v, key, here);
+    read_types(node, v, here);
+  } else if (key == "enum") {
+    read_enum(node, v, here);
+  } else if (key == "const") {
+    read_const(node, v, here);
   } else if (key == "uniqueItems") {
     if (!v.is_boolean()) schema_error(key, here, "must be true or false");
     node.unique_items = v.get<bool>();
-  } else if (key == "contains") {
-    node.contains = child(v, here, key, depth);
   } else if (key == "properties" || key == "definitions" || key == "$defs") {
-    if (!v.is_object()) schema_error(key, here, "must be an object whose values are schemas");
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::size_t c = child(it.value(), here + '/' + pointer_token(it.key()), key, depth);
-      if (key == "properties") node.properties.emplace_back(it.key(), c);  // the object's order: sorted
-    }
-  } else if (key == "additionalProperties") {
-    node.additional_properties = child(v, here, key, depth);
-  } else if (key == "propertyNames") {
-    node.property_names = child(v, here, key, depth);
+    read_named_schemas(node, key, v, here, depth);
   } else if (key == "required") {
     node.required = schema_names(v, key, here);
   } else if (key == "dependencies" || key == "dependentRequired") {
-    if (!v.is_object()) schema_error(key, here, "must be an object");
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string entry_at = here + '/' + pointer_token(it.key());
-      if (it.value().is_array() || key == "dependentRequired")
-        node.dependent_required.emplace_back(it.key(), schema_names(it.value(), key, entry_at));
-      else node.dependent_schemas.emplace_back(it.key(), child(it.value(), entry_at, key, depth));
-    }
-  } else if (key == "allOf") {
-    node.all_of = children(v, here, key, depth, true);
-  } else if (key == "anyOf") {
-    node.any_of = children(v, here, key, depth, true);
-  } else if (key == "oneOf") {
-    node.one_of = children(v, here, key, depth, true);
-  } else if (key == "not") {
-    node.not_ = child(v, here, key, depth);
-  } else if (key == "if") {
-    node.if_ = child(v, here, key, depth);
-  } else if (key == "then") {
-    node.then_ = child(v, here, key, depth);
-  } else if (key == "else") {
-    node.else_ = child(v, here, key, depth);
+    read_dependencies(node, key, v, here, depth);
   } else if (key == "$ref") {
     if (!v.is_string()) schema_error(key, here, "must be a string");
     pending_.push_back({index, v.get<std::string>(), here});
     node.ref = 0;  // resolved by resolve_refs
   }
   // items, additionalItems and prefixItems are read together, by read_items.
+}
+
+// The keywords that take a number (a bound, or a count of characters, items or
+// properties), each onto its member; false for any other keyword.
+GROUNDPLANE_INLINE bool SchemaCompiler::read_number_keyword(SchemaNode& node, const std::string& key,
+                                                            const nlohmann::json& v, const std::string& here) {
+  static constexpr std::pair<std::string_view, std::optional<SchemaNumber> SchemaNode::*> bounds[] = {
+      {"minimum", &SchemaNode::minimum},
+      {"maximum", &SchemaNode::maximum},
+      {"exclusiveMinimum", &SchemaNode::exclusive_minimum},
+      {"exclusiveMaximum", &SchemaNode::exclusive_maximum},
+      {"multipleOf", &SchemaNode::multiple_of}};
+  static constexpr std::pair<std::string_view, SchemaCount SchemaNode::*> counts[] = {
+      {"minLength", &SchemaNode::min_length},         {"maxLength", &SchemaNode::max_length},
+      {"minItems", &SchemaNode::min_items},           {"maxItems", &SchemaNode::max_items},
+      {"minProperties", &SchemaNode::min_properties}, {"maxProperties", &SchemaNode::max_properties}};
+  for (const auto& [keyword, member] : bounds)
+    if (key == keyword) {
+      node.*member = schema_bound(v, key, here);
+      return true;
+    }
+  for (const auto& [keyword, member] : counts)
+    if (key == keyword) {
+      node.*member = schema_count(v, key, here);
+      return true;
+    }
+  return false;
+}
+
+// The keywords that take a subschema, or a non-empty array of them, each onto its
+// member; false for any other keyword.
+GROUNDPLANE_INLINE bool SchemaCompiler::read_applicator_keyword(SchemaNode& node, const std::string& key,
+                                                                const nlohmann::json& v, const std::string& here,
+                                                                std::size_t depth) {
+  static constexpr std::pair<std::string_view, std::size_t SchemaNode::*> one_schema[] = {
+      {"contains", &SchemaNode::contains},
+      {"additionalProperties", &SchemaNode::additional_properties},
+      {"propertyNames", &SchemaNode::property_names},
+      {"not", &SchemaNode::not_},
+      {"if", &SchemaNode::if_},
+      {"then", &SchemaNode::then_},
+      {"else", &SchemaNode::else_}};
+  static constexpr std::pair<std::string_view, std::vector<std::size_t> SchemaNode::*> schema_lists[] = {
+      {"allOf", &SchemaNode::all_of}, {"anyOf", &SchemaNode::any_of}, {"oneOf", &SchemaNode::one_of}};
+  for (const auto& [keyword, member] : one_schema)
+    if (key == keyword) {
+      node.*member = child(v, here, key, depth);
+      return true;
+    }
+  for (const auto& [keyword, member] : schema_lists)
+    if (key == keyword) {
+      node.*member = children(v, here, key, depth, true);
+      return true;
+    }
+  return false;
+}
+
+GROUNDPLANE_INLINE void SchemaCompiler::read_types(SchemaNode& node, const nlohmann::json& v, const std::string& here) {
+  if (v.is_array() && v.empty()) schema_error("type", here, "lists no type, so nothing could match");
+  for (const auto& name : v.is_array() ? v : nlohmann::json::array({v})) {
+    const std::uint8_t bit = schema_type_bit(name, here);
+    if ((node.types & bit) == 0) node.type_order.push_back(bit);
+    node.types = static_cast<std::uint8_t>(node.types | bit);
+  }
+}
+
+// Values in `enum`/`const` are compared level by level: one nested past
+// max_schema_depth is refused.
+GROUNDPLANE_INLINE void SchemaCompiler::check_value_depth(std::string_view keyword, const nlohmann::json& value,
+                                                          const std::string& here) {
+  if (nests_deeper_than(value, JsonSchema::max_schema_depth))
+    schema_error(keyword, here,
+                 "holds a value nested deeper than " + std::to_string(JsonSchema::max_schema_depth) + " levels");
+}
+
+// The allowed values, with their hashes (sorted, for lookup), their types and how an
+// issue shows them.
+GROUNDPLANE_INLINE void SchemaCompiler::read_enum(SchemaNode& node, const nlohmann::json& v, const std::string& here) {
+  if (!v.is_array()) schema_error("enum", here, "must be an array of the allowed values");
+  for (const auto& e : v) check_value_depth("enum", e, here);
+  node.has_enum = true;
+  node.enum_values.assign(v.begin(), v.end());
+  std::size_t visited = 0;
+  for (std::size_t i = 0; i < node.enum_values.size(); ++i) {
+    node.enum_hashes.emplace_back(json_value_hash(node.enum_values[i], JsonSchema::max_schema_depth + 1, visited), i);
+    const std::uint8_t t = json_schema_type(node.enum_values[i]);
+    node.enum_types = static_cast<std::uint8_t>(node.enum_types | (t & ~schema_integer));
+  }
+  std::sort(node.enum_hashes.begin(), node.enum_hashes.end());
+  node.enum_shown = shown_values(node.enum_values);
+}
+
+GROUNDPLANE_INLINE void SchemaCompiler::read_const(SchemaNode& node, const nlohmann::json& v, const std::string& here) {
+  check_value_depth("const", v, here);
+  node.const_value = v;
+  node.const_shown = render(v);
+}
+
+// `properties`, `definitions` and `$defs`: an object of subschemas, each compiled; only
+// the properties are kept on the node, in the object's order (sorted).
+GROUNDPLANE_INLINE void SchemaCompiler::read_named_schemas(SchemaNode& node, const std::string& key,
+                                                           const nlohmann::json& v, const std::string& here,
+                                                           std::size_t depth) {
+  if (!v.is_object()) schema_error(key, here, "must be an object whose values are schemas");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::size_t c = child(it.value(), here + '/' + pointer_token(it.key()), key, depth);
+    if (key == "properties") node.properties.emplace_back(it.key(), c);
+  }
+}
+
+// `dependentRequired` (key -> names), and draft 7's `dependencies`, whose entries are
+// names or a schema.
+GROUNDPLANE_INLINE void SchemaCompiler::read_dependencies(SchemaNode& node, const std::string& key,
+                                                          const nlohmann::json& v, const std::string& here,
+                                                          std::size_t depth) {
+  if (!v.is_object()) schema_error(key, here, "must be an object");
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string entry_at = here + '/' + pointer_token(it.key());
+    if (it.value().is_array() || key == "dependentRequired")
+      node.dependent_required.emplace_back(it.key(), schema_names(it.value(), key, entry_at));
+    else node.dependent_schemas.emplace_back(it.key(), child(it.value(), entry_at, key, depth));
+  }
 }
 
 // `items`, `additionalItems` and `prefixItems` as a prefix of per-position schemas and

@@ -156,6 +156,77 @@ GROUNDPLANE_INLINE std::vector<std::string> agents_own_changes(const SessionCore
   return own;
 }
 
+// The fire a report names: by its transition id, else (none given) the fire whose
+// handler is reporting on its own fire, if any. ConfigurationError for an id never recorded.
+GROUNDPLANE_INLINE std::optional<std::size_t> reported_fire(const SessionCore& c, const std::string& transition_id) {
+  if (transition_id.empty()) return running_fire_of(&c);
+  const auto named = row_index(transition_id, "t-", c.ledger.transitions);
+  if (!named)
+    throw ConfigurationError("gp::Session::report_state: no transition " + quote(transition_id) +
+                             " was recorded in this session");
+  return named;
+}
+
+// The fire a report settles: the one it names, unless that one was reported already;
+// else, naming none, the oldest fire awaiting a report. end() for none.
+GROUNDPLANE_INLINE std::map<std::size_t, Unsettled>::iterator report_target(SessionCore& c,
+                                                                            std::optional<std::size_t> named) {
+  if (named) {
+    const auto u = c.unsettled.find(*named);
+    if (u != c.unsettled.end() && !u->second.reported) return u;
+  } else if (!c.ledger.awaiting_report.empty()) {
+    return c.unsettled.find(*c.ledger.awaiting_report.begin());
+  }
+  return c.unsettled.end();
+}
+
+// The state keys a delta is about to change, as they were: put back when the store
+// refuses the report's rows.
+struct ReplacedState {
+  nlohmann::json replaced = nlohmann::json::object();  // each existing key's old value
+  std::vector<std::string> added;                      // keys the delta adds
+};
+
+GROUNDPLANE_INLINE ReplacedState replaced_state(const nlohmann::json& state, const nlohmann::json& delta) {
+  ReplacedState was;
+  for (const auto& [key, value] : delta.items()) {
+    const auto old = state.find(key);
+    if (old != state.end()) was.replaced[key] = *old;
+    else if (!value.is_null()) was.added.push_back(key);
+  }
+  return was;
+}
+
+GROUNDPLANE_INLINE void restore_state(nlohmann::json& state, const ReplacedState& was) {
+  for (const auto& [key, value] : was.replaced.items()) state[key] = value;
+  for (const auto& key : was.added) state.erase(key);
+}
+
+// A report as it is stored: the delta and whose changes it carries, the grade of the
+// fire it settles (when its handler has returned), the fire it is inferred to be.
+struct StoredReport {
+  const nlohmann::json& delta;
+  const std::vector<std::string>& agents_own;
+  std::map<std::size_t, Unsettled>::const_iterator target;
+  const Settlement& how;
+  const InferredMatch& match;
+};
+
+// Stores the report's rows (the state already merged); a store that refuses them
+// leaves the state as it was before the delta.
+GROUNDPLANE_INLINE void store_report(SessionCore& c, const StoredReport& report, const ReplacedState& was) {
+  c.emit(rows::Report{report.delta, report.agents_own});  // copied: the caller notes the changes after
+  if (report.target != c.unsettled.end() && report.target->second.handler_returned)
+    c.emit(rows::Grade{report.target->first, report.how.outcome(), std::nullopt, false});
+  if (report.match.id) emit_inferred(c, report.match);
+  try {
+    c.flush();
+  } catch (...) {
+    restore_state(c.state, was);
+    throw;
+  }
+}
+
 // The renderer asks it about approved asks only.
 GROUNDPLANE_INLINE std::function<bool(std::size_t)> stale_probe(const SessionCore& c) {
   return [&c](std::size_t k) {
@@ -419,56 +490,22 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
         std::string(delta.type_name()));
   detail::SessionLock lock(*core_);
   auto& c = *core_;
-  std::optional<std::size_t> named;
-  if (!transition_id.empty()) {
-    named = detail::row_index(transition_id, "t-", c.ledger.transitions);
-    if (!named)
-      throw ConfigurationError("gp::Session::report_state: no transition " + detail::quote(transition_id) +
-                               " was recorded in this session");
-  } else {
-    named = detail::running_fire_of(core_.get());  // a handler reporting on its own fire
-  }
+  const std::optional<std::size_t> named = detail::reported_fire(c, transition_id);
   const bool from_handler = transition_id.empty() && named.has_value();
   // What this report settles is decided before anything changes.
-  auto target = c.unsettled.end();
-  if (named) {
-    const auto u = c.unsettled.find(*named);
-    if (u != c.unsettled.end() && !u->second.reported) target = u;
-  } else if (!c.ledger.awaiting_report.empty()) {
-    target = c.unsettled.find(*c.ledger.awaiting_report.begin());
-  }
+  const auto target = detail::report_target(c, named);
   const bool inferring = !named && c.ledger.awaiting_report.empty();
   const std::vector<std::string> changed = detail::changed_pointers(c.state, delta);
   const std::vector<std::string> agents_own = detail::agents_own_changes(c, changed, named, target, from_handler);
   // Stored first, like every other row: the values the delta replaces are kept so that
   // a store that refuses the rows leaves the state as it was.
-  nlohmann::json replaced = nlohmann::json::object();
-  std::vector<std::string> added;
-  if (c.store) {
-    for (const auto& [key, value] : delta.items()) {
-      const auto old = c.state.find(key);
-      if (old != c.state.end()) replaced[key] = *old;
-      else if (!value.is_null()) added.push_back(key);
-    }
-  }
+  const detail::ReplacedState was = c.store ? detail::replaced_state(c.state, delta) : detail::ReplacedState{};
   c.state.merge_patch(delta);
   ++c.state_generation;  // selectors answer for the state as it is now
   detail::Settlement how;
   if (target != c.unsettled.end()) how = detail::judge(c, target->second, delta);
   const auto match = inferring ? detail::inferred_match(c, delta) : detail::InferredMatch{};
-  if (c.store) {
-    c.emit(detail::rows::Report{delta, agents_own});  // copied: note() reads it below
-    if (target != c.unsettled.end() && target->second.handler_returned)
-      c.emit(detail::rows::Grade{target->first, how.outcome(), std::nullopt, false});
-    if (match.id) detail::emit_inferred(c, match);
-    try {
-      c.flush();
-    } catch (...) {
-      for (const auto& [key, value] : replaced.items()) c.state[key] = value;
-      for (const auto& key : added) c.state.erase(key);
-      throw;
-    }
-  }
+  if (c.store) detail::store_report(c, {delta, agents_own, target, how, match}, was);
   c.changes.note(changed, c.ledger.version, agents_own);
   if (target != c.unsettled.end()) detail::settle(c, target, how);
   if (match.id) detail::infer(c, match);

@@ -485,6 +485,14 @@ class HttpServer {
   void setup() {
     if (set_up_) return;
     set_up_ = true;
+    set_up_connections();
+    set_up_routes();
+    set_up_refusals();
+  }
+
+  // The listening socket, the thread pool, and what a connection may take: body size,
+  // timeouts, keep-alive.
+  void set_up_connections() {
     // The listening socket is this server's alone: SO_REUSEADDR (a port in TIME_WAIT can
     // be bound again) and never httplib's default SO_REUSEPORT, with which a second
     // server on the same port bound too and took a share of its connections.
@@ -508,29 +516,36 @@ class HttpServer {
     // Clients pool connections and do not all honour "max": closing one after a few
     // requests breaks the next request they send on it.
     http_.set_keep_alive_max_count(100000);
-    // A body left unread is not the next request: the connection is closed after it.
-    const auto send = [](const HttpResponse& out, httplib::Response& res, bool close) {
-      res.status = out.status;
-      for (const auto& [k, v] : out.headers) res.set_header(k, v);
-      if (close) res.set_header("Connection", "close");
-      if (!out.body.empty()) res.set_content(out.body, "application/json");
-    };
-    const auto adapt = [this, send](const httplib::Request& req, httplib::Response& res) {
+  }
+
+  // A response onto httplib's. A body left unread is not the next request: `close` closes
+  // the connection after it.
+  static void send_response(const HttpResponse& out, httplib::Response& res, bool close) {
+    res.status = out.status;
+    for (const auto& [k, v] : out.headers) res.set_header(k, v);
+    if (close) res.set_header("Connection", "close");
+    if (!out.body.empty()) res.set_content(out.body, "application/json");
+  }
+
+  // Every request to handle(), a POST through post_from_socket; one framed two ways to
+  // none of them.
+  void set_up_routes() {
+    const auto adapt = [this](const httplib::Request& req, httplib::Response& res) {
       HttpRequest in = request_of(req);
       in.body = req.body;
-      send(handle(in), res, false);
+      send_response(handle(in), res, false);
     };
     // A POST's headers are judged before its body is read, and the body is read only up to
     // the limit: httplib itself holds a chunked body, or one sent with no length, whole
     // before it checks its size.
-    http_.Post(".*", [this, send](const httplib::Request& req, httplib::Response& res,
-                                  const httplib::ContentReader& read_body) {
-      bool body_read = false;
-      const HttpResponse out = guarded([&] { return post_from_socket(req, res, read_body, body_read); });
-      if (!body_read)
-        if (auto* connection = detail::GuardedConnection::current()) connection->close_after();
-      send(out, res, !body_read);
-    });
+    http_.Post(".*",
+               [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read_body) {
+                 bool body_read = false;
+                 const HttpResponse out = guarded([&] { return post_from_socket(req, res, read_body, body_read); });
+                 if (!body_read)
+                   if (auto* connection = detail::GuardedConnection::current()) connection->close_after();
+                 send_response(out, res, !body_read);
+               });
     // A request framed two ways is refused before httplib reads its body either way, and
     // the connection closed after the answer (RFC 9112 6.1): a proxy in front may have
     // read the bytes after it as another request, or as this one's body.
@@ -551,8 +566,11 @@ class HttpServer {
     http_.Put(".*", adapt);
     http_.Patch(".*", adapt);
     http_.Options(".*", adapt);
-    // What httplib refuses before a handler runs (413 for a body too long, 400 for a
-    // malformed request line) still gets a JSON-RPC body saying why.
+  }
+
+  // What httplib refuses before a handler runs (413 for a body too long, 400 for a
+  // malformed request line) still gets a JSON-RPC body saying why.
+  void set_up_refusals() {
     http_.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
       if (!res.body.empty()) return;
       // A request httplib refused could not be read to its end: nothing after it is a request.

@@ -489,6 +489,39 @@ inline std::string pg_append_sql(const PgTables& t, bool renew, std::size_t valu
   return sql + " AS r(seq, version, kind, body, hash)";
 }
 
+// An append's parameters (see pg_append_sql), and the seq and hash its last row takes.
+struct PgAppend {
+  std::vector<std::string> params;
+  std::size_t values_rows = 0;  // the rows as that many rows of five parameters; 0: as five arrays
+  std::uint64_t seq = 0;
+  RowHash prev{};
+};
+
+// Rows as the five arrays of an append's unnest: PostgreSQL array literals.
+class PgRowArrays {
+ public:
+  void add(std::uint64_t seq, const LedgerRow& r, const std::string& body, const RowHash& hash) {
+    const char* sep = first_ ? "" : ",";
+    first_ = false;
+    seqs_.append(sep).append(std::to_string(seq));
+    versions_.append(sep).append(std::to_string(r.version));
+    kinds_.append(sep);
+    pg_array_element(kinds_, r.kind);
+    bodies_.append(sep);
+    pg_array_element(bodies_, body);
+    hashes_.append(sep).append(to_hex(hash));
+  }
+  // Each array closed and moved to the end of `params`.
+  void move_into(std::vector<std::string>& params) {
+    for (std::string* a : {&seqs_, &versions_, &kinds_, &bodies_, &hashes_})
+      params.push_back(std::move(a->append("}")));
+  }
+
+ private:
+  bool first_ = true;
+  std::string seqs_ = "{", versions_ = "{", kinds_ = "{", bodies_ = "{", hashes_ = "{";
+};
+
 class PostgresStore final : public LedgerStore {
  public:
   PostgresStore(const std::string& conninfo, PostgresStoreOptions options)
@@ -564,74 +597,15 @@ class PostgresStore final : public LedgerStore {
 
   LedgerHead append(std::span<const LedgerRow> rows) override {
     const std::lock_guard lock(mutex_);
-    if (read_only_) throw LedgerStoreError("this store of session \"" + session_ + "\" was opened read-only");
-    if (moved_) throw moved_error();
-    if (broken_)
-      throw LedgerStoreError("the connection to PostgreSQL failed during an earlier write of session \"" + session_ +
-                             "\": whether it committed is unknown, so this store writes no more (reopen the session)");
+    check_writable();
     if (rows.empty()) return head_locked();
-    // The parameters: session, epoch, lease, then the rows (seq, version, kind, body, hash
-    // as hex) — each its own five parameters for a few rows, else five arrays.
-    const bool as_values = rows.size() <= pg_append_values_rows;
-    std::vector<std::string> params{session_, std::to_string(epoch_), std::to_string(lease_.count())};
-    params.reserve(as_values ? 3 + 5 * rows.size() : 8);
-    std::string seqs = "{", versions = "{", kinds = "{", bodies = "{", hashes = "{";
-    RowHash prev = prev_;
-    std::uint64_t seq = rows_;
-    for (const LedgerRow& r : rows) {
-      if (r.kind.find('\0') != std::string::npos)
-        throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
-      ++seq;
-      nlohmann::json keyed_first;
-      std::string body(write_body(body_writer_, seq, seq == 1 ? first_row_body(r.body, key_, keyed_first) : r.body));
-      prev = hash_.next(prev, CanonicalHeader(seq, r.version, r.kind, body.size()), body);
-      if (as_values) {
-        params.push_back(std::to_string(seq));
-        params.push_back(std::to_string(r.version));
-        params.push_back(r.kind);
-        params.push_back(std::move(body));
-        params.push_back(to_hex(prev));
-        continue;
-      }
-      const char* sep = seq == rows_ + 1 ? "" : ",";
-      seqs.append(sep).append(std::to_string(seq));
-      versions.append(sep).append(std::to_string(r.version));
-      kinds.append(sep);
-      pg_array_element(kinds, r.kind);
-      bodies.append(sep);
-      pg_array_element(bodies, body);
-      hashes.append(sep).append(to_hex(prev));
-    }
-    if (!as_values) {
-      for (std::string* a : {&seqs, &versions, &kinds, &bodies, &hashes}) params.push_back(std::move(a->append("}")));
-    }
+    const PgAppend chained = chain_rows(rows);
     const auto now = std::chrono::steady_clock::now();
     const bool renew = now - last_renewal_ >= lease_ / 3;
-    PgResult res;
-    for (int attempt = 0;; ++attempt) {
-      try {
-        res = pg_exec_prepared(conn_.get(), pg_append_name(renew, as_values ? rows.size() : 0).c_str(), params);
-        break;
-      } catch (const PostgresError& e) {
-        if (e.retryable() && attempt < 8) continue;  // nothing committed: the same statement again
-        if (PQstatus(conn_.get()) != CONNECTION_OK) broken_ = true;
-        if (e.sqlstate() == "23505")
-          throw LedgerStoreError("another writer appended to session \"" + session_ + "\" (row " +
-                                 std::to_string(rows_ + 1) + " already exists): one session, one writer");
-        throw;
-      }
-    }
-    const std::string_view inserted = PQcmdTuples(res.get());
-    if (inserted != std::to_string(rows.size())) {
-      if (const std::string problems = still_owner_but(); !problems.empty())
-        throw LedgerStoreError("row " + std::to_string(rows_ + 1) + " of session \"" + escape(session_) +
-                               "\" was not stored: " + problems);
-      moved_ = true;
-      note_new_owner();
-      throw moved_error();
-    }
-    rows_ = seq;
-    prev_ = prev;
+    const PgResult res = exec_append(renew, chained);
+    check_all_inserted(res, rows.size());
+    rows_ = chained.seq;  // the head moves only once every row is stored
+    prev_ = chained.prev;
     if (renew) last_renewal_ = now;
     return head_locked();
   }
@@ -668,6 +642,79 @@ class PostgresStore final : public LedgerStore {
   }
 
  private:
+  // append's steps, in the order it takes them.
+
+  void check_writable() const {
+    if (read_only_) throw LedgerStoreError("this store of session \"" + session_ + "\" was opened read-only");
+    if (moved_) throw moved_error();
+    if (broken_)
+      throw LedgerStoreError("the connection to PostgreSQL failed during an earlier write of session \"" + session_ +
+                             "\": whether it committed is unknown, so this store writes no more (reopen the session)");
+  }
+
+  // The rows chained after the newest stored one, as the append's parameters: session,
+  // epoch, lease, then the rows (seq, version, kind, body, hash as hex) — each its own
+  // five parameters for a few rows, else five arrays. With the seq and hash the last row
+  // takes, for the head once they are stored.
+  PgAppend chain_rows(std::span<const LedgerRow> rows) {
+    PgAppend out{.params = {session_, std::to_string(epoch_), std::to_string(lease_.count())},
+                 .values_rows = rows.size() <= pg_append_values_rows ? rows.size() : 0,
+                 .seq = rows_,
+                 .prev = prev_};
+    out.params.reserve(out.values_rows ? 3 + 5 * rows.size() : 8);
+    PgRowArrays arrays;
+    for (const LedgerRow& r : rows) {
+      if (r.kind.find('\0') != std::string::npos)
+        throw ConfigurationError("a ledger row's kind contains a NUL byte, which PostgreSQL text cannot hold");
+      ++out.seq;
+      nlohmann::json keyed_first;
+      std::string body(
+          write_body(body_writer_, out.seq, out.seq == 1 ? first_row_body(r.body, key_, keyed_first) : r.body));
+      out.prev = hash_.next(out.prev, CanonicalHeader(out.seq, r.version, r.kind, body.size()), body);
+      if (out.values_rows) {
+        out.params.push_back(std::to_string(out.seq));
+        out.params.push_back(std::to_string(r.version));
+        out.params.push_back(r.kind);
+        out.params.push_back(std::move(body));
+        out.params.push_back(to_hex(out.prev));
+      } else {
+        arrays.add(out.seq, r, body, out.prev);
+      }
+    }
+    if (!out.values_rows) arrays.move_into(out.params);
+    return out;
+  }
+
+  // The append statement, run again while the server says nothing committed (up to 8
+  // times). A connection lost on the way breaks the store: whether it committed is unknown.
+  PgResult exec_append(bool renew, const PgAppend& chained) {
+    for (int attempt = 0;; ++attempt) {
+      try {
+        return pg_exec_prepared(conn_.get(), pg_append_name(renew, chained.values_rows).c_str(), chained.params);
+      } catch (const PostgresError& e) {
+        if (e.retryable() && attempt < 8) continue;  // nothing committed: the same statement again
+        if (PQstatus(conn_.get()) != CONNECTION_OK) broken_ = true;
+        if (e.sqlstate() == "23505")
+          throw LedgerStoreError("another writer appended to session \"" + session_ + "\" (row " +
+                                 std::to_string(rows_ + 1) + " already exists): one session, one writer");
+        throw;
+      }
+    }
+  }
+
+  // Fewer rows inserted than given: a trigger or a rule on the tables (said), or the lease
+  // moved (SessionMoved).
+  void check_all_inserted(const PgResult& res, std::size_t rows) {
+    const std::string_view inserted = PQcmdTuples(res.get());
+    if (inserted == std::to_string(rows)) return;
+    if (const std::string problems = still_owner_but(); !problems.empty())
+      throw LedgerStoreError("row " + std::to_string(rows_ + 1) + " of session \"" + escape(session_) +
+                             "\" was not stored: " + problems);
+    moved_ = true;
+    note_new_owner();
+    throw moved_error();
+  }
+
   SessionMoved moved_error() const {
     return SessionMoved("session \"" + session_ + "\" moved: its lease was taken over" + new_owner_ +
                         " while this store held epoch " + std::to_string(epoch_) +

@@ -272,46 +272,48 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
   return out;
 }
 
-// Recorded: the row takes the current version, then the version bumps. A fire is
-// recorded whole or not at all: what can fail (allocation) happens before the ledger
-// changes, or is undone, so running out of memory leaves no half-recorded row.
-GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
-  auto& L = c.ledger;
-  Mounted& mounted = *f.mounted;
-  const ActionSpec& spec = mounted.spec;
+// record's steps, in the order it takes them.
+
+// What the fire needs once its handler returns, allocated before the ledger changes:
+// running out of memory there could otherwise leave a recorded row ungraded. (Receipts
+// are never erased: one there now is there when the handler returns, and is assigned
+// without allocating; a node is made only for an action's first receipt.)
+GROUNDPLANE_INLINE RecordedFire prepare_record(const SessionCore& c, const FireAttempt& f) {
+  const ActionSpec& spec = f.mounted->spec;
   RecordedFire r;
-  r.index = L.transitions.size();
+  r.index = c.ledger.transitions.size();
   r.id = transition_id_of(r.index);
   r.handler = spec.handler;
   r.verify = spec.verify;
   r.has_writes = !spec.writes.empty();
   if (r.handler) r.payload = f.options.payload;
-  std::string spent_by = f.spend ? r.id : std::string();
-  // What the fire needs once its handler returns is allocated now, before the ledger
-  // changes: running out of memory there could otherwise leave a recorded row ungraded.
-  // (Receipts are never erased: one there now is there when the handler returns, and is
-  // assigned without allocating; a node is made only for an action's first receipt.)
   r.receipt = OnceReceipt{r.index, f.options.source == Principal::user};
   r.receipt_slot = f.receipt;  // the declaration may be gone when the handler returns
   r.flying = f.flying;
   if (r.handler && !r.receipt_slot)
-    r.receipt_node = map_node(L.receipts, flight_key(f.id, f.options.instance), r.receipt);
+    r.receipt_node = map_node(c.ledger.receipts, flight_key(f.id, f.options.instance), r.receipt);
   if (r.handler) RunningScope::reserve_one();
-  // Its idempotency key: the one a fire resolved "did NOT happen" left for the fire that
-  // takes its place, else one drawn for it.
-  const KeyChoice key = choose_key(c, f);
-  r.context.transition_id = r.id;
-  r.context.idempotency_key = key.key.hex();
-  r.context.instance = f.options.instance;
-  if (c.store) {  // stored before its handler runs: if the app dies inside it, the restored
-                  // session knows it may have happened, and the key it was given
-    rows::Recorded stored{attempt_row(c, f), f.standing, f.repeat,
-                          r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes};
-    stored.idempotency_key = r.context.idempotency_key;
-    c.emit(std::move(stored));
-    if (f.spend) c.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
-    c.flush();
-  }
+  return r;
+}
+
+// Stored before its handler runs: if the app dies inside it, the restored session knows
+// it may have happened, and the key it was given.
+GROUNDPLANE_INLINE void store_record(SessionCore& c, const FireAttempt& f, const RecordedFire& r) {
+  if (!c.store) return;
+  rows::Recorded stored{attempt_row(c, f), f.standing, f.repeat,
+                        r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes};
+  stored.idempotency_key = r.context.idempotency_key;
+  c.emit(std::move(stored));
+  if (f.spend) c.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
+  c.flush();
+}
+
+// The fire's transition row. It takes the payload from the attempt (the request's binding,
+// made before it, keeps a copy when the row will not).
+GROUNDPLANE_INLINE TransitionRecord transition_row(SessionCore& c, FireAttempt& f, RecordedFire& r,
+                                                   const IdempotencyKey& key) {
+  const auto& L = c.ledger;
+  const Mounted& mounted = *f.mounted;
   TransitionRecord row{L.version,
                        mounted.id,
                        mounted.does,
@@ -321,44 +323,76 @@ GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
                        r.handler ? Outcome::pending : Outcome::not_materialized,
                        f.standing,
                        f.repeat,
-                       key.key};
-  // The request's binding keeps the payload when the row will not (max_rows_in_memory).
-  BoundRequest binding = bound_request(c, f, r.index);
+                       key};
   row.extras = Extras({c.holds_payloads() || r.handler ? std::move(f.options.payload) : nlohmann::json(),
                        std::move(f.options.ask_id), /*error=*/"", /*prior_transition_id=*/""});
   r.request_key = !f.options.request_key.empty();
   if (r.request_key) row.extras.edit().request_key = std::move(f.options.request_key);
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   r.instance = row.instance;
+  return row;
+}
+
+// Holds the row and enters it in every index kept beside the transitions: its request
+// key's binding, its action's fires in flight, the fires awaiting the app's report (and
+// by action). All or none: if one throws, each is taken out again in reverse order
+// (taking out what was never entered changes nothing) and the row is dropped last (the
+// undoing reads it), so no index names a transition that is not there.
+GROUNDPLANE_INLINE void hold_record(SessionCore& c, const FireAttempt& f, const RecordedFire& r, TransitionRecord&& row,
+                                    BoundRequest&& binding) {
+  auto& L = c.ledger;
   L.transitions.push_back(std::move(row));
-  const std::string& action = mounted.id.str();
+  const std::string& action = f.mounted->id.str();
   const std::string& request_key = L.transitions[r.index].extras.get().request_key;
   try {
     if (r.request_key) bind_request(c, request_key, std::move(binding));
     if (r.handler) InFlight::add(*r.flying, r.index);
     if (r.handler && r.has_writes) {
-      c.unsettled.emplace(r.index, Unsettled{spec.writes, r.verify});
+      c.unsettled.emplace(r.index, Unsettled{f.mounted->spec.writes, r.verify});
       L.awaiting_report.insert(r.index);
       L.awaiting_by_action.insert(action, r.index);
     }
     if (f.options.source == Principal::agent) c.changes.clear(action);  // the agent acted on what it knew
   } catch (...) {
-    stop_awaiting(c, r.index);
+    stop_awaiting(c, r.index);  // awaiting_report and awaiting_by_action
     c.unsettled.erase(r.index);
-    graded(c, r.index);
+    graded(c, r.index);  // out of the fires in flight
     unbind_request(c, request_key, r.index);
     L.transitions.pop_back();
     throw;
   }
+}
+
+// The approved ask the fire presented is spent, by this fire.
+GROUNDPLANE_INLINE void spend_ask(SessionCore& c, std::size_t ask, std::string spent_by) {
+  AskStatus& a = c.ledger.asks[ask];
+  a.state = AskState::spent;
+  a.spent_by = std::move(spent_by);
+  c.ledger.answered_asks.erase(ask);
+  closed_ask(c, ask);
+}
+
+// Recorded: the row takes the current version, then the version bumps. A fire is
+// recorded whole or not at all: what can fail (allocation) happens before the ledger
+// changes, or is undone, so running out of memory leaves no half-recorded row.
+GROUNDPLANE_INLINE RecordedFire record(SessionCore& c, FireAttempt& f) {
+  RecordedFire r = prepare_record(c, f);
+  std::string spent_by = f.spend ? r.id : std::string();
+  // Its idempotency key: the one a fire resolved "did NOT happen" left for the fire that
+  // takes its place, else one drawn for it.
+  const KeyChoice key = choose_key(c, f);
+  r.context.transition_id = r.id;
+  r.context.idempotency_key = key.key.hex();
+  r.context.instance = f.options.instance;
+  store_record(c, f, r);
+  // Bound before the row takes the payload: the binding keeps it when the row will not
+  // (max_rows_in_memory).
+  BoundRequest binding = bound_request(c, f, r.index);
+  TransitionRecord row = transition_row(c, f, r, key.key);
+  hold_record(c, f, r, std::move(row), std::move(binding));
   take_key(c, key);
-  ++L.version;
-  if (f.spend) {
-    AskStatus& a = L.asks[*f.spend];
-    a.state = AskState::spent;
-    a.spent_by = std::move(spent_by);
-    L.answered_asks.erase(*f.spend);
-    closed_ask(c, *f.spend);
-  }
+  ++c.ledger.version;
+  if (f.spend) spend_ask(c, *f.spend, std::move(spent_by));
   c.trim();
   return r;
 }
