@@ -47,6 +47,34 @@ class Session;
 // write-once: record each turn's ledger under a new name (FactAlreadyRecorded otherwise).
 const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session);
 
+struct actions_performed;
+
+namespace detail {
+
+// What actions_performed found of one claimed action, before a word of it is written:
+// plain data, so an action that DID happen costs no string, and action_finding words the rest.
+struct ActionClaim {
+  enum class Kind {
+    performed,       // a ledger row of it DID happen
+    missing_field,   // the output does not say which actions were performed
+    wrong_shape,     // the field holds neither an action id nor an array
+    not_an_id,       // an item that is not a string
+    partial_ledger,  // the ledger holds only the newest attempts, and none of them shows it
+    never_named,     // no row of the ledger names it
+    not_happened,    // its rows say it did not happen
+    more,            // the unsupported items of an array past max_listed, counted
+  };
+  Kind kind = Kind::performed;
+  const nlohmann::json* said = nullptr;  // the claim judged
+  bool in_array = false;                 // an item of the field's array: the one at `item`
+  std::size_t item = 0;
+  std::size_t attempts = 0;  // not_happened: the action's rows
+  std::string_view latest;   // not_happened: the latest row's line (the table's own text)
+  std::size_t unlisted = 0;  // more: how many
+};
+
+}  // namespace detail
+
 // Every action the output claims it performed (`field`: an action id, or an array of
 // them) must have a ledger row that DID happen. The ledger is read once per submit; of an
 // array, at most max_listed unsupported items are findings, then one counts the rest.
@@ -84,22 +112,33 @@ struct actions_performed {
     std::string_view latest;
   };
   struct Ledger {
-    std::unordered_map<std::string, std::size_t> index;  // an action id -> its record
+    // An action id (the table's own text, never copied) -> its record.
+    std::unordered_map<std::string_view, std::size_t> index;
     std::vector<Record> records;
-    const Record* find(const std::string& id) const {
+    const Record* find(std::string_view id) const {
       const auto it = index.find(id);
       return it == index.end() ? nullptr : &records[it->second];
     }
   };
   static Ledger read_ledger(const Table& t);
 
-  // Whether `claim` is supported; a finding for it is made by finding_for.
+  // Whether `claim` is supported; what it is found to be when it is not, by classify.
   static bool supported(const Ledger& ledger, const nlohmann::json& claim);
-  Finding finding_for(const Table& t, const Ledger& ledger, const std::string& where,
-                      const nlohmann::json& claim) const;
+  static detail::ActionClaim classify(const Table& t, const Ledger& ledger, const nlohmann::json& claim);
+
+  // The items of an array: the first max_listed unsupported worded, the rest counted.
+  void verify_items(const Table& t, const Ledger& ledger, const nlohmann::json& said,
+                    std::vector<Finding>& findings) const;
 };
 
 static_assert(Check<actions_performed>);
+
+namespace detail {
+
+// The finding for a claimed action the ledger does not show DID happen.
+Finding action_finding(const actions_performed& check, const Table& t, const ActionClaim& claim);
+
+}  // namespace detail
 
 }  // namespace groundplane
 

@@ -81,6 +81,85 @@ inline constexpr std::span<const EnumName<Aggregate>> enum_table<Aggregate> = ag
 }  // namespace detail
 inline std::string_view to_string(Aggregate op) noexcept { return detail::name_of(op); }
 
+struct aggregate_reconciles;
+
+namespace detail {
+
+// How aggregate_reconciles reached its number, kept as the numbers themselves: the words
+// ("(= 31.5 / 3)") are written only for a finding.
+struct AggregateHow {
+  enum class Kind { plain, quotient, middle_two, weighted_sum, weighted_mean };
+  Kind kind = Kind::plain;
+  Decimal first;          // quotient: the sum; middle_two: the lower; weighted_mean: Σ(w·v)
+  Decimal second;         // middle_two: the upper; weighted_mean: Σw
+  std::size_t count = 0;  // quotient: how many numbers were summed
+
+  static AggregateHow quotient(Decimal sum, std::size_t count) {
+    return {Kind::quotient, std::move(sum), Decimal(), count};
+  }
+  static AggregateHow middle_two(Decimal lower, Decimal upper) {
+    return {Kind::middle_two, std::move(lower), std::move(upper), 0};
+  }
+  static AggregateHow weighted_sum() { return {Kind::weighted_sum, Decimal(), Decimal(), 0}; }
+  static AggregateHow weighted_mean(Decimal products, Decimal weights) {
+    return {Kind::weighted_mean, std::move(products), std::move(weights), 0};
+  }
+};
+
+// What aggregate_reconciles found for one claim: whether it holds and, when it does not,
+// why, with the counts and numbers a finding names. Plain data: a claim is classified
+// without building a string, and aggregate_finding words the result only when it fails.
+struct AggregateResult {
+  enum class Kind {
+    holds,
+    partial_table,    // complete() is false: nothing is computed
+    non_numeric,      // a matching row holds something other than a number in the column
+    missing_values,   // a matching row has no value in the column (OnMissing::refuse)
+    zero_weights,     // a weighted mean whose weights sum to 0
+    no_value,         // a mean, median, min or max over no values
+    unstated,         // the output has no such field
+    not_a_number,     // the value stated is not a number
+    not_whole,        // a count stated with a fraction part
+    no_rows_matched,  // `where` matches no row, and the number stated is not that of nothing
+    off,              // the number stated is wrong
+  };
+  Kind kind = Kind::holds;
+  std::size_t matched = 0;      // rows passing `where`
+  std::size_t missing = 0;      // of those, rows with no value in the column
+  std::size_t non_numeric = 0;  // of those, rows holding something other than a number
+  std::size_t numbers = 0;      // of those, the numbers
+  nlohmann::json first_non_numeric;
+  std::optional<Rational> truth;  // the computed value, whenever there is one
+  AggregateHow how;
+  Decimal stated;                      // off: the number stated
+  std::optional<Rational> unweighted;  // off: the unweighted value, when the number stated is it
+  std::string hint;                    // off: what Rounding::as_stated would accept (NumberMatch::hint)
+};
+
+// " where 'region' is 'north' and 'channel' is 'paid'", or "" without a filter.
+std::string aggregate_where_phrase(const nlohmann::json& where);
+
+// "3 rows where 'region' is 'north'", "1 row".
+std::string aggregate_rows_phrase(std::size_t n, const nlohmann::json& where);
+
+// "no recorded row has 'region' = 'nroth' (closest: 'north')": each condition
+// that no row meets, with the closest recorded value of a text column.
+std::string aggregate_no_row_phrase(const Table& table, const nlohmann::json& where);
+
+// Levenshtein distance in bytes, for the closest recorded value; short values only.
+std::size_t aggregate_edit_distance(std::string_view a, std::string_view b);
+
+// The exact value when it terminates, else its first digits and "…".
+std::string aggregate_show(const Rational& r);
+
+// The stated number off the truth, signed: "+490".
+std::string aggregate_off_by(const Decimal& stated, const Rational& truth);
+
+// "only numbers and strings", "no values at all": what kinds of cell a column holds.
+std::string held_kinds(const Column& column);
+
+}  // namespace detail
+
 struct aggregate_reconciles {
   std::string fact;         // a Table
   std::string field;        // where the stated number is
@@ -175,23 +254,18 @@ struct aggregate_reconciles {
 
   struct Truth {
     detail::Rational value;
-    std::string how;  // "(= 1 / 3)", "(the mean of the middle two, 2 and 3)", or ""
+    detail::AggregateHow how;  // worded "(= 1 / 3)", "(the mean of the middle two, 2 and 3)", or ""
   };
 
   static std::string known_columns(const Table& table);
 
-  // " where 'region' is 'north' and 'channel' is 'paid'", or "" without a filter.
-  std::string where_phrase() const;
+  // ConfigurationError for one `where` condition: a column the table lacks, a value that
+  // is not a scalar, or one of a type the column never holds.
+  void validate_condition(const Table& table, const std::string& name, const nlohmann::json& value,
+                          bool checkable) const;
 
-  // "no recorded row has 'region' = 'nroth' (closest: 'north')": each condition
-  // that no row meets, with the closest recorded value of a text column.
-  std::string no_row_phrase(const Table& table) const;
-
-  // Levenshtein distance in bytes, for the closest recorded value; short values only.
-  static std::size_t edit_distance(std::string_view a, std::string_view b);
-
-  // "3 rows where 'region' is 'north'", "1 row".
-  std::string rows_phrase(std::size_t n) const { return detail::count_of(n, "row", "rows") + where_phrase(); }
+  // Whether `where` names any condition.
+  bool filtered() const { return where.is_object() && !where.empty(); }
 
   // What the stated number is meant to be, for the schema.
   std::string subject() const;
@@ -204,6 +278,16 @@ struct aggregate_reconciles {
   std::vector<std::uint8_t> matching(const Table& table) const;
 
   Selection select(const Table& table) const;
+  // The ways select reads the rows: counting them (and those without a value); every row
+  // from the column's summary; the matching numbers as Decimals; or, every cell a number
+  // or null at one scale, summed and compared as 64-bit words.
+  Selection select_count(const Table& table, const std::vector<std::uint8_t>& mask,
+                         std::optional<std::size_t> at) const;
+  Selection select_whole(const Table& table, std::size_t at) const;
+  static Selection select_values(const detail::Column& col, const std::vector<std::uint8_t>& mask);
+  Selection select_scaled(const detail::Column& col, const std::vector<std::uint8_t>& mask) const;
+  // The rows a mask lets through.
+  static std::size_t count_matched(const std::vector<std::uint8_t>& mask);
 
   // The weighted sum Σ(w·v) and total weight Σw over the matching rows with a value.
   struct Weighted {
@@ -211,20 +295,20 @@ struct aggregate_reconciles {
     Decimal weights;
   };
   Weighted weighted(const Table& table) const;
+  // The weighted sum or mean, with the unweighted value beside it; nullopt for a mean
+  // whose weights sum to 0.
+  std::optional<Truth> weighted_truth(const Table& table, Selection& sel, std::optional<Truth>& unweighted) const;
 
   // ConfigurationError for a matching row whose value is not a number, or whose weight
   // is missing, not a number, or negative for a mean.
   void validate_cells(const Table& table) const;
-
-  // The stated number off the truth, signed: "off by +490".
-  static std::string off_by(const Decimal& stated, const detail::Rational& truth);
 
   // The aggregate of the whole column, from the table's summary of it.
   std::optional<Truth> whole_column(const Selection& sel) const;
 
   // The exact aggregate, or nullopt when it has no value (a mean of nothing).
   std::optional<Truth> compute(Selection& sel) const {  // reorders sel.values / sel.words for a median
-    if (op == Aggregate::count) return Truth{detail::Rational(Decimal(sel.matched - sel.missing)), ""};
+    if (op == Aggregate::count) return Truth{detail::Rational(Decimal(sel.matched - sel.missing)), {}};
     if (sel.whole != nullptr || sel.whole_median != nullptr) return whole_column(sel);
     const auto at_scale = [&](std::int64_t w) { return detail::DecimalAccess::from_inline(w, sel.scale); };
     auto& v = sel.values;
@@ -234,16 +318,15 @@ struct aggregate_reconciles {
     } else if (op == Aggregate::sum || op == Aggregate::mean) {
       sum = detail::sum(v);
     }
-    if (op == Aggregate::sum) return Truth{detail::Rational(sum), ""};
+    if (op == Aggregate::sum) return Truth{detail::Rational(sum), {}};
     if (sel.numbers == 0) return std::nullopt;
     switch (op) {
       case Aggregate::mean:
-        return Truth{detail::Rational(sum, Decimal(sel.numbers)),
-                     "(= " + detail::render(sum) + " / " + std::to_string(sel.numbers) + ")"};
+        return Truth{detail::Rational(sum, Decimal(sel.numbers)), detail::AggregateHow::quotient(sum, sel.numbers)};
       case Aggregate::min:
-        return Truth{detail::Rational(sel.scaled ? at_scale(sel.lowest) : *std::min_element(v.begin(), v.end())), ""};
+        return Truth{detail::Rational(sel.scaled ? at_scale(sel.lowest) : *std::min_element(v.begin(), v.end())), {}};
       case Aggregate::max:
-        return Truth{detail::Rational(sel.scaled ? at_scale(sel.highest) : *std::max_element(v.begin(), v.end())), ""};
+        return Truth{detail::Rational(sel.scaled ? at_scale(sel.highest) : *std::max_element(v.begin(), v.end())), {}};
       case Aggregate::median: {
         const std::size_t mid = sel.numbers / 2;
         Decimal upper, lower;
@@ -258,22 +341,43 @@ struct aggregate_reconciles {
           upper = v[mid];
           if (sel.numbers % 2 == 0) lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
         }
-        if (sel.numbers % 2 == 1) return Truth{detail::Rational(upper), ""};
-        return Truth{detail::Rational(lower + upper, Decimal(2)),
-                     "(the mean of the middle two, " + detail::render(lower) + " and " + detail::render(upper) + ")"};
+        if (sel.numbers % 2 == 1) return Truth{detail::Rational(upper), {}};
+        return Truth{detail::Rational(lower + upper, Decimal(2)), detail::AggregateHow::middle_two(lower, upper)};
       }
       default:
         return std::nullopt;  // sum and count handled above
     }
   }
 
-  // The exact value when it terminates, else its first digits and "…".
-  static std::string show(const detail::Rational& r);
-
-  // "computed sum of 'amount' over 3 rows where 'region' is 'north' is 10.5; 1 row has no 'amount'"
-  std::string computed_phrase(const Table& table, const Selection& sel, const std::string& shown,
-                              const std::string& how) const;
+  // What the claim is found to be, before a word of it is written (detail::aggregate_finding).
+  detail::AggregateResult classify(const Table& table, const nlohmann::json* said) const;
+  // The stated number against the computed one (result.truth), into `result`.
+  void judge_stated(const nlohmann::json* said, const std::optional<Truth>& unweighted,
+                    detail::AggregateResult& result) const;
 };
+
+namespace detail {
+
+// "(= 31.5 / 3)", "(the mean of the middle two, 2 and 3)", or "".
+std::string aggregate_how_phrase(const aggregate_reconciles& check, const AggregateHow& how);
+
+// "computed sum of 'amount' over 3 rows where 'region' is 'north' is 10.5; 1 row has no 'amount'"
+std::string aggregate_computed_phrase(const aggregate_reconciles& check, const Table& table,
+                                      const AggregateResult& result, const std::string& shown);
+
+// The detail of a claim refused before a number could be computed, or with none to compute.
+std::string aggregate_refusal(const aggregate_reconciles& check, const Table& table, const AggregateResult& result);
+
+// The detail of a claim against the number computed; `shown` is that number, `said_text`
+// the value stated, both rendered.
+std::string aggregate_mismatch(const aggregate_reconciles& check, const Table& table, const nlohmann::json* said,
+                               const AggregateResult& result, const std::string& shown, const std::string& said_text);
+
+// The finding for a claim that does not hold.
+Finding aggregate_finding(const aggregate_reconciles& check, const Table& table, const nlohmann::json* said,
+                          const AggregateResult& result);
+
+}  // namespace detail
 
 }  // namespace groundplane
 

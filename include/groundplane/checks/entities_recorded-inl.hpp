@@ -204,8 +204,9 @@ GROUNDPLANE_INLINE std::string entities_recorded::name() const {
   return std::string(check_name) + "(facts=" + list(facts) + ", fields=" + list(fields) + ")";
 }
 
-GROUNDPLANE_INLINE entities_recorded::Sources::Sources(const FactRegistry& registry,
-                                                       const std::vector<std::string>& facts, bool exact_case)
+namespace detail {
+GROUNDPLANE_INLINE EntitySources::EntitySources(const FactRegistry& registry, const std::vector<std::string>& facts,
+                                                bool exact_case)
     : case_sensitive(exact_case) {
   for (const auto& fact : facts) {
     Source s;
@@ -223,10 +224,12 @@ GROUNDPLANE_INLINE entities_recorded::Sources::Sources(const FactRegistry& regis
       case FactKind::fact:
         break;
     }
-    s.provenance = registry.visit(fact, [](const auto& f) { return f.provenance().render(); });
-    list.push_back(std::move(s));
+    // A recorded fact never moves: its provenance is read where it is, when a finding needs it.
+    s.provenance = &registry.visit(fact, [](const auto& f) -> const Provenance& { return f.provenance(); });
+    list.push_back(s);
   }
 }
+}  // namespace detail
 
 GROUNDPLANE_INLINE void entities_recorded::validate(const FactRegistry& registry) const {
   if (facts.empty())
@@ -251,7 +254,7 @@ GROUNDPLANE_INLINE void entities_recorded::validate(const FactRegistry& registry
 }
 
 GROUNDPLANE_INLINE void entities_recorded::describe(const FactRegistry& registry, SchemaBuilder& schema) const {
-  const Sources sources(registry, facts, case_sensitive);
+  const detail::EntitySources sources(registry, facts, case_sensitive);
   std::vector<Entity> names;
   std::unordered_set<Entity> seen;
   sources.for_each_name([&](const Entity& n) {
@@ -274,82 +277,94 @@ GROUNDPLANE_INLINE void entities_recorded::describe(const FactRegistry& registry
 
 GROUNDPLANE_INLINE void entities_recorded::verify(const FactRegistry& registry, const nlohmann::json& output,
                                                   std::vector<Finding>& findings) const {
-  Search search{Sources(registry, facts, case_sensitive), suggestion_budget, {}, {}};
+  detail::EntitySearch search{detail::EntitySources(registry, facts, case_sensitive), suggestion_budget, {}, {}};
   for (const auto& field : fields) {
     const nlohmann::json* said = detail::find_field(output, field);
-    if (said == nullptr) {
-      Finding f = blank(search.sources, field);
-      f.detail =
-          "expected a name, an array of names or an array of objects with a \"name\"; the output has no "
-          "such field";
-      findings.push_back(std::move(f));
-    } else if (said->is_string() || detail::is_integer_json(*said)) {
-      if (said->is_string() && said->get_ref<const std::string&>().empty()) check_empty(search, field, *said, findings);
-      else check_one(search, field, *said, findings);
-    } else if (!said->is_array()) {
-      Finding f = blank(search.sources, field);
-      f.said = detail::render_claim(*said);
-      f.detail = "expected a name, an array of names or an array of objects with a \"name\", got " +
-                 std::string(detail::type_name(*said)) +
-                 detail::entity_type_hint(*said, [&](const nlohmann::json& v) { return search.sources.contain(v); });
-      findings.push_back(std::move(f));
-    } else if (said->empty()) {
-      check_empty(search, field, *said, findings);
-    } else {
-      // At most max_listed findings for one field, then one counting the rest: an
-      // output naming 100,000 invented entities stays a bounded message.
-      std::size_t listed = 0;
-      std::size_t unlisted = 0;
-      for (std::size_t i = 0; i < said->size(); ++i) {
-        const nlohmann::json& item = (*said)[i];
-        // A recorded name costs one lookup per fact and no strings.
-        const nlohmann::json* name = item.is_object() ? nullptr : &item;
-        if (item.is_object())
-          if (const auto it = item.find("name"); it != item.end()) name = &*it;
-        if (name != nullptr && search.sources.contain(*name)) continue;
-        if (listed == max_listed) {
-          ++unlisted;
-          continue;
-        }
-        ++listed;
-        const std::string at = detail::pointer_into(field, std::to_string(i));
-        if (!item.is_object()) {
-          check_one(search, at, item, findings);
-          continue;
-        }
-        const auto it = item.find("name");
-        if (it != item.end()) {
-          check_one(search, detail::pointer_into(at, "name"), *it, findings);
-          continue;
-        }
-        Finding f = blank(search.sources, at);
-        f.said = detail::render(item);
-        f.detail = "expected an object with a \"name\" naming a recorded entity; this one has none";
-        findings.push_back(std::move(f));
-      }
-      if (unlisted > 0) {
-        Finding f = blank(search.sources, field);
-        f.said = detail::group_thousands(unlisted) + " more unrecorded name(s)";
-        f.detail = "... and " + detail::group_thousands(unlisted) + " more unrecorded name(s) in " +
-                   detail::quote(field) + " (the first " + std::to_string(max_listed) + " are listed)";
-        findings.push_back(std::move(f));
-      }
+    if (said != nullptr && said->is_array() && !said->empty()) {
+      verify_items(search, field, *said, findings);
+      continue;
     }
+    const detail::EntityClaim claim = classify_field(search.sources, said);
+    if (claim.kind != detail::EntityClaim::Kind::recorded)
+      findings.push_back(detail::entity_finding(*this, search, field, claim));
   }
 }
 
-GROUNDPLANE_INLINE Finding entities_recorded::blank(const Sources& sources, const std::string& field) {
+GROUNDPLANE_INLINE detail::EntityClaim entities_recorded::classify_field(const detail::EntitySources& sources,
+                                                                         const nlohmann::json* said) const {
+  using Kind = detail::EntityClaim::Kind;
+  detail::EntityClaim claim;
+  claim.said = said;
+  if (said == nullptr) {
+    claim.kind = Kind::missing_field;
+  } else if (said->is_array() || (said->is_string() && said->get_ref<const std::string&>().empty())) {
+    // "" or [] (a non-empty array is read item by item): the claim that none qualified.
+    claim.kind = allow_empty ? Kind::recorded : Kind::empty;
+  } else if (said->is_string() || detail::is_integer_json(*said)) {
+    if (!sources.contain(*said)) claim.kind = classify_unrecorded(*said);
+  } else {
+    claim.kind = Kind::wrong_shape;
+  }
+  return claim;
+}
+
+GROUNDPLANE_INLINE detail::EntityClaim::Kind entities_recorded::classify_unrecorded(const nlohmann::json& said) const {
+  using Kind = detail::EntityClaim::Kind;
+  if (said.is_string() && said.get_ref<const std::string&>().empty()) return allow_empty ? Kind::recorded : Kind::empty;
+  if (!said.is_string() && !detail::is_integer_json(said)) return Kind::not_a_name;
+  return Kind::unknown;
+}
+
+GROUNDPLANE_INLINE void entities_recorded::verify_items(detail::EntitySearch& search, const std::string& field,
+                                                        const nlohmann::json& said,
+                                                        std::vector<Finding>& findings) const {
+  using Kind = detail::EntityClaim::Kind;
+  // At most max_listed findings for one field, then one counting the rest: an
+  // output naming 100,000 invented entities stays a bounded message.
+  std::size_t listed = 0;
+  std::size_t unlisted = 0;
+  for (std::size_t i = 0; i < said.size(); ++i) {
+    const nlohmann::json& item = said[i];
+    // A recorded name costs one lookup per fact and no strings.
+    const nlohmann::json* name = item.is_object() ? nullptr : &item;
+    if (item.is_object())
+      if (const auto it = item.find("name"); it != item.end()) name = &*it;
+    if (name != nullptr && search.sources.contain(*name)) continue;
+    if (listed == max_listed) {
+      ++unlisted;
+      continue;
+    }
+    ++listed;
+    detail::EntityClaim claim;
+    claim.in_array = true;
+    claim.item = i;
+    claim.in_name = name != nullptr && item.is_object();
+    claim.said = name != nullptr ? name : &item;
+    claim.kind = name != nullptr ? classify_unrecorded(*name) : Kind::nameless;
+    if (claim.kind != Kind::recorded) findings.push_back(detail::entity_finding(*this, search, field, claim));
+  }
+  if (unlisted > 0) {
+    detail::EntityClaim more;
+    more.kind = Kind::more;
+    more.unlisted = unlisted;
+    findings.push_back(detail::entity_finding(*this, search, field, more));
+  }
+}
+
+namespace detail {
+
+GROUNDPLANE_INLINE Finding entity_blank(const EntitySources& sources, const std::string& field) {
   Finding f;
-  f.check = check_name;
+  f.check = entities_recorded::check_name;
   f.field = field;
   if (sources.list.size() == 1) {
-    f.fact = sources.list.front().name;
-    f.provenance = sources.list.front().provenance;
+    f.fact = std::string(sources.list.front().name);
+    f.provenance = sources.list.front().provenance->render();
   }
   return f;
 }
 
-GROUNDPLANE_INLINE const std::string& entities_recorded::recorded_names(Search& search) {
+GROUNDPLANE_INLINE const std::string& recorded_names(EntitySearch& search) {
   if (!search.recorded.empty()) return search.recorded;
   std::vector<Entity> shown;
   std::size_t total = 0;
@@ -357,66 +372,87 @@ GROUNDPLANE_INLINE const std::string& entities_recorded::recorded_names(Search& 
   search.sources.for_each_name([&](const Entity& e) {
     if (!seen.insert(e).second) return true;
     ++total;
-    if (shown.size() < names_shown) shown.push_back(e);
+    if (shown.size() < entities_recorded::names_shown) shown.push_back(e);
     return total < 10'000'000;
   });
   std::string out = "recorded: ";
   for (std::size_t i = 0; i < shown.size(); ++i) out += (i > 0 ? ", " : "") + shown[i].render();
-  if (total > shown.size()) out += " and " + detail::group_thousands(total - shown.size()) + " more";
+  if (total > shown.size()) out += " and " + group_thousands(total - shown.size()) + " more";
   search.recorded = std::move(out);
   return search.recorded;
 }
 
-GROUNDPLANE_INLINE void entities_recorded::check_empty(const Search& search, const std::string& field,
-                                                       const nlohmann::json& said,
-                                                       std::vector<Finding>& findings) const {
-  if (allow_empty) return;
-  Finding f = blank(search.sources, field);
-  f.said = detail::render_claim(said);
-  f.detail = std::string(said.is_array() ? "an empty list" : "an empty name") +
-             " is itself a claim — that no recorded " + search.sources.noun() +
-             " qualifies — and no recorded fact supports it (pass entities_recorded::allow_empty to accept one)";
-  findings.push_back(std::move(f));
+GROUNDPLANE_INLINE std::string entity_claim_field(const std::string& field, const EntityClaim& claim) {
+  if (!claim.in_array) return field;
+  const std::string at = pointer_into(field, std::to_string(claim.item));
+  return claim.in_name ? pointer_into(at, "name") : at;
 }
 
-GROUNDPLANE_INLINE void entities_recorded::check_one(Search& search, const std::string& field,
-                                                     const nlohmann::json& said, std::vector<Finding>& findings) const {
-  if (search.sources.contain(said)) return;
-  if (said.is_string() && said.get_ref<const std::string&>().empty()) return check_empty(search, field, said, findings);
-  Finding f = blank(search.sources, field);
-  f.said = detail::render_claim(said);
-  const std::string noun = search.sources.noun();
+GROUNDPLANE_INLINE std::string unknown_entity_detail(const entities_recorded& check, EntitySearch& search,
+                                                     const nlohmann::json& said, const std::string& said_text) {
   const auto names = [&](const nlohmann::json& v) { return search.sources.contain(v); };
-  if (!said.is_string() && !detail::is_integer_json(said)) {
-    f.detail = detail::not_an_entity(said) + ", which is not a name recorded as a " + noun +
-               detail::entity_type_hint(said, names) + "; " + recorded_names(search);
-    findings.push_back(std::move(f));
-    return;
-  }
-  f.detail = f.said + " is not a recorded " + noun;
-  if (facts.size() > 1) f.detail += " in " + detail::quoted_or_list(facts);
-  f.detail += detail::entity_type_hint(said, names);
+  std::string out = said_text + " is not a recorded " + search.sources.noun();
+  if (check.facts.size() > 1) out += " in " + quoted_or_list(check.facts);
+  out += entity_type_hint(said, names);
   if (said.is_string()) {
     const auto& name = said.get_ref<const std::string&>();
     auto it = search.cache.find(name);
     if (it == search.cache.end()) {
-      detail::NameSuggester suggester(name, &search.budget);
+      NameSuggester suggester(name, &search.budget);
       search.sources.for_each_name(
           [&](const Entity& candidate) { return candidate.is_integer() || suggester.offer(candidate.text()); });
       it = search.cache.emplace(name, std::make_pair(suggester.names(), suggester.case_only())).first;
     }
     const auto& [closest, case_only] = it->second;
-    if (case_only && case_sensitive) f.detail += " (names are case-sensitive)";
+    if (case_only && check.case_sensitive) out += " (names are case-sensitive)";
     if (!closest.empty()) {
-      f.detail += "; closest: ";
-      for (std::size_t i = 0; i < closest.size(); ++i) f.detail += (i > 0 ? ", " : "") + detail::quote(closest[i]);
+      out += "; closest: ";
+      for (std::size_t i = 0; i < closest.size(); ++i) out += (i > 0 ? ", " : "") + quote(closest[i]);
       // Two names that print alike are never left looking identical.
-      if (const std::string how = detail::invisible_difference(name, closest.front()); !how.empty())
-        f.detail += "; " + how;
+      if (const std::string how = invisible_difference(name, closest.front()); !how.empty()) out += "; " + how;
     }
   }
-  f.detail += "; " + recorded_names(search);
-  findings.push_back(std::move(f));
+  return out + "; " + recorded_names(search);
 }
+
+GROUNDPLANE_INLINE Finding entity_finding(const entities_recorded& check, EntitySearch& search,
+                                          const std::string& field, const EntityClaim& claim) {
+  using Kind = EntityClaim::Kind;
+  Finding f = entity_blank(search.sources, entity_claim_field(field, claim));
+  if (claim.kind == Kind::missing_field) {
+    f.detail =
+        "expected a name, an array of names or an array of objects with a \"name\"; the output has no "
+        "such field";
+    return f;
+  }
+  if (claim.kind == Kind::more) {
+    f.said = group_thousands(claim.unlisted) + " more unrecorded name(s)";
+    f.detail = "... and " + group_thousands(claim.unlisted) + " more unrecorded name(s) in " + quote(field) +
+               " (the first " + std::to_string(entities_recorded::max_listed) + " are listed)";
+    return f;
+  }
+  const nlohmann::json& said = *claim.said;  // every other kind judged a value
+  if (claim.kind == Kind::nameless) {
+    f.said = detail::render(said);
+    f.detail = "expected an object with a \"name\" naming a recorded entity; this one has none";
+    return f;
+  }
+  f.said = render_claim(said);
+  const auto names = [&](const nlohmann::json& v) { return search.sources.contain(v); };
+  if (claim.kind == Kind::wrong_shape)
+    f.detail = "expected a name, an array of names or an array of objects with a \"name\", got " +
+               std::string(type_name(said)) + entity_type_hint(said, names);
+  else if (claim.kind == Kind::empty)
+    f.detail = std::string(said.is_array() ? "an empty list" : "an empty name") +
+               " is itself a claim — that no recorded " + search.sources.noun() +
+               " qualifies — and no recorded fact supports it (pass entities_recorded::allow_empty to accept one)";
+  else if (claim.kind == Kind::not_a_name)
+    f.detail = not_an_entity(said) + ", which is not a name recorded as a " + search.sources.noun() +
+               entity_type_hint(said, names) + "; " + recorded_names(search);
+  else f.detail = unknown_entity_detail(check, search, said, f.said);
+  return f;
+}
+
+}  // namespace detail
 
 }  // namespace groundplane

@@ -267,6 +267,97 @@ std::string quoted_or_list(const std::vector<std::string>& names);
 // ("top", "2") -> "/top/2"; ("/a/b", "name") -> "/a/b/name".
 std::string pointer_into(std::string_view field, std::string_view token);
 
+// The facts an entities_recorded check reads, looked up once per call.
+struct EntitySources {
+  struct Source {
+    const Domain* domain = nullptr;
+    const Ranking* ranking = nullptr;
+    const Table* table = nullptr;
+    std::string_view name;
+    // Rendered only for a finding: a claim that holds reads no provenance.
+    const Provenance* provenance = nullptr;
+  };
+  std::vector<Source> list;
+  bool case_sensitive = true;
+
+  EntitySources(const FactRegistry& registry, const std::vector<std::string>& facts, bool exact_case);
+
+  // By JSON type and value: one hash lookup per fact (two for a string not found
+  // exactly when case does not count).
+  bool contain(const nlohmann::json& said) const {
+    if (!said.is_string() && !detail::is_integer_json(said)) return false;
+    for (const auto& s : list) {
+      if (s.domain && s.domain->contains_json(said)) return true;
+      if (s.ranking && s.ranking->locate(said)) return true;
+      if (s.table && s.table->row_of(said)) return true;
+    }
+    if (case_sensitive || !said.is_string()) return false;
+    const auto& text = said.get_ref<const std::string&>();
+    for (const auto& s : list) {
+      if (s.domain && s.domain->locate_ignoring_case(text)) return true;
+      if (s.ranking && s.ranking->locate_ignoring_case(text)) return true;
+      if (s.table && s.table->row_ignoring_case(text)) return true;
+    }
+    return false;
+  }
+
+  // f(entity) for every recorded name, fact by fact (a ranking's best first), until f
+  // returns false.
+  template <class F>
+  void for_each_name(F&& f) const {
+    for (const auto& s : list) {
+      if (s.domain) {
+        for (const auto& m : s.domain->members())
+          if (!f(m)) return;
+      } else if (s.ranking) {
+        for (const auto& entity : s.ranking->order())
+          if (!f(entity)) return;
+      } else if (s.table) {
+        for (std::size_t r = 0; r < s.table->row_count(); ++r)
+          if (const auto e = s.table->entity_at(r); e && !f(*e)) return;
+      }
+    }
+  }
+
+  // What a member is called: a single Domain's label, else "name".
+  std::string noun() const {
+    if (list.size() == 1 && list.front().domain && !list.front().domain->label().empty())
+      return list.front().domain->label();
+    return "name";
+  }
+};
+
+// One verify call's search: the facts, the suggestions already searched and the budget
+// left for more, and the recorded names as a finding lists them (built once, when first needed).
+struct EntitySearch {
+  EntitySources sources;
+  std::size_t budget;
+  std::unordered_map<std::string, std::pair<std::vector<std::string>, bool>> cache;  // name -> (closest, case-only)
+  std::string recorded;
+};
+
+// What entities_recorded found at one place a name belongs, before a word of it is
+// written: plain data, so a recorded name costs no string, and entity_finding words the
+// rest.
+struct EntityClaim {
+  enum class Kind {
+    recorded,       // a recorded name, or an empty one under allow_empty
+    missing_field,  // the output has no such field
+    wrong_shape,    // the field holds neither a name nor an array
+    empty,          // "" or []: the claim that none qualified
+    not_a_name,     // a value that is not a string or an integer
+    unknown,        // a string or an integer no fact records
+    nameless,       // an object of the array with no "name"
+    more,           // the unrecorded names of an array past max_listed, counted
+  };
+  Kind kind = Kind::recorded;
+  const nlohmann::json* said = nullptr;  // the value judged
+  bool in_array = false;                 // an item of the field's array: the one at `item`
+  std::size_t item = 0;
+  bool in_name = false;      // that item's "name"
+  std::size_t unlisted = 0;  // more: how many
+};
+
 }  // namespace detail
 
 struct entities_recorded {
@@ -301,87 +392,39 @@ struct entities_recorded {
   static constexpr std::size_t max_listed = 8;
 
  private:
-  // The configured facts, looked up once per call.
-  struct Sources {
-    struct Source {
-      const Domain* domain = nullptr;
-      const Ranking* ranking = nullptr;
-      const Table* table = nullptr;
-      std::string name;
-      std::string provenance;
-    };
-    std::vector<Source> list;
-    bool case_sensitive = true;
+  // What a value found where a name belongs is, known not to be recorded (an item of an
+  // array), or judged from the start (a field's own value).
+  detail::EntityClaim::Kind classify_unrecorded(const nlohmann::json& said) const;
+  detail::EntityClaim classify_field(const detail::EntitySources& sources, const nlohmann::json* said) const;
 
-    Sources(const FactRegistry& registry, const std::vector<std::string>& facts, bool exact_case);
-
-    // By JSON type and value: one hash lookup per fact (two for a string not found
-    // exactly when case does not count).
-    bool contain(const nlohmann::json& said) const {
-      if (!said.is_string() && !detail::is_integer_json(said)) return false;
-      for (const auto& s : list) {
-        if (s.domain && s.domain->contains_json(said)) return true;
-        if (s.ranking && s.ranking->locate(said)) return true;
-        if (s.table && s.table->row_of(said)) return true;
-      }
-      if (case_sensitive || !said.is_string()) return false;
-      const auto& text = said.get_ref<const std::string&>();
-      for (const auto& s : list) {
-        if (s.domain && s.domain->locate_ignoring_case(text)) return true;
-        if (s.ranking && s.ranking->locate_ignoring_case(text)) return true;
-        if (s.table && s.table->row_ignoring_case(text)) return true;
-      }
-      return false;
-    }
-
-    // f(entity) for every recorded name, fact by fact (a ranking's best first), until f
-    // returns false.
-    template <class F>
-    void for_each_name(F&& f) const {
-      for (const auto& s : list) {
-        if (s.domain) {
-          for (const auto& m : s.domain->members())
-            if (!f(m)) return;
-        } else if (s.ranking) {
-          for (const auto& entity : s.ranking->order())
-            if (!f(entity)) return;
-        } else if (s.table) {
-          for (std::size_t r = 0; r < s.table->row_count(); ++r)
-            if (const auto e = s.table->entity_at(r); e && !f(*e)) return;
-        }
-      }
-    }
-
-    // What a member is called: a single Domain's label, else "name".
-    std::string noun() const {
-      if (list.size() == 1 && list.front().domain && !list.front().domain->label().empty())
-        return list.front().domain->label();
-      return "name";
-    }
-  };
-
-  // Suggestions already searched in this verify call, and the budget left.
-  struct Search {
-    Sources sources;
-    std::size_t budget;
-    std::unordered_map<std::string, std::pair<std::vector<std::string>, bool>> cache;  // name -> (closest, case-only)
-    std::string recorded;  // the recorded names, listed once per call
-  };
-
-  // A finding carrying the fact and its provenance when there is exactly one fact.
-  static Finding blank(const Sources& sources, const std::string& field);
-
-  // "; recorded: 'north', 'harbour', …" (at most names_shown).
-  static const std::string& recorded_names(Search& search);
-
-  void check_one(Search& search, const std::string& field, const nlohmann::json& said,
-                 std::vector<Finding>& findings) const;
-
-  void check_empty(const Search& search, const std::string& field, const nlohmann::json& said,
-                   std::vector<Finding>& findings) const;
+  // The items of a non-empty array: the first max_listed unrecorded worded, the rest counted.
+  void verify_items(detail::EntitySearch& search, const std::string& field, const nlohmann::json& said,
+                    std::vector<Finding>& findings) const;
 };
 
 static_assert(Check<entities_recorded>);
+
+namespace detail {
+
+// A finding carrying the fact and its provenance when there is exactly one fact.
+Finding entity_blank(const EntitySources& sources, const std::string& field);
+
+// "recorded: 'north', 'harbour', …" (at most entities_recorded::names_shown).
+const std::string& recorded_names(EntitySearch& search);
+
+// Where a claim is: the field, an item of it ("/mentioned/1") or that item's name.
+std::string entity_claim_field(const std::string& field, const EntityClaim& claim);
+
+// "'harbor' is not a recorded name; closest: 'harbour'; recorded: …": the nearest recorded
+// names are searched for here, within the search's budget.
+std::string unknown_entity_detail(const entities_recorded& check, EntitySearch& search, const nlohmann::json& said,
+                                  const std::string& said_text);
+
+// The finding for a claim that is not a recorded name.
+Finding entity_finding(const entities_recorded& check, EntitySearch& search, const std::string& field,
+                       const EntityClaim& claim);
+
+}  // namespace detail
 
 }  // namespace groundplane
 

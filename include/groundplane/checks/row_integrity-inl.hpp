@@ -129,106 +129,155 @@ GROUNDPLANE_INLINE void row_integrity::describe(const FactRegistry& registry, Sc
 
 GROUNDPLANE_INLINE void row_integrity::verify(const FactRegistry& registry, const nlohmann::json& output,
                                               std::vector<Finding>& findings) const {
-  const Resolver rows(registry.get<Table>(fact), key_column);
+  using Kind = detail::RowClaim::Kind;
+  const detail::RowResolver rows(registry.get<Table>(fact), key_column);
   const nlohmann::json* target = at.empty() ? &output : detail::find_field(output, at);
   if (target == nullptr || !(target->is_object() || target->is_array())) {
-    Finding f = detail::finding_about(check_name, at, rows.table);
-    f.detail = "expected an object or an array of objects naming rows of " + detail::quote(fact);
-    if (target != nullptr) {
-      f.said = detail::render(*target);
-      f.detail += ", got " + std::string(detail::type_name(*target));
-    }
-    findings.push_back(std::move(f));
+    detail::RowClaim claim;
+    claim.kind = Kind::not_rows;
+    claim.said = target;
+    findings.push_back(detail::row_finding(*this, rows, claim));
     return;
   }
   if (target->is_object()) {
     Sink all{findings, std::numeric_limits<std::size_t>::max()};
-    verify_object(rows, *target, at, all);
+    verify_object(rows, *target, detail::RowClaim{}, all);
     return;
   }
   Sink sink{findings, max_listed};
   for (std::size_t i = 0; i < target->size(); ++i) {
-    const std::string base = at + "/" + std::to_string(i);
     const nlohmann::json& item = (*target)[i];
+    detail::RowClaim where;
+    where.in_array = true;
+    where.item = i;
     if (item.is_object()) {
-      verify_object(rows, item, base, sink);
+      verify_object(rows, item, where, sink);
       continue;
     }
-    sink.add([&] {
-      Finding f = detail::finding_about(check_name, base, rows.table);
-      f.said = detail::render(item);
-      f.detail =
-          "expected an object naming a row of " + detail::quote(fact) + ", got " + std::string(detail::type_name(item));
-      return f;
-    });
+    where.kind = Kind::not_an_object;
+    where.said = &item;
+    report(rows, where, sink);
   }
   if (sink.unlisted > 0) {
-    Finding f = detail::finding_about(check_name, at, rows.table);
-    f.said = detail::group_thousands(sink.unlisted) + " more";
-    f.detail = "... and " + detail::group_thousands(sink.unlisted) + " more unsupported value(s) in " +
-               detail::quote(at) + " (the first " + std::to_string(max_listed) + " are listed)";
-    findings.push_back(std::move(f));
+    detail::RowClaim more;
+    more.kind = Kind::more;
+    more.unlisted = sink.unlisted;
+    findings.push_back(detail::row_finding(*this, rows, more));
   }
 }
 
-GROUNDPLANE_INLINE void row_integrity::verify_object(const Resolver& rows, const nlohmann::json& object,
-                                                     const std::string& base, Sink& sink) const {
-  const nlohmann::json* key = detail::find_field(object, key_field);
-  const bool usable = key != nullptr && (key->is_string() || key->is_number() || key->is_boolean());
-  const auto row = usable ? rows.find(*key) : std::nullopt;
-  if (!row) {
+GROUNDPLANE_INLINE void row_integrity::report(const detail::RowResolver& rows, const detail::RowClaim& claim,
+                                              Sink& sink) const {
+  sink.add([&] { return detail::row_finding(*this, rows, claim); });
+}
+
+GROUNDPLANE_INLINE void row_integrity::verify_object(const detail::RowResolver& rows, const nlohmann::json& object,
+                                                     const detail::RowClaim& where, Sink& sink) const {
+  detail::RowClaim key = classify_key(rows, detail::find_field(object, key_field));
+  key.in_array = where.in_array;
+  key.item = where.item;
+  if (key.kind != detail::RowClaim::Kind::holds) {
     // The findings about the key are built only here: a row found costs no strings.
-    sink.add([&] {
-      Finding kf = detail::finding_about(check_name, detail::field_at(base, key_field), rows.table);
-      const std::string what_key = "a " + detail::quote(rows.column_name) + " of a row of " + detail::quote(fact);
-      if (key == nullptr) {
-        kf.detail = "expected " + what_key + "; without the row's key no value beside it can be checked";
-        return kf;
-      }
-      kf.said = detail::render_claim(*key);
-      if (!usable) {
-        kf.detail = "expected " + what_key + ", got " + std::string(detail::type_name(*key));
-        return kf;
-      }
-      kf.detail = kf.said + " names no row of " + detail::quote(fact) + ": no row has it in column " +
-                  detail::quote(rows.column_name);
-      kf.detail += rows.table.complete() ? " (" + detail::count_of(rows.table.row_count(), "row", "rows") +
-                                               " recorded" + keys_listed(rows) + ")"
-                                         : " (only " + detail::group_thousands(rows.table.row_count()) + " of " +
-                                               detail::count_of(*rows.table.total_rows(), "row", "rows") + " recorded" +
-                                               keys_listed(rows) + "; the row may be among those not recorded)";
-      kf.detail += key_type_hint(rows, *key);
-      return kf;
-    });
+    key.field = &key_field;
+    report(rows, key, sink);
     return;
   }
   for (const auto& [field, column] : fields) {
     const nlohmann::json* said = detail::find_field(object, field);
     if (said == nullptr) continue;  // not stated, not claimed
-    verify_value(rows, *row, field, column, *said, base, sink);
+    detail::RowClaim value = classify_value(rows, key.row, column, *said);
+    if (value.kind == detail::RowClaim::Kind::holds) continue;
+    value.in_array = where.in_array;
+    value.item = where.item;
+    value.field = &field;
+    value.column_name = &column;
+    report(rows, value, sink);
   }
+}
+
+GROUNDPLANE_INLINE detail::RowClaim row_integrity::classify_key(const detail::RowResolver& rows,
+                                                                const nlohmann::json* key) const {
+  using Kind = detail::RowClaim::Kind;
+  detail::RowClaim claim;
+  claim.said = key;
+  const bool usable = key != nullptr && (key->is_string() || key->is_number() || key->is_boolean());
+  const auto row = usable ? rows.find(*key) : std::nullopt;
+  if (row) claim.row = *row;
+  else claim.kind = key == nullptr ? Kind::no_key : !usable ? Kind::unusable_key : Kind::unknown_key;
+  return claim;
+}
+
+GROUNDPLANE_INLINE detail::RowClaim row_integrity::classify_value(const detail::RowResolver& rows, std::size_t row,
+                                                                  const std::string& column,
+                                                                  const nlohmann::json& said) const {
+  using Kind = detail::RowClaim::Kind;
+  const Table& t = rows.table;
+  detail::RowClaim claim;
+  claim.said = &said;
+  claim.row = row;
+  claim.column = t.column_of(column);
+  const auto& c = claim.column;
+  // The common case first, reading the typed cell: a value that matches costs no strings.
+  if (c && !t.is_null(row, *c)) {
+    if (const auto exact = t.number(row, *c)) {
+      const auto value = stated_number(said);
+      if (value &&
+          (*value == *exact || detail::match_number(*value, detail::Rational(*exact), tolerance, Rounding::exact).ok))
+        return claim;
+    } else if (const auto text = t.text(row, *c)) {
+      if (said.is_string() && said.get_ref<const std::string&>() == *text) return claim;
+    } else if (detail::same_value(said, t.cell(row, *c))) {
+      return claim;
+    }
+  }
+  static const nlohmann::json absent;
+  const nlohmann::json truth = c ? t.cell(row, *c) : absent;
+  if (truth.is_null() && said.is_null()) return claim;  // null is that row's own value
+  // Judged before anything is built: only a wrong value makes a finding.
+  if (truth.is_null()) {
+    claim.kind = Kind::no_value;
+    return claim;
+  }
+  if (truth.is_number()) {
+    const detail::Rational recorded(t.number(row, *c).value_or(Decimal()));
+    const auto value = stated_number(said);
+    if (value && detail::match_number(*value, recorded, tolerance, Rounding::exact).ok) return claim;
+    claim.kind = value ? Kind::wrong_value : Kind::not_a_number;
+    claim.rounded = value && detail::matches_as_stated(*value, recorded);
+    return claim;
+  }
+  if (detail::same_value(said, truth)) return claim;
+  claim.kind = Kind::wrong_value;
+  return claim;
+}
+
+namespace detail {
+
+GROUNDPLANE_INLINE std::string row_claim_field(const row_integrity& check, const RowClaim& claim) {
+  const std::string base = claim.in_array ? check.at + "/" + std::to_string(claim.item) : check.at;
+  return claim.field == nullptr ? base : field_at(base, *claim.field);
 }
 
 // ": 'harbour', 'north'": the keys of the first 20 rows and how many rows more, so a
 // finding about a key no row has says which keys there are (every row has one: the
-// Resolver refuses a table with a row without). Reads no further: an output naming a
+// RowResolver refuses a table with a row without). Reads no further: an output naming a
 // thousand unknown keys costs no scan of a 1M-row table each.
-GROUNDPLANE_INLINE std::string row_integrity::keys_listed(const Resolver& rows) {
+GROUNDPLANE_INLINE std::string row_keys_listed(const RowResolver& rows) {
   constexpr std::size_t shown = 20;
   if (!rows.column) return "";
   const std::size_t n = rows.table.row_count();
   std::string out;
   for (std::size_t r = 0; r < n && r < shown; ++r)
     out += (r == 0 ? ": " : ", ") + detail::render(rows.table.cell(r, *rows.column));
-  if (n > shown) out += " and " + detail::group_thousands(n - shown) + " more";
+  if (n > shown) out += " and " + group_thousands(n - shown) + " more";
   return out;
 }
 
-GROUNDPLANE_INLINE std::string row_integrity::key_type_hint(const Resolver& rows, const nlohmann::json& key) {
+GROUNDPLANE_INLINE std::string row_key_type_hint(const RowResolver& rows, const nlohmann::json& key) {
   if (key.is_string()) {
     try {
       const Decimal d = Decimal::parse(key.get_ref<const std::string&>());
-      if (const auto r = rows.find(detail::to_json(d)))
+      if (const auto r = rows.find(to_json(d)))
         return "; the key was given as text, and the number " + rows.key_text(*r) + " names a row";
     } catch (const InvalidNumber&) {
     }
@@ -237,87 +286,107 @@ GROUNDPLANE_INLINE std::string row_integrity::key_type_hint(const Resolver& rows
       if (const auto r = rows.find(nlohmann::json(d->to_string())))
         return "; the key was given as a number, and the text " + rows.key_text(*r) + " names a row";
       // The same value written as the other kind of number: 7.0 for the id 7.
-      const nlohmann::json other =
-          detail::is_integer_json(key) ? nlohmann::json(key.get<double>()) : detail::to_json(*d);
-      if (detail::is_integer_json(other) != detail::is_integer_json(key))
+      const nlohmann::json other = is_integer_json(key) ? nlohmann::json(key.get<double>()) : to_json(*d);
+      if (is_integer_json(other) != is_integer_json(key))
         if (const auto r = rows.find(other))
-          return detail::is_integer_json(key) ? "; the key was given as an integer, and the row's key " +
-                                                    rows.key_text(*r) + " is a number written with a fraction part"
-                                              : "; an id is an integer: the row keyed " + rows.key_text(*r) +
-                                                    " is named as written, not with a fraction part or an exponent";
+          return is_integer_json(key) ? "; the key was given as an integer, and the row's key " + rows.key_text(*r) +
+                                            " is a number written with a fraction part"
+                                      : "; an id is an integer: the row keyed " + rows.key_text(*r) +
+                                            " is named as written, not with a fraction part or an exponent";
     }
   }
   return "";
 }
 
-GROUNDPLANE_INLINE void row_integrity::verify_value(const Resolver& rows, std::size_t row, const std::string& field,
-                                                    const std::string& column, const nlohmann::json& said,
-                                                    const std::string& base, Sink& sink) const {
-  const Table& t = rows.table;
-  const auto c = t.column_of(column);
-  // The common case first, reading the typed cell: a value that matches costs no strings.
-  if (c && !t.is_null(row, *c)) {
-    if (const auto exact = t.number(row, *c)) {
-      const auto value = stated_number(said);
-      if (value &&
-          (*value == *exact || detail::match_number(*value, detail::Rational(*exact), tolerance, Rounding::exact).ok))
-        return;
-    } else if (detail::same_value(said, t.cell(row, *c))) {
-      return;
-    }
-  }
-  static const nlohmann::json absent;
-  const nlohmann::json& truth = c ? t.cell(row, *c) : absent;
-  if (truth.is_null() && said.is_null()) return;  // null is that row's own value
-  // Judged before anything is built: only a wrong value makes a finding.
-  std::optional<Decimal> value;
-  if (truth.is_number()) {
-    value = stated_number(said);
-    if (value && detail::match_number(*value, detail::Rational(t.number(row, *c).value_or(Decimal())), tolerance,
-                                      Rounding::exact)
-                     .ok)
-      return;
-  } else if (!truth.is_null() && detail::same_value(said, truth)) {
-    return;
-  }
-  sink.add([&] {
-    const std::string who = rows.label(row);
-    Finding f = detail::finding_about(check_name, detail::field_at(base, field), t);
-    f.said = detail::render(said);
-    if (truth.is_null()) {
-      f.detail = who + " has no " + detail::quote(column) + " recorded in " + detail::quote(fact);
-      return f;
-    }
-    f.supported = detail::render(truth);
-    const std::string recorded = who + "'s " + detail::quote(column) + " is " + f.supported;
-    if (truth.is_number() && !value) {
-      f.detail = "expected a number, got " + std::string(detail::type_name(said)) + "; " + recorded;
-      return f;
-    }
-    f.detail = recorded + borrowed_from(rows, row, *c, said);
-    if (truth.is_number() && detail::matches_as_stated(*value, detail::Rational(t.number(row, *c).value_or(Decimal()))))
-      f.detail += "; " + f.said + " is " + f.supported + " rounded to the decimals stated, not the recorded value";
-    return f;
-  });
-}
-
-GROUNDPLANE_INLINE std::string row_integrity::borrowed_from(const Resolver& rows, std::size_t row, std::size_t column,
-                                                            const nlohmann::json& said) const {
+GROUNDPLANE_INLINE std::string row_borrowed_from(const RowResolver& rows, std::size_t row, std::size_t column,
+                                                 const nlohmann::json& said) {
   const Table& t = rows.table;
   const std::string value = detail::render(said);
   const std::string who = rows.label(row);
   std::string out;
   if (const auto r = t.column_data(column).find_equal(said, row))
-    out += "; " + value + " is " + rows.label(*r) + "'s " + detail::quote(t.columns()[column]) + ", not " + who + "'s";
+    out += "; " + value + " is " + rows.label(*r) + "'s " + quote(t.columns()[column]) + ", not " + who + "'s";
   for (std::size_t c = 0; c < t.columns().size(); ++c) {
-    if (c != column && detail::same_value(t.cell(row, c), said)) {
+    if (c != column && same_value(t.cell(row, c), said)) {
       // NOLINTNEXTLINE(performance-inefficient-string-concatenation): built once, then break
-      out += "; " + value + " is " + who + "'s " + detail::quote(t.columns()[c]) + ", not its " +
-             detail::quote(t.columns()[column]);
+      out += "; " + value + " is " + who + "'s " + quote(t.columns()[c]) + ", not its " + quote(t.columns()[column]);
       break;
     }
   }
   return out;
 }
+
+GROUNDPLANE_INLINE std::string row_key_detail(const row_integrity& check, const RowResolver& rows,
+                                              const RowClaim& claim, const std::string& said_text) {
+  const std::string what_key = "a " + quote(rows.column_name) + " of a row of " + quote(check.fact);
+  if (claim.kind == RowClaim::Kind::no_key)
+    return "expected " + what_key + "; without the row's key no value beside it can be checked";
+  if (claim.kind == RowClaim::Kind::unusable_key)
+    return "expected " + what_key + ", got " + std::string(type_name(*claim.said));
+  const Table& t = rows.table;
+  std::string out =
+      said_text + " names no row of " + quote(check.fact) + ": no row has it in column " + quote(rows.column_name);
+  out += t.complete() ? " (" + count_of(t.row_count(), "row", "rows") + " recorded" + row_keys_listed(rows) + ")"
+                      : " (only " + group_thousands(t.row_count()) + " of " + count_of(*t.total_rows(), "row", "rows") +
+                            " recorded" + row_keys_listed(rows) + "; the row may be among those not recorded)";
+  return out + row_key_type_hint(rows, *claim.said);
+}
+
+GROUNDPLANE_INLINE void word_row_value(const row_integrity& check, const RowResolver& rows, const RowClaim& claim,
+                                       Finding& f) {
+  const std::string who = rows.label(claim.row);
+  const std::string& column = *claim.column_name;
+  f.said = detail::render(*claim.said);
+  if (claim.kind == RowClaim::Kind::no_value) {
+    f.detail = who + " has no " + quote(column) + " recorded in " + quote(check.fact);
+    return;
+  }
+  f.supported = detail::render(rows.table.cell(claim.row, *claim.column));
+  const std::string recorded = who + "'s " + quote(column) + " is " + f.supported;
+  if (claim.kind == RowClaim::Kind::not_a_number) {
+    f.detail = "expected a number, got " + std::string(type_name(*claim.said)) + "; " + recorded;
+    return;
+  }
+  f.detail = recorded + row_borrowed_from(rows, claim.row, *claim.column, *claim.said);
+  if (claim.rounded)
+    f.detail += "; " + f.said + " is " + f.supported + " rounded to the decimals stated, not the recorded value";
+}
+
+GROUNDPLANE_INLINE Finding row_finding(const row_integrity& check, const RowResolver& rows, const RowClaim& claim) {
+  using Kind = RowClaim::Kind;
+  Finding f = finding_about(row_integrity::check_name, row_claim_field(check, claim), rows.table);
+  switch (claim.kind) {
+    case Kind::not_rows:
+      f.detail = "expected an object or an array of objects naming rows of " + quote(check.fact);
+      if (claim.said != nullptr) {
+        f.said = detail::render(*claim.said);
+        f.detail += ", got " + std::string(type_name(*claim.said));
+      }
+      return f;
+    case Kind::not_an_object:
+      f.said = detail::render(*claim.said);
+      f.detail =
+          "expected an object naming a row of " + quote(check.fact) + ", got " + std::string(type_name(*claim.said));
+      return f;
+    case Kind::more:
+      f.said = group_thousands(claim.unlisted) + " more";
+      f.detail = "... and " + group_thousands(claim.unlisted) + " more unsupported value(s) in " + quote(check.at) +
+                 " (the first " + std::to_string(row_integrity::max_listed) + " are listed)";
+      return f;
+    case Kind::no_key:
+      f.detail = row_key_detail(check, rows, claim, f.said);
+      return f;
+    case Kind::unusable_key:
+    case Kind::unknown_key:
+      f.said = render_claim(*claim.said);
+      f.detail = row_key_detail(check, rows, claim, f.said);
+      return f;
+    default:
+      word_row_value(check, rows, claim, f);
+      return f;
+  }
+}
+
+}  // namespace detail
 
 }  // namespace groundplane

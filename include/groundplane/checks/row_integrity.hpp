@@ -64,6 +64,82 @@ std::string field_at(const std::string& base, const std::string& field);
 // The JSON type every non-null cell of a column has, for the schema; nullopt when mixed.
 std::optional<std::string> column_type(const Table& t, std::size_t column);
 
+// Finds rows by the configured key column: the table's own index, or one built per
+// call for another column (strings by their pool id, other keys by row_key).
+struct RowResolver {
+  const Table& table;
+  std::string_view column_name;
+  std::optional<std::size_t> column;
+  bool own_index;
+  // Another column's keys, indexed once by the table for every check that reads by it.
+  const detail::ColumnKeys* keys = nullptr;
+
+  RowResolver(const Table& t, const std::string& key_column)
+      : table(t),
+        column_name(key_column.empty() ? *t.key_column() : key_column),
+        column(t.column_of(column_name)),
+        own_index(t.key_column() == column_name) {
+    if (!own_index && column) keys = &t.column_keys(*column);
+  }
+
+  std::optional<std::size_t> find(const nlohmann::json& key) const {
+    if (own_index) return table.row_of(key);
+    if (keys == nullptr) return std::nullopt;
+    if (key.is_string()) {
+      const auto id = table.column_data(*column).strings.find(key.get_ref<const std::string&>());
+      if (!id || keys->by_id[*id] == detail::ColumnKeys::none) return std::nullopt;
+      return keys->by_id[*id];
+    }
+    const auto k = detail::row_key(key);
+    if (!k) return std::nullopt;
+    const auto it = keys->others.find(*k);
+    if (it == keys->others.end()) return std::nullopt;
+    // By JSON type: 7.0 does not name the row keyed 7, nor 7 the row keyed 7.0.
+    if (key.is_number() && detail::is_integer_json(key) != detail::is_integer_json(table.cell(it->second, *column)))
+      return std::nullopt;
+    return it->second;
+  }
+
+  // The row's key as a message shows it: 'north', 7.
+  std::string key_text(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
+  // 'north' for a text key; "row 7" for a number (or bool) key, which alone reads as
+  // a count ("7's 'amount'").
+  std::string label(std::size_t row) const {
+    if (!column) return "?";
+    const nlohmann::json key = table.cell(row, *column);
+    return key.is_string() ? detail::render(key) : "row " + detail::render(key);
+  }
+};
+
+// What row_integrity found at one place in the output, before a word of it is written:
+// plain data, so a value that matches costs no string, and row_finding words the rest.
+struct RowClaim {
+  enum class Kind {
+    holds,
+    not_rows,       // `at` is missing, or holds neither an object nor an array
+    not_an_object,  // an item of the array that is not an object
+    no_key,         // the object has no key field
+    unusable_key,   // a key that is not a string, a number or a bool
+    unknown_key,    // a key no row has
+    no_value,       // the row has no value in the column, and one was stated
+    not_a_number,   // a number recorded, something else stated
+    wrong_value,    // a value that is not the row's
+    more,           // the findings of an array past max_listed, counted
+  };
+  Kind kind = Kind::holds;
+  const nlohmann::json* said = nullptr;  // the value, key or item judged (not_rows: `at`'s, if any)
+  // Where: inside the array's item (when in_array) and, unless null, at this field of it.
+  bool in_array = false;
+  std::size_t item = 0;
+  const std::string* field = nullptr;
+  // The row the key named and the column read (a value's kinds).
+  std::size_t row = 0;
+  const std::string* column_name = nullptr;
+  std::optional<std::size_t> column;
+  bool rounded = false;      // wrong_value: the number stated is the recorded one rounded to its decimals
+  std::size_t unlisted = 0;  // more: how many
+};
+
 }  // namespace detail
 
 struct row_integrity {
@@ -101,53 +177,6 @@ struct row_integrity {
   void verify(const FactRegistry& registry, const nlohmann::json& output, std::vector<Finding>& findings) const;
 
  private:
-  // Finds rows by the configured key column: the table's own index, or one built per
-  // call for another column (strings by their pool id, other keys by row_key).
-  struct Resolver {
-    const Table& table;
-    std::string column_name;
-    std::optional<std::size_t> column;
-    bool own_index;
-    // Another column's keys, indexed once by the table for every check that reads by it.
-    const detail::ColumnKeys* keys = nullptr;
-
-    Resolver(const Table& t, const std::string& key_column)
-        : table(t),
-          column_name(key_column.empty() ? *t.key_column() : key_column),
-          column(t.column_of(column_name)),
-          own_index(t.key_column() == column_name) {
-      if (!own_index && column) keys = &t.column_keys(*column);
-    }
-
-    std::optional<std::size_t> find(const nlohmann::json& key) const {
-      if (own_index) return table.row_of(key);
-      if (keys == nullptr) return std::nullopt;
-      if (key.is_string()) {
-        const auto id = table.column_data(*column).strings.find(key.get_ref<const std::string&>());
-        if (!id || keys->by_id[*id] == detail::ColumnKeys::none) return std::nullopt;
-        return keys->by_id[*id];
-      }
-      const auto k = detail::row_key(key);
-      if (!k) return std::nullopt;
-      const auto it = keys->others.find(*k);
-      if (it == keys->others.end()) return std::nullopt;
-      // By JSON type: 7.0 does not name the row keyed 7, nor 7 the row keyed 7.0.
-      if (key.is_number() && detail::is_integer_json(key) != detail::is_integer_json(table.cell(it->second, *column)))
-        return std::nullopt;
-      return it->second;
-    }
-
-    // The row's key as a message shows it: 'north', 7.
-    std::string key_text(std::size_t row) const { return column ? detail::render(table.cell(row, *column)) : "?"; }
-    // 'north' for a text key; "row 7" for a number (or bool) key, which alone reads as
-    // a count ("7's 'amount'").
-    std::string label(std::size_t row) const {
-      if (!column) return "?";
-      const nlohmann::json key = table.cell(row, *column);
-      return key.is_string() ? detail::render(key) : "row " + detail::render(key);
-    }
-  };
-
   // Where findings go: all of them, or (over an array) the first max_listed, the rest
   // only counted, so a finding past the cap is never built.
   struct Sink {
@@ -165,23 +194,48 @@ struct row_integrity {
     }
   };
 
-  void verify_object(const Resolver& rows, const nlohmann::json& object, const std::string& base, Sink& sink) const;
+  // Words a claim that does not hold, if the sink has room for it.
+  void report(const detail::RowResolver& rows, const detail::RowClaim& claim, Sink& sink) const;
 
-  // When a key of the wrong JSON type would have named a row: 7 for '7', or '7' for 7.
-  static std::string key_type_hint(const Resolver& rows, const nlohmann::json& key);
-  // The keys the first rows have, for a finding about a key no row has.
-  static std::string keys_listed(const Resolver& rows);
+  // One object naming a row: its key, then each mapped field it states. `where` says
+  // where the object is (an array's item, or `at` itself).
+  void verify_object(const detail::RowResolver& rows, const nlohmann::json& object, const detail::RowClaim& where,
+                     Sink& sink) const;
 
-  void verify_value(const Resolver& rows, std::size_t row, const std::string& field, const std::string& column,
-                    const nlohmann::json& said, const std::string& base, Sink& sink) const;
+  // What the key names: holds with the row, or why it names none.
+  detail::RowClaim classify_key(const detail::RowResolver& rows, const nlohmann::json* key) const;
 
-  // "; 0.0301 is 'delta''s 'ctr', not 'north''s" and "; 0.0455 is 'north''s 'spend', not
-  // its 'ctr'": where in the table a wrong value came from, when it is there exactly.
-  std::string borrowed_from(const Resolver& rows, std::size_t row, std::size_t column,
-                            const nlohmann::json& said) const;
+  // A stated value against the row's cell in `column`.
+  detail::RowClaim classify_value(const detail::RowResolver& rows, std::size_t row, const std::string& column,
+                                  const nlohmann::json& said) const;
 };
 
 static_assert(Check<row_integrity>);
+
+namespace detail {
+
+// Where a claim is: `at`, an item of it ("/rows/2"), or a field of either ("/rows/2/ctr").
+std::string row_claim_field(const row_integrity& check, const RowClaim& claim);
+
+// When a key of the wrong JSON type would have named a row: 7 for '7', or '7' for 7.
+std::string row_key_type_hint(const RowResolver& rows, const nlohmann::json& key);
+
+// ": 'harbour', 'north'": the keys the first rows have, for a finding about a key no row has.
+std::string row_keys_listed(const RowResolver& rows);
+
+// "; 0.0301 is 'delta''s 'ctr', not 'north''s" and "; 0.0455 is 'north''s 'spend', not
+// its 'ctr'": where in the table a wrong value came from, when it is there exactly.
+std::string row_borrowed_from(const RowResolver& rows, std::size_t row, std::size_t column, const nlohmann::json& said);
+
+// The details of a claim about a key, and about a value read off the named row.
+std::string row_key_detail(const row_integrity& check, const RowResolver& rows, const RowClaim& claim,
+                           const std::string& said_text);
+void word_row_value(const row_integrity& check, const RowResolver& rows, const RowClaim& claim, Finding& finding);
+
+// The finding for a claim that does not hold.
+Finding row_finding(const row_integrity& check, const RowResolver& rows, const RowClaim& claim);
+
+}  // namespace detail
 
 }  // namespace groundplane
 
