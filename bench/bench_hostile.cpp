@@ -565,6 +565,16 @@ int count_arg(const std::vector<std::string>& args, std::size_t& i) {
 
 }  // namespace
 
+// One row of the table: a count, or two counts "a / b", and the goal ("" for none).
+void count_row(const char* what, const std::atomic<std::uint64_t>& n, const char* goal) {
+  std::printf("%-62s %16llu %14s\n", what, static_cast<unsigned long long>(n.load()), goal);
+}
+void pair_row(const char* what, const std::atomic<std::uint64_t>& a, const std::atomic<std::uint64_t>& b,
+              const char* goal) {
+  std::printf("%-62s %10llu / %llu %14s\n", what, static_cast<unsigned long long>(a.load()),
+              static_cast<unsigned long long>(b.load()), goal);
+}
+
 int main(int argc, char** argv) try {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
@@ -635,42 +645,26 @@ int main(int argc, char** argv) try {
   std::printf("%-62s %16zu %14s\n", "  its calls that failed", alone.failed + attacked.failed, "0");
   std::printf("%-62s %12.1f MiB %14s\n", "server RSS, peak over the whole run (VmHWM)", rss_peak, "< 512 MiB");
   std::printf("%-62s %12.1f MiB %14s\n", "server RSS at the end of the attack", rss_end, "");
-  std::printf("%-62s %16llu %14s\n",
-              ("slow-loris connections opened (" + std::to_string(slow) + " held open at a time)").c_str(),
-              static_cast<unsigned long long>(counts.slow_opened.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  of them closed by the server",
-              static_cast<unsigned long long>(counts.slow_closed_by_server.load()), "");
+  count_row(("slow-loris connections opened (" + std::to_string(slow) + " held open at a time)").c_str(),
+            counts.slow_opened, "");
+  count_row("  of them closed by the server", counts.slow_closed_by_server, "");
   std::printf("%-62s %12.1f MiB %14s\n",
               ("header floods: bytes written, " + std::to_string(counts.flood_requests.load()) + " requests").c_str(),
               static_cast<double>(counts.flood_bytes.load()) / (1024.0 * 1024.0), "");
-  std::printf("%-62s %10llu / %llu %14s\n", "fact flood: 8 MiB record_fact calls sent / refused",
-              static_cast<unsigned long long>(counts.facts_sent.load()),
-              static_cast<unsigned long long>(counts.facts_refused.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  MCP sessions it opened",
-              static_cast<unsigned long long>(counts.fact_sessions.load()), "");
-  std::printf("%-62s %10llu / %llu %14s\n", "check flood: calls of 1000 checks answered / of 20000 refused",
-              static_cast<unsigned long long>(counts.checks_answered.load()),
-              static_cast<unsigned long long>(counts.checks_refused.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  calls answered otherwise than due",
-              static_cast<unsigned long long>(counts.checks_failed.load()), "0");
-  std::printf("%-62s %10llu / %llu %14s\n", "prose flood: 7.4 MB prose checks answered / failed",
-              static_cast<unsigned long long>(counts.prose_answered.load()),
-              static_cast<unsigned long long>(counts.prose_failed.load()), "");
-  std::printf("%-62s %10llu / %llu %14s\n", "do_action flood: 7 MiB inputs refused / answered otherwise",
-              static_cast<unsigned long long>(counts.actions_refused.load()),
-              static_cast<unsigned long long>(counts.actions_failed.load()), "");
-  std::printf("%-62s %16llu %14s\n", "smuggling (Content-Length + chunked): attempts",
-              static_cast<unsigned long long>(counts.smuggled_sent.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  answered 400 and closed",
-              static_cast<unsigned long long>(counts.smuggled_400.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  answered 400, the connection left open",
-              static_cast<unsigned long long>(counts.smuggled_400_open.load()), "0");
-  std::printf("%-62s %16llu %14s\n", "  refused by a limit first (429, 503)",
-              static_cast<unsigned long long>(counts.smuggled_limited.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  no answer within 2 s",
-              static_cast<unsigned long long>(counts.smuggled_unanswered.load()), "");
-  std::printf("%-62s %16llu %14s\n", "  served (a second response, or the request run)",
-              static_cast<unsigned long long>(counts.smuggled_served.load()), "0");
+  pair_row("fact flood: 8 MiB record_fact calls sent / refused", counts.facts_sent, counts.facts_refused, "");
+  count_row("  MCP sessions it opened", counts.fact_sessions, "");
+  pair_row("check flood: calls of 1000 checks answered / of 20000 refused", counts.checks_answered,
+           counts.checks_refused, "");
+  count_row("  calls answered otherwise than due", counts.checks_failed, "0");
+  pair_row("prose flood: 7.4 MB prose checks answered / failed", counts.prose_answered, counts.prose_failed, "");
+  pair_row("do_action flood: 7 MiB inputs refused / answered otherwise", counts.actions_refused, counts.actions_failed,
+           "");
+  count_row("smuggling (Content-Length + chunked): attempts", counts.smuggled_sent, "");
+  count_row("  answered 400 and closed", counts.smuggled_400, "");
+  count_row("  answered 400, the connection left open", counts.smuggled_400_open, "0");
+  count_row("  refused by a limit first (429, 503)", counts.smuggled_limited, "");
+  count_row("  no answer within 2 s", counts.smuggled_unanswered, "");
+  count_row("  served (a second response, or the request run)", counts.smuggled_served, "0");
   std::printf(
       "%-62s %13.3f s %14s\n",
       (std::string("one call of 20000 checks, default cap: ") + (refused_answered ? "answered" : "refused")).c_str(),
