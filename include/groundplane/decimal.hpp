@@ -507,84 +507,133 @@ struct DecimalAccess {
 
 inline bool is_ascii_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
+// Where the run of ASCII digits starting at text[i] ends.
+inline std::size_t skip_ascii_digits(std::string_view text, std::size_t i) noexcept {
+  while (i < text.size() && is_ascii_digit(text[i])) ++i;
+  return i;
+}
+
+// The parts of a decimal's text: [sign] digits [. digits] [e [sign] digits].
+struct DecimalText {
+  bool negative = false;
+  std::string_view int_digits;
+  std::string_view frac_digits;
+  std::int64_t written_exponent = 0;  // saturated at 1e9 in magnitude
+};
+
+// Reads "e[sign]digits" at text[i] when it is there, advancing i past it; false when the
+// 'e' has no digits.
+inline bool read_written_exponent(std::string_view text, std::size_t& i, std::int64_t& exponent) noexcept {
+  const std::size_t n = text.size();
+  if (i >= n || (text[i] != 'e' && text[i] != 'E')) return true;
+  ++i;
+  bool negative = false;
+  if (i < n && (text[i] == '+' || text[i] == '-')) {
+    negative = text[i] == '-';
+    ++i;
+  }
+  const std::size_t exp_begin = i;
+  std::int64_t magnitude = 0;
+  for (; i < n && is_ascii_digit(text[i]); ++i)
+    if (magnitude < 1'000'000'000) magnitude = magnitude * 10 + (text[i] - '0');  // saturate
+  exponent = negative ? -magnitude : magnitude;
+  return i != exp_begin;
+}
+
+// Reads "[sign]digits[.digits]" from the start of the text into `parts`; returns where it
+// ends.
+inline std::size_t read_signed_digits(std::string_view text, DecimalText& parts) noexcept {
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    parts.negative = text[i] == '-';
+    ++i;
+  }
+  const std::size_t int_begin = i;
+  i = skip_ascii_digits(text, i);
+  parts.int_digits = {text.data() + int_begin, i - int_begin};
+  if (i < text.size() && text[i] == '.') {
+    const std::size_t frac_begin = ++i;
+    i = skip_ascii_digits(text, i);
+    parts.frac_digits = {text.data() + frac_begin, i - frac_begin};
+  }
+  return i;
+}
+
+// The coefficient's digits: the integer digits then the fraction digits, read as one
+// sequence without joining them.
+struct CoefficientDigits {
+  std::string_view int_digits;
+  std::string_view frac_digits;
+
+  std::size_t size() const noexcept { return int_digits.size() + frac_digits.size(); }
+  char operator[](std::size_t k) const noexcept {
+    return k < int_digits.size() ? int_digits[k] : frac_digits[k - int_digits.size()];
+  }
+  std::size_t leading_zeros() const noexcept {
+    std::size_t k = 0;
+    while (k < size() && (*this)[k] == '0') ++k;
+    return k;
+  }
+  // Zeros at the end, not counting into the first `leading` digits.
+  std::int64_t trailing_zeros(std::size_t leading) const noexcept {
+    std::int64_t zeros = 0;
+    for (std::size_t k = size(); k > leading; --k, ++zeros)
+      if ((*this)[k - 1] != '0') break;
+    return zeros;
+  }
+  // The digits from `from` on, as an integer that fits dec_uint.
+  dec_uint inline_value(std::size_t from) const noexcept {
+    dec_uint c = 0;
+    for (std::size_t k = from; k < int_digits.size(); ++k) c = c * 10 + static_cast<dec_uint>(int_digits[k] - '0');
+    for (std::size_t k = from > int_digits.size() ? from - int_digits.size() : 0; k < frac_digits.size(); ++k)
+      c = c * 10 + static_cast<dec_uint>(frac_digits[k] - '0');
+    return c;
+  }
+  // The digits from `from` on, as text.
+  std::string text_from(std::size_t from) const {
+    std::string digits;
+    digits.reserve(size() - from);
+    if (from < int_digits.size()) digits.append(int_digits.substr(from));
+    digits.append(frac_digits.substr(from > int_digits.size() ? from - int_digits.size() : 0));
+    return digits;
+  }
+};
+
 }  // namespace detail
 
 inline Decimal Decimal::parse(std::string_view text) {
   const auto fail = [&](const std::string& why) {
     throw InvalidNumber("Decimal::parse: " + detail::quote(text) + " " + why);
   };
-  const auto malformed = [&] { fail("is not a decimal number; expected text like \"12\", \"-0.0455\" or \"1.5e-3\""); };
-  const std::size_t n = text.size();
-  std::size_t i = 0;
-  bool neg = false;
-  if (i < n && (text[i] == '+' || text[i] == '-')) {
-    neg = text[i] == '-';
-    ++i;
-  }
-  const std::size_t int_begin = i;
-  while (i < n && detail::is_ascii_digit(text[i])) ++i;
-  const std::size_t int_end = i;
-  std::size_t frac_begin = i;
-  std::size_t frac_end = i;
-  if (i < n && text[i] == '.') {
-    frac_begin = ++i;
-    while (i < n && detail::is_ascii_digit(text[i])) ++i;
-    frac_end = i;
-  }
-  if (int_end == int_begin && frac_end == frac_begin) malformed();
-  std::int64_t written_exp = 0;
-  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
-    bool eneg = false;
-    if (i < n && (text[i] == '+' || text[i] == '-')) {
-      eneg = text[i] == '-';
-      ++i;
-    }
-    const std::size_t exp_begin = i;
-    for (; i < n && detail::is_ascii_digit(text[i]); ++i)
-      if (written_exp < 1'000'000'000) written_exp = written_exp * 10 + (text[i] - '0');  // saturate
-    if (i == exp_begin) malformed();
-    if (eneg) written_exp = -written_exp;
-  }
-  if (i != n) malformed();
+  // [sign]digits[.digits][e[sign]digits], with a digit before or after the point.
+  detail::DecimalText parts;
+  std::size_t end = detail::read_signed_digits(text, parts);
+  const bool has_digits = !parts.int_digits.empty() || !parts.frac_digits.empty();
+  if (!has_digits || !detail::read_written_exponent(text, end, parts.written_exponent) || end != text.size())
+    fail("is not a decimal number; expected text like \"12\", \"-0.0455\" or \"1.5e-3\"");
 
-  // Coefficient digits: integer then fraction digits, leading zeros skipped.
-  const std::string_view int_digits = text.substr(int_begin, int_end - int_begin);
-  const std::string_view frac_digits = text.substr(frac_begin, frac_end - frac_begin);
-  std::size_t skip = 0;
-  while (skip < int_digits.size() + frac_digits.size() &&
-         (skip < int_digits.size() ? int_digits[skip] : frac_digits[skip - int_digits.size()]) == '0')
-    ++skip;
-  const std::size_t significant = int_digits.size() + frac_digits.size() - skip;
+  // Leading zeros skipped, the rest must lie within the parse bounds.
+  const detail::CoefficientDigits digits{parts.int_digits, parts.frac_digits};
+  const std::size_t skip = digits.leading_zeros();
+  const std::size_t significant = digits.size() - skip;
   if (significant > max_parse_digits)
     fail("has " + std::to_string(significant) + " digits; at most " + std::to_string(max_parse_digits) +
          " are accepted");
-  const std::int64_t exponent = written_exp - static_cast<std::int64_t>(frac_digits.size());
+  const std::int64_t exponent = parts.written_exponent - static_cast<std::int64_t>(parts.frac_digits.size());
   if (exponent > max_parse_exponent || exponent < -max_parse_exponent)
     fail("is out of range: the exponent of its last digit must lie within +/-" + std::to_string(max_parse_exponent));
-  std::int64_t trailing_zeros = 0;
-  for (std::size_t k = int_digits.size() + frac_digits.size(); k > skip; --k, ++trailing_zeros)
-    if ((k - 1 < int_digits.size() ? int_digits[k - 1] : frac_digits[k - 1 - int_digits.size()]) != '0') break;
-  if (significant > 0 && exponent + trailing_zeros > max_parse_exponent)
+  if (significant > 0 && exponent + digits.trailing_zeros(skip) > max_parse_exponent)
     fail("is out of range: the exponent of its last nonzero digit must not exceed " +
          std::to_string(max_parse_exponent));
 
   if (significant <= static_cast<std::size_t>(detail::dec_pow10_max)) {
-    dec_uint c = 0;
-    for (std::size_t k = skip; k < int_digits.size() + frac_digits.size(); ++k) {
-      const char ch = k < int_digits.size() ? int_digits[k] : frac_digits[k - int_digits.size()];
-      c = c * 10 + static_cast<dec_uint>(ch - '0');
-    }
+    const dec_uint c = digits.inline_value(skip);
     Decimal d;
-    d.coeff_ = neg ? -static_cast<dec_int>(c) : static_cast<dec_int>(c);
+    d.coeff_ = parts.negative ? -static_cast<dec_int>(c) : static_cast<dec_int>(c);
     d.exp_ = static_cast<std::int32_t>(exponent);
     return d;
   }
-  std::string digits;
-  digits.reserve(significant);
-  if (skip < int_digits.size()) digits.append(int_digits.substr(skip));
-  digits.append(frac_digits.substr(skip > int_digits.size() ? skip - int_digits.size() : 0));
-  return from_big(detail::BigInt(neg, detail::BigUint::from_decimal(digits)), exponent);
+  return from_big(detail::BigInt(parts.negative, detail::BigUint::from_decimal(digits.text_from(skip))), exponent);
 }
 
 template <detail::json_like J>

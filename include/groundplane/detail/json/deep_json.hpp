@@ -90,73 +90,84 @@ inline std::uint64_t json_string_bytes(std::string_view s) noexcept {
   return n;
 }
 
+// A scalar's compact text length: a string counted, any other made by dump(), which does
+// not recurse into a scalar.
+template <class Json>
+inline std::uint64_t json_scalar_bytes(const Json& s) {
+  return s.is_string() ? json_string_bytes(s.template get_ref<const typename Json::string_t&>())
+                       : s.dump(-1, ' ', false, Json::error_handler_t::ignore).size();
+}
+
+// A container json_extent is walking: an array by index, an object by its iterator. Each
+// frame stands at the child being walked, so the stack spells where the walk is.
+template <class Json>
+struct JsonExtentFrame {
+  const Json* value;
+  std::size_t index = 0;
+  typename Json::object_t::const_iterator key{};
+};
+
+// Enters container `c`: its brackets counted, the depth reached noted.
+template <class Json>
+inline void open_extent_frame(std::vector<JsonExtentFrame<Json>>& stack, const Json& c, JsonExtent& out) {
+  JsonExtentFrame<Json> f{&c};
+  if (c.is_object()) f.key = c.template get_ref<const typename Json::object_t&>().begin();
+  stack.push_back(f);
+  out.bytes += 2;  // [] or {}
+  if (stack.size() > out.depth) out.depth = stack.size();
+}
+
+// The frame's next child, the comma and key before it counted into `bytes`; nullptr when
+// the container has no more.
+template <class Json>
+inline const Json* next_extent_child(JsonExtentFrame<Json>& f, std::uint64_t& bytes) {
+  if (f.value->is_array()) {
+    const auto& items = f.value->template get_ref<const typename Json::array_t&>();
+    if (f.index >= items.size()) return nullptr;
+    if (f.index > 0) ++bytes;  // ,
+    return &items[f.index++];
+  }
+  const auto& members = f.value->template get_ref<const typename Json::object_t&>();
+  if (f.key == members.end()) return nullptr;
+  if (f.key != members.begin()) ++bytes;
+  bytes += json_string_bytes(f.key->first) + 1;  // "key":
+  return &(f.key++)->second;
+}
+
+// "'/a/0' is nested more than 64 levels deep", for the child the walk stands at.
+template <class Json>
+inline std::string too_deep_message(const std::vector<JsonExtentFrame<Json>>& stack, std::size_t max_depth) {
+  std::string pointer;
+  for (const JsonExtentFrame<Json>& parent : stack) {
+    pointer += '/';
+    if (parent.value->is_object())
+      pointer += pointer_token(std::string_view(std::prev(parent.key)->first).substr(0, 400));
+    else pointer += std::to_string(parent.index - 1);
+  }
+  return quote(pointer) + " is nested more than " + std::to_string(max_depth) + " levels deep";
+}
+
 // One pass over `v`: its depth, its compact text's length, and where it first nests past
 // `max_depth` containers. Linear in its size, and needs no stack for its depth.
 template <class Json>
 JsonExtent json_extent(const Json& v, std::size_t max_depth) {
-  using object_iterator = typename Json::object_t::const_iterator;
   JsonExtent out;
-  // A scalar's text: a string counted, any other made by dump(), which does not recurse
-  // into a scalar.
-  const auto scalar = [&](const Json& s) {
-    out.bytes += s.is_string() ? json_string_bytes(s.template get_ref<const typename Json::string_t&>())
-                               : s.dump(-1, ' ', false, Json::error_handler_t::ignore).size();
-  };
   if (!v.is_structured()) {
-    scalar(v);
+    out.bytes += json_scalar_bytes(v);
     return out;
   }
-  // The containers being walked: an array by index, an object by its iterator. Each frame
-  // stands at the child being walked, so the stack spells where the walk is.
-  struct Frame {
-    const Json* value;
-    std::size_t index = 0;
-    object_iterator key{};
-  };
-  const auto open = [&](std::vector<Frame>& stack, const Json& c) {
-    Frame f{&c};
-    if (c.is_object()) f.key = c.template get_ref<const typename Json::object_t&>().begin();
-    stack.push_back(f);
-    out.bytes += 2;  // [] or {}
-    if (stack.size() > out.depth) out.depth = stack.size();
-  };
-  std::vector<Frame> stack;
-  open(stack, v);
+  std::vector<JsonExtentFrame<Json>> stack;
+  open_extent_frame(stack, v, out);
   while (!stack.empty()) {
-    Frame& f = stack.back();
-    const Json* child = nullptr;
-    if (f.value->is_array()) {
-      const auto& items = f.value->template get_ref<const typename Json::array_t&>();
-      if (f.index < items.size()) {
-        if (f.index > 0) ++out.bytes;  // ,
-        child = &items[f.index];
-        ++f.index;
-      }
-    } else if (f.key != f.value->template get_ref<const typename Json::object_t&>().end()) {
-      if (f.key != f.value->template get_ref<const typename Json::object_t&>().begin()) ++out.bytes;
-      out.bytes += json_string_bytes(f.key->first) + 1;  // "key":
-      child = &f.key->second;
-      ++f.key;
-    }
+    const Json* child = next_extent_child(stack.back(), out.bytes);
     if (child == nullptr) {
       stack.pop_back();
-      continue;
+    } else if (!child->is_structured()) {
+      out.bytes += json_scalar_bytes(*child);
+    } else {
+      if (stack.size() >= max_depth && out.too_deep.empty()) out.too_deep = too_deep_message(stack, max_depth);
+      open_extent_frame(stack, *child, out);
     }
-    if (!child->is_structured()) {
-      scalar(*child);
-      continue;
-    }
-    if (stack.size() >= max_depth && out.too_deep.empty()) {
-      std::string pointer;
-      for (const Frame& parent : stack) {
-        pointer += '/';
-        if (parent.value->is_object())
-          pointer += pointer_token(std::string_view(std::prev(parent.key)->first).substr(0, 400));
-        else pointer += std::to_string(parent.index - 1);
-      }
-      out.too_deep = quote(pointer) + " is nested more than " + std::to_string(max_depth) + " levels deep";
-    }
-    open(stack, *child);
   }
   return out;
 }

@@ -82,136 +82,191 @@ GROUNDPLANE_INLINE const NumberText* JsonPushReader::number_text(const nlohmann:
   return nullptr;
 }
 
+// One byte, read in the state the bytes before it left: inside a token, or between tokens.
 GROUNDPLANE_INLINE void JsonPushReader::step(char c) {
-  const auto byte = static_cast<unsigned char>(c);
-  const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
   switch (lex_) {
-    case Lex::string: {
-      if (utf8_need_ > 0) {  // inside a multi-byte sequence
-        utf8_[utf8_have_++] = c;
-        if (utf8_have_ < utf8_need_) return;
-        const std::string_view seq(utf8_, utf8_have_);
-        if (utf8_sequence_length(seq, 0) != utf8_have_) return fail();
-        token_.append(seq);
-        utf8_need_ = utf8_have_ = 0;
-        return;
-      }
-      if (want_low_ && c != '\\') return fail();  // a high surrogate's low half must follow
-      if (c == '"') return finish_string();
-      if (c == '\\') {
-        lex_ = Lex::escape;
-        return;
-      }
-      if (byte < 0x20) return fail();
-      if (byte < 0x80) {
-        token_.push_back(c);
-        return;
-      }
-      utf8_need_ = byte >= 0xC2 && byte <= 0xDF   ? 2
-                   : byte >= 0xE0 && byte <= 0xEF ? 3
-                   : byte >= 0xF0 && byte <= 0xF4 ? 4
-                                                  : 0;
-      if (utf8_need_ == 0) return fail();
-      utf8_[0] = c;
-      utf8_have_ = 1;
-      return;
-    }
-    case Lex::escape: {
-      if (want_low_ && c != 'u') return fail();
-      lex_ = Lex::string;
-      if (c == 'u') {
-        lex_ = Lex::unicode;
-        unit_ = 0;
-        unit_digits_ = 0;
-        return;
-      }
-      static constexpr std::string_view escaped = "\"\\/bfnrt";
-      static constexpr std::string_view meant = "\"\\/\b\f\n\r\t";
-      const std::size_t at = escaped.find(c);
-      if (at == std::string_view::npos) return fail();
-      token_.push_back(meant[at]);
-      return;
-    }
-    case Lex::unicode: {
-      int v = -1;
-      if (c >= '0' && c <= '9') v = c - '0';
-      else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-      if (v < 0) return fail();
-      unit_ = unit_ * 16 + static_cast<char32_t>(v);
-      if (++unit_digits_ < 4) return;
-      lex_ = Lex::string;
-      if (!finish_escape_unit()) return fail();
-      return;
-    }
+    case Lex::string:
+      return step_string(c);
+    case Lex::escape:
+      return step_escape(c);
+    case Lex::unicode:
+      return step_unicode(c);
     case Lex::number:
-      if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-        token_.push_back(c);
-        return;
-      }
-      finish_number();
-      if (lex_ == Lex::failed) return;
-      return step(c);  // the delimiter, read in the state the number left
+      return step_number(c);
     case Lex::literal:
-      if (c >= 'a' && c <= 'z') {
-        if (literal_[literal_matched_] != c) return fail();  // past the end too: the literal's '\0'
-        ++literal_matched_;
-        return;
-      }
-      finish_literal();
-      if (lex_ == Lex::failed) return;
-      return step(c);
+      return step_literal(c);
     case Lex::bom:
-      if (byte != (offset_ == 1 ? 0xBB : 0xBF)) return fail();
-      if (offset_ == 2) lex_ = Lex::value;
-      return;
+      return step_bom(c);
     case Lex::value:
-      if (space) return;
-      if (offset_ == 0 && byte == 0xEF) {
-        lex_ = Lex::bom;
-        return;
-      }
-      return begin_value(c);
+      return step_value(c);
     case Lex::value_or_end:
-      if (space) return;
-      if (c == ']') return close_container(c);
-      set_path_token(std::to_string(items_.back()));
-      return begin_value(c);
+      return step_value_or_end(c);
     case Lex::key_or_end:
     case Lex::key:
-      if (space) return;
-      if (c == '}' && lex_ == Lex::key_or_end) return close_container(c);
-      if (c != '"') return fail();
-      in_key_ = true;
-      token_.clear();
-      lex_ = Lex::string;
-      return;
+      return step_key(c);
     case Lex::colon:
-      if (space) return;
-      if (c != ':') return fail();
-      lex_ = Lex::value;
-      return;
+      return step_colon(c);
     case Lex::after_value:
-      if (space) return;
-      if (open_.empty()) return fail();  // text after the root value
-      if (c == ',') {
-        if (open_.back() == '{') {
-          lex_ = Lex::key;
-        } else {
-          ++items_.back();
-          set_path_token(std::to_string(items_.back()));
-          lex_ = Lex::value;
-        }
-        return;
-      }
-      if (c == '}' || c == ']') return close_container(c);
-      return fail();
+      return step_after_value(c);
     case Lex::done:
-      if (!space) fail();
-      return;
+      return step_done(c);
     case Lex::failed:
       return;
   }
+}
+
+// Inside a string: a character of it, its closing quote, or the start of an escape.
+GROUNDPLANE_INLINE void JsonPushReader::step_string(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (utf8_need_ > 0) return step_utf8_sequence(c);
+  if (want_low_ && c != '\\') return fail();  // a high surrogate's low half must follow
+  if (c == '"') return finish_string();
+  if (c == '\\') {
+    lex_ = Lex::escape;
+    return;
+  }
+  if (byte < 0x20) return fail();
+  if (byte < 0x80) {
+    token_.push_back(c);
+    return;
+  }
+  utf8_need_ = byte >= 0xC2 && byte <= 0xDF   ? 2
+               : byte >= 0xE0 && byte <= 0xEF ? 3
+               : byte >= 0xF0 && byte <= 0xF4 ? 4
+                                              : 0;
+  if (utf8_need_ == 0) return fail();
+  utf8_[0] = c;
+  utf8_have_ = 1;
+}
+
+// Inside a multi-byte UTF-8 sequence: appended to the string once whole and valid.
+GROUNDPLANE_INLINE void JsonPushReader::step_utf8_sequence(char c) {
+  utf8_[utf8_have_++] = c;
+  if (utf8_have_ < utf8_need_) return;
+  const std::string_view seq(utf8_, utf8_have_);
+  if (utf8_sequence_length(seq, 0) != utf8_have_) return fail();
+  token_.append(seq);
+  utf8_need_ = utf8_have_ = 0;
+}
+
+// After '\' in a string.
+GROUNDPLANE_INLINE void JsonPushReader::step_escape(char c) {
+  if (want_low_ && c != 'u') return fail();
+  lex_ = Lex::string;
+  if (c == 'u') {
+    lex_ = Lex::unicode;
+    unit_ = 0;
+    unit_digits_ = 0;
+    return;
+  }
+  static constexpr std::string_view escaped = "\"\\/bfnrt";
+  static constexpr std::string_view meant = "\"\\/\b\f\n\r\t";
+  const std::size_t at = escaped.find(c);
+  if (at == std::string_view::npos) return fail();
+  token_.push_back(meant[at]);
+}
+
+// One hex digit of a \uXXXX.
+GROUNDPLANE_INLINE void JsonPushReader::step_unicode(char c) {
+  int v = -1;
+  if (c >= '0' && c <= '9') v = c - '0';
+  else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+  else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+  if (v < 0) return fail();
+  unit_ = unit_ * 16 + static_cast<char32_t>(v);
+  if (++unit_digits_ < 4) return;
+  lex_ = Lex::string;
+  if (!finish_escape_unit()) return fail();
+}
+
+// Inside a number: another of its characters, or the delimiter that ends it.
+GROUNDPLANE_INLINE void JsonPushReader::step_number(char c) {
+  if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+    token_.push_back(c);
+    return;
+  }
+  finish_number();
+  if (lex_ == Lex::failed) return;
+  return step(c);  // the delimiter, read in the state the number left
+}
+
+// Inside true, false or null: its next letter, or the delimiter that ends it.
+GROUNDPLANE_INLINE void JsonPushReader::step_literal(char c) {
+  if (c >= 'a' && c <= 'z') {
+    if (literal_[literal_matched_] != c) return fail();  // past the end too: the literal's '\0'
+    ++literal_matched_;
+    return;
+  }
+  finish_literal();
+  if (lex_ == Lex::failed) return;
+  return step(c);
+}
+
+// Between tokens, whitespace is skipped (except inside a byte-order mark).
+inline bool is_json_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// After 0xEF at the start: BB BF must follow.
+GROUNDPLANE_INLINE void JsonPushReader::step_bom(char c) {
+  if (static_cast<unsigned char>(c) != (offset_ == 1 ? 0xBB : 0xBF)) return fail();
+  if (offset_ == 2) lex_ = Lex::value;
+}
+
+// Where a value must come: its first byte (or, first in the text, a byte-order mark).
+GROUNDPLANE_INLINE void JsonPushReader::step_value(char c) {
+  if (is_json_space(c)) return;
+  if (offset_ == 0 && static_cast<unsigned char>(c) == 0xEF) {
+    lex_ = Lex::bom;
+    return;
+  }
+  begin_value(c);
+}
+
+// After '[': the first item, or ']'.
+GROUNDPLANE_INLINE void JsonPushReader::step_value_or_end(char c) {
+  if (is_json_space(c)) return;
+  if (c == ']') return close_container(c);
+  set_path_token(std::to_string(items_.back()));
+  begin_value(c);
+}
+
+// After '{' (where '}' may come instead) or after ',' in an object: a key's opening quote.
+GROUNDPLANE_INLINE void JsonPushReader::step_key(char c) {
+  if (is_json_space(c)) return;
+  if (c == '}' && lex_ == Lex::key_or_end) return close_container(c);
+  if (c != '"') return fail();
+  in_key_ = true;
+  token_.clear();
+  lex_ = Lex::string;
+}
+
+GROUNDPLANE_INLINE void JsonPushReader::step_colon(char c) {
+  if (is_json_space(c)) return;
+  if (c != ':') return fail();
+  lex_ = Lex::value;
+}
+
+// After a value: ',' before the next member or item, or a closing bracket; at the root,
+// nothing more.
+GROUNDPLANE_INLINE void JsonPushReader::step_after_value(char c) {
+  if (is_json_space(c)) return;
+  if (open_.empty()) return fail();  // text after the root value
+  if (c == ',') {
+    if (open_.back() == '{') {
+      lex_ = Lex::key;
+    } else {
+      ++items_.back();
+      set_path_token(std::to_string(items_.back()));
+      lex_ = Lex::value;
+    }
+    return;
+  }
+  if (c == '}' || c == ']') return close_container(c);
+  return fail();
+}
+
+// After the root value: only whitespace.
+GROUNDPLANE_INLINE void JsonPushReader::step_done(char c) {
+  if (!is_json_space(c)) fail();
 }
 
 GROUNDPLANE_INLINE void JsonPushReader::begin_value(char c) {

@@ -76,6 +76,21 @@ class JsonPushReader {
   };
 
   void step(char c);
+  // step()'s work in each state (key and key_or_end share one); inline, as step() runs
+  // once per byte.
+  inline void step_string(char c);
+  inline void step_utf8_sequence(char c);
+  inline void step_escape(char c);
+  inline void step_unicode(char c);
+  inline void step_number(char c);
+  inline void step_literal(char c);
+  inline void step_bom(char c);
+  inline void step_value(char c);
+  inline void step_value_or_end(char c);
+  inline void step_key(char c);
+  inline void step_colon(char c);
+  inline void step_after_value(char c);
+  inline void step_done(char c);
   void begin_value(char c);
   void after_value();
   void close_container(char c);

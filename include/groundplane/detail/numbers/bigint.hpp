@@ -222,49 +222,17 @@ class BigUint {
     const unsigned s = static_cast<unsigned>(std::countl_zero(b.limbs_.back()));
     BigUint v = b;
     v.shift_left(s);
-    std::vector<limb_t> u = a.limbs_;
-    u.push_back(0);
-    if (s != 0) {
-      for (std::size_t i = u.size() - 1; i > 0; --i) u[i] = (u[i] << s) | (u[i - 1] >> (limb_bits - s));
-      u[0] <<= s;
-    }
+    std::vector<limb_t> u = shifted_with_top_limb(a.limbs_, s);
     const std::size_t n = v.limbs_.size();
     const std::size_t m = a.limbs_.size() - n;
-    const wide_t base = wide_t{1} << limb_bits;
-    const wide_t vtop = v.limbs_[n - 1];
-    const wide_t vnext = v.limbs_[n - 2];
     BigUint q;
     q.limbs_.assign(m + 1, 0);
     for (std::size_t j = m + 1; j-- > 0;) {
-      const wide_t num = (wide_t{u[j + n]} << limb_bits) | u[j + n - 1];
-      wide_t qhat = num / vtop;
-      wide_t rhat = num % vtop;
-      while (qhat >= base || qhat * vnext > ((rhat << limb_bits) | u[j + n - 2])) {
-        --qhat;
-        rhat += vtop;
-        if (rhat >= base) break;
-      }
-      // u[j .. j+n] -= qhat * v
-      std::int64_t borrow = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        const wide_t p = qhat * v.limbs_[i];
-        const std::int64_t t =
-            static_cast<std::int64_t>(u[i + j]) - borrow - static_cast<std::int64_t>(p & 0xFFFFFFFFu);
-        u[i + j] = static_cast<limb_t>(t);
-        borrow = static_cast<std::int64_t>(p >> limb_bits) - (t >> limb_bits);
-      }
-      const std::int64_t t = static_cast<std::int64_t>(u[j + n]) - borrow;
-      u[j + n] = static_cast<limb_t>(t);
-      if (t < 0) {
+      wide_t qhat = estimate_quotient_digit(u, j, v.limbs_);
+      if (!subtract_multiple(u, j, v.limbs_, qhat)) {
         // The estimate was one too large: add the divisor back.
         --qhat;
-        wide_t carry = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-          const wide_t sum = wide_t{u[i + j]} + v.limbs_[i] + carry;
-          u[i + j] = static_cast<limb_t>(sum);
-          carry = sum >> limb_bits;
-        }
-        u[j + n] = static_cast<limb_t>(u[j + n] + carry);
+        add_divisor_back(u, j, v.limbs_);
       }
       q.limbs_[j] = static_cast<limb_t>(qhat);
     }
@@ -318,6 +286,66 @@ class BigUint {
   }
 
  private:
+  // The limbs shifted left by `s` bits (s < limb_bits), with one more limb on top for
+  // what is shifted out: the dividend as algorithm D normalizes it.
+  static std::vector<limb_t> shifted_with_top_limb(const std::vector<limb_t>& limbs, unsigned s) {
+    std::vector<limb_t> u = limbs;
+    u.push_back(0);
+    if (s != 0) {
+      for (std::size_t i = u.size() - 1; i > 0; --i) u[i] = (u[i] << s) | (u[i - 1] >> (limb_bits - s));
+      u[0] <<= s;
+    }
+    return u;
+  }
+
+  // The quotient digit of u[j .. j+n] / v (n = v.size() >= 2, v normalized), from the
+  // top two limbs of each: never too small, and at most one too large.
+  static wide_t estimate_quotient_digit(const std::vector<limb_t>& u, std::size_t j,
+                                        const std::vector<limb_t>& v) noexcept {
+    const std::size_t n = v.size();
+    const wide_t base = wide_t{1} << limb_bits;
+    const wide_t vtop = v[n - 1];
+    const wide_t vnext = v[n - 2];
+    const wide_t num = (wide_t{u[j + n]} << limb_bits) | u[j + n - 1];
+    wide_t qhat = num / vtop;
+    wide_t rhat = num % vtop;
+    while (qhat >= base || qhat * vnext > ((rhat << limb_bits) | u[j + n - 2])) {
+      --qhat;
+      rhat += vtop;
+      if (rhat >= base) break;
+    }
+    return qhat;
+  }
+
+  // u[j .. j+n] -= qhat * v; false when that went below zero (the window then holds
+  // the difference plus base^(n+1)).
+  static bool subtract_multiple(std::vector<limb_t>& u, std::size_t j, const std::vector<limb_t>& v,
+                                wide_t qhat) noexcept {
+    const std::size_t n = v.size();
+    std::int64_t borrow = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const wide_t p = qhat * v[i];
+      const std::int64_t t = static_cast<std::int64_t>(u[i + j]) - borrow - static_cast<std::int64_t>(p & 0xFFFFFFFFu);
+      u[i + j] = static_cast<limb_t>(t);
+      borrow = static_cast<std::int64_t>(p >> limb_bits) - (t >> limb_bits);
+    }
+    const std::int64_t t = static_cast<std::int64_t>(u[j + n]) - borrow;
+    u[j + n] = static_cast<limb_t>(t);
+    return t >= 0;
+  }
+
+  // u[j .. j+n] += v, the carry out of the top limb dropped: undoes one multiple too many.
+  static void add_divisor_back(std::vector<limb_t>& u, std::size_t j, const std::vector<limb_t>& v) noexcept {
+    const std::size_t n = v.size();
+    wide_t carry = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const wide_t sum = wide_t{u[i + j]} + v[i] + carry;
+      u[i + j] = static_cast<limb_t>(sum);
+      carry = sum >> limb_bits;
+    }
+    u[j + n] = static_cast<limb_t>(u[j + n] + carry);
+  }
+
   static limb_t small_pow10(std::size_t n) noexcept {
     limb_t p = 1;
     for (std::size_t i = 0; i < n; ++i) p *= 10;

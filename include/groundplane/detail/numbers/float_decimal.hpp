@@ -70,66 +70,81 @@ inline constexpr struct FdPow5 {
   return t;
 }();
 
+// v = m × 2^-nq, as the exact path reads it.
+struct FdBinary {
+  std::uint64_t m = 0;        // the mantissa, its implicit bit included
+  int nq = 0;                 // -q, in [1, 124]
+  bool even = false;          // a boundary reads back as v (ties go to the even mantissa)
+  bool narrow_below = false;  // m is a power of two: the gap below v is half as wide
+};
+
+// v's mantissa and exponent; false when 2^-72 <= |v| < 2^53 does not hold (q outside
+// [-124, -1]), so that s stays below 125 and every product below 2^127.
+inline bool fd_decompose(double v, FdBinary& out) noexcept {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased < 951 || biased >= 1075) return false;  // q = biased - 1075
+  const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+  out.m = fraction | (std::uint64_t{1} << 52);
+  out.nq = 1075 - biased;
+  out.even = (out.m & 1) == 0;
+  out.narrow_below = fraction == 0;
+  return true;
+}
+
+// Whether some d-decimal number reads back as v; if so, the nearest one (tie: both
+// candidates equally near, which the caller leaves to text; left as it was otherwise).
+inline bool fd_probe(const FdBinary& binary, int d, fd_uint& candidate, bool& tie) noexcept {
+  const fd_uint five = fd_pow5.v[d];
+  const fd_uint p = static_cast<fd_uint>(binary.m) * five;
+  const int s = binary.nq - d;
+  if (s == 0) {
+    candidate = p;
+    return true;
+  }
+  const fd_uint c0 = p >> s;
+  const fd_uint below = p - (c0 << s);  // distance down to c0, scaled
+  if (below == 0) {
+    candidate = c0;
+    return true;
+  }
+  const fd_uint above = (fd_uint{1} << s) - below;  // distance up to c0 + 1
+  const fd_uint below_x = binary.narrow_below ? below << 2 : below << 1;
+  const fd_uint above_x = above << 1;
+  const bool ok0 = binary.even ? below_x <= five : below_x < five;
+  const bool ok1 = binary.even ? above_x <= five : above_x < five;
+  if (!ok0 && !ok1) return false;
+  if (ok0 && ok1) {
+    tie = below == above;
+    candidate = below < above ? c0 : c0 + 1;
+  } else {
+    candidate = ok0 ? c0 : c0 + 1;
+  }
+  return true;
+}
+
 // The exact path for a non-integral v, knowing that no number with fewer than
 // `lo` decimals reads back as v; false when it cannot decide (the caller goes through
 // text).
 inline bool shortest_decimal_exact(double v, DecimalParts& out, int lo = 0) noexcept {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
-  // q = biased - 1075 must lie in [-124, -1]: 2^-72 <= |v| < 2^53, and s stays below 125.
-  if (biased < 951 || biased >= 1075) return false;
-  const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
-  const std::uint64_t m = fraction | (std::uint64_t{1} << 52);
-  const int nq = 1075 - biased;  // -q
-  const bool even = (m & 1) == 0;
-  const bool narrow_below = fraction == 0;  // m is a power of two
-
-  // Whether some d-decimal number reads back as v; if so, the nearest one (tie: both
-  // candidates equally near, which the caller leaves to text).
-  const auto probe = [&](int d, fd_uint& candidate, bool& tie) {
-    const fd_uint five = fd_pow5.v[d];
-    const fd_uint p = static_cast<fd_uint>(m) * five;
-    const int s = nq - d;
-    if (s == 0) {
-      candidate = p;
-      return true;
-    }
-    const fd_uint c0 = p >> s;
-    const fd_uint below = p - (c0 << s);  // distance down to c0, scaled
-    if (below == 0) {
-      candidate = c0;
-      return true;
-    }
-    const fd_uint above = (fd_uint{1} << s) - below;  // distance up to c0 + 1
-    const fd_uint below_x = narrow_below ? below << 2 : below << 1;
-    const fd_uint above_x = above << 1;
-    const bool ok0 = even ? below_x <= five : below_x < five;
-    const bool ok1 = even ? above_x <= five : above_x < five;
-    if (!ok0 && !ok1) return false;
-    if (ok0 && ok1) {
-      tie = below == above;
-      candidate = below < above ? c0 : c0 + 1;
-    } else {
-      candidate = ok0 ? c0 : c0 + 1;
-    }
-    return true;
-  };
-
+  FdBinary binary;
+  if (!fd_decompose(v, binary)) return false;
   // Past about nq × log10(2) decimals the candidates are closer together than the gap
   // around v is wide, so one exists; the probe below confirms it.
-  int hi = (nq * 78913 >> 18) + 2;
-  if (hi > nq) hi = nq;
+  int hi = (binary.nq * 78913 >> 18) + 2;
+  if (hi > binary.nq) hi = binary.nq;
   if (hi > fd_max_decimals) hi = fd_max_decimals;
   if (lo > hi) return false;
   fd_uint candidate = 0;
   bool tie = false;
-  if (!probe(hi, candidate, tie)) return false;  // needs more decimals than we carry
+  if (!fd_probe(binary, hi, candidate, tie)) return false;  // needs more decimals than we carry
+  // The fewest decimals, by bisection: a candidate at d decimals makes one at d + 1.
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
     fd_uint c = 0;
     bool t = false;
-    if (probe(mid, c, t)) {
+    if (fd_probe(binary, mid, c, t)) {
       hi = mid;
       candidate = c;
       tie = t;
@@ -140,7 +155,7 @@ inline bool shortest_decimal_exact(double v, DecimalParts& out, int lo = 0) noex
   // A double never needs more than 17 significant digits.
   if (tie || candidate >= fd_uint{100'000'000'000'000'000ull}) return false;
   const auto c = static_cast<std::int64_t>(candidate);
-  out.coefficient = (bits >> 63) != 0 ? -c : c;
+  out.coefficient = v < 0 ? -c : c;  // v is neither zero nor NaN here
   out.exponent = -hi;
   return true;
 }

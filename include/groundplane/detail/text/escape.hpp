@@ -110,22 +110,67 @@ inline bool is_hostile_code_point(std::uint32_t cp) noexcept {
          (cp >= 0xE0000 && cp <= 0xE007F) || (cp >= 0xE0100 && cp <= 0xE01EF);
 }
 
+inline constexpr char escape_hex[] = "0123456789abcdef";
+
+// A byte that stands for itself in escaped text: printable ASCII but the backslash and
+// the quote character.
+inline bool is_plain_byte(unsigned char c, char quote) noexcept {
+  return c >= 0x20 && c < 0x7F && c != '\\' && c != static_cast<unsigned char>(quote);
+}
+
+// The run of plain bytes at s[i], put at once; how many of them fitted (0 when none did).
+inline std::size_t put_plain_run(BoundedWriter& w, std::string_view s, std::size_t i, char quote) {
+  std::size_t end = i + 1;
+  while (end < s.size() && is_plain_byte(static_cast<unsigned char>(s[end]), quote)) ++end;
+  return w.put_run(s.substr(i, end - i));
+}
+
+// An ASCII byte as escape_into writes it, spelled in `buf`: its escape, or itself.
+inline std::string_view escaped_ascii(char (&buf)[4], unsigned char c, char quote, bool rendered) noexcept {
+  char named = '\0';  // the character after the backslash of a two-byte escape
+  if (c == '\\' && !rendered) named = '\\';
+  else if (quote != '\0' && c == static_cast<unsigned char>(quote)) named = quote;
+  else if (c == '\n') named = 'n';
+  else if (c == '\r') named = 'r';
+  else if (c == '\t') named = 't';
+  if (named != '\0') {
+    buf[0] = '\\';
+    buf[1] = named;
+    return {buf, 2};
+  }
+  if (c < 0x20 || c == 0x7F) {
+    buf[0] = '\\';
+    buf[1] = 'x';
+    buf[2] = escape_hex[c >> 4];
+    buf[3] = escape_hex[c & 0xF];
+    return {buf, 4};
+  }
+  buf[0] = static_cast<char>(c);
+  return {buf, 1};
+}
+
+// One valid UTF-8 sequence: itself, or \u{XXXX} when its code point is hostile. False
+// once the value has been cut.
+inline bool put_code_point(BoundedWriter& w, std::string_view seq) {
+  const std::uint32_t cp = utf8_decode(seq);
+  if (!is_hostile_code_point(cp)) return w.put(seq, 1);
+  std::string unit = "\\u{";
+  const int top = cp > 0xFFFFF ? 20 : cp > 0xFFFF ? 16 : 12;  // at least four digits, all of them
+  for (int shift = top; shift >= 0; shift -= 4) unit.push_back(escape_hex[(cp >> shift) & 0xF]);
+  unit.push_back('}');
+  return w.put(unit, unit.size());
+}
+
 // Escapes `s` into `w`: \\, the quote character, \n, \r, \t, \xHH for every other
 // control byte and every byte that is not valid UTF-8, \u{XXXX} for hostile code points.
 // quote == '\0' escapes no quote character. With `rendered`, s is text this routine
 // already produced (read back from a record), so a backslash is one of its escapes and is
 // kept; whatever could still be raw is escaped as always.
 inline void escape_into(BoundedWriter& w, std::string_view s, char quote, bool rendered = false) {
-  static constexpr char hex[] = "0123456789abcdef";
-  const auto plain = [quote](unsigned char c) {
-    return c >= 0x20 && c < 0x7F && c != '\\' && c != static_cast<unsigned char>(quote);
-  };
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (plain(c)) {  // a run of bytes that stand for themselves, copied at once
-      std::size_t end = i + 1;
-      while (end < s.size() && plain(static_cast<unsigned char>(s[end]))) ++end;
-      const std::size_t taken = w.put_run(s.substr(i, end - i));
+    if (is_plain_byte(c, quote)) {  // a run of bytes that stand for themselves, copied at once
+      const std::size_t taken = put_plain_run(w, s, i, quote);
       if (taken > 0) {
         i += taken;
         continue;
@@ -133,54 +178,20 @@ inline void escape_into(BoundedWriter& w, std::string_view s, char quote, bool r
       // No room for a run: this byte goes through put(), which decides where to cut.
     }
     if (c < 0x80) {
-      char buf[4] = {'\\', 0, 0, 0};
-      std::string_view unit;
-      if (c == '\\' && !rendered) {
-        buf[1] = '\\';
-        unit = {buf, 2};
-      } else if (quote != '\0' && c == static_cast<unsigned char>(quote)) {
-        buf[1] = quote;
-        unit = {buf, 2};
-      } else if (c == '\n') {
-        buf[1] = 'n';
-        unit = {buf, 2};
-      } else if (c == '\r') {
-        buf[1] = 'r';
-        unit = {buf, 2};
-      } else if (c == '\t') {
-        buf[1] = 't';
-        unit = {buf, 2};
-      } else if (c < 0x20 || c == 0x7F) {
-        buf[1] = 'x';
-        buf[2] = hex[c >> 4];
-        buf[3] = hex[c & 0xF];
-        unit = {buf, 4};
-      } else {
-        buf[0] = static_cast<char>(c);
-        unit = {buf, 1};
-      }
+      char buf[4] = {};
+      const std::string_view unit = escaped_ascii(buf, c, quote, rendered);
       if (!w.put(unit, unit.size())) return;
       ++i;
       continue;
     }
     const std::size_t n = utf8_sequence_length(s, i);
-    if (n == 0) {
-      const char buf[4] = {'\\', 'x', hex[c >> 4], hex[c & 0xF]};
+    if (n == 0) {  // not UTF-8: the byte in hex
+      const char buf[4] = {'\\', 'x', escape_hex[c >> 4], escape_hex[c & 0xF]};
       if (!w.put({buf, 4}, 4)) return;
       ++i;
       continue;
     }
-    const std::string_view seq = s.substr(i, n);
-    const std::uint32_t cp = utf8_decode(seq);
-    if (is_hostile_code_point(cp)) {
-      std::string unit = "\\u{";
-      const int top = cp > 0xFFFFF ? 20 : cp > 0xFFFF ? 16 : 12;  // at least four digits, all of them
-      for (int shift = top; shift >= 0; shift -= 4) unit.push_back(hex[(cp >> shift) & 0xF]);
-      unit.push_back('}');
-      if (!w.put(unit, unit.size())) return;
-    } else if (!w.put(seq, 1)) {
-      return;
-    }
+    if (!put_code_point(w, s.substr(i, n))) return;
     i += n;
   }
 }
