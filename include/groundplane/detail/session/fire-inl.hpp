@@ -228,7 +228,8 @@ GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_vie
 GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f, bool payload) {
   rows::Attempt a;
   a.action = std::string(f.id);
-  a.does = c.does_to_store(a.action, f.mounted ? std::optional<std::string>(f.mounted->spec.does) : std::nullopt);
+  a.does =
+      c.durable.does_to_store(a.action, f.mounted ? std::optional<std::string>(f.mounted->spec.does) : std::nullopt);
   a.principal = f.options.source;
   if (payload) a.payload = f.options.payload;
   a.ask_id = f.options.ask_id;
@@ -263,8 +264,8 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
   if (!f.options.request_key.empty()) row.extras.edit().request_key = f.options.request_key;
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
-    c.emit(rows::Refused{attempt_row(c, f, keep), reason, f.prior, f.failed_checks, out.payload_omitted});
-    c.flush();
+    c.durable.emit(rows::Refused{attempt_row(c, f, keep), reason, f.prior, f.failed_checks, out.payload_omitted});
+    c.durable.flush();
   }
   L.gaps.push_back(std::move(row));
   if (keep && kept_somewhere) c.refused_payload_bytes += bytes;
@@ -303,9 +304,9 @@ GROUNDPLANE_INLINE void store_record(SessionCore& c, const FireAttempt& f, const
   rows::Recorded stored{attempt_row(c, f), f.standing, f.repeat,
                         r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes};
   stored.idempotency_key = r.context.idempotency_key;
-  c.emit(std::move(stored));
-  if (f.spend) c.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
-  c.flush();
+  c.durable.emit(std::move(stored));
+  if (f.spend) c.durable.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
+  c.durable.flush();
 }
 
 // The fire's transition row. It takes the payload from the attempt (the request's binding,
@@ -433,8 +434,8 @@ GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, con
   graded(c, r.index, r.flying);
   mark_request_failed(c, r.index);
   if (c.store) {
-    c.emit(rows::Grade{r.index, Outcome::handler_failed, done.extras.get().error, false});
-    c.flush();
+    c.durable.emit(rows::Grade{r.index, Outcome::handler_failed, done.extras.get().error, false});
+    c.durable.flush();
   }
   if (h.thrown) {
     lock.release();
@@ -468,8 +469,9 @@ GROUNDPLANE_INLINE FireResult grade_return(SessionCore& c, RecordedFire& r, cons
   const auto returned = [&] {
     if (!c.store) return;
     const RowExtras& kept = L.transitions[r.index].extras.get();
-    c.defer(rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true, kept.data, kept.data_omitted});
-    c.flush();
+    c.durable.defer(
+        rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true, kept.data, kept.data_omitted});
+    c.durable.flush();
   };
   if (r.has_writes) {
     const auto u = c.unsettled.find(r.index);

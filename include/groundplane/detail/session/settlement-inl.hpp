@@ -12,8 +12,7 @@ namespace groundplane::detail {
 GROUNDPLANE_INLINE void closed_ask(SessionCore& c, std::size_t k) {
   if (c.holds_payloads()) return;
   AskStatus& a = c.ledger.asks[k];
-  const auto key = c.ask_by_key.find(ask_key(a.action, a.instance, a.input));
-  if (key != c.ask_by_key.end() && key->second == k) c.ask_by_key.erase(key);
+  c.open_asks.close(ask_key(a.action, a.instance, a.input), k);
   a.input = nullptr;
 }
 
@@ -34,7 +33,7 @@ GROUNDPLANE_INLINE void finalize(SessionCore& c, std::map<std::size_t, Unsettled
   row.outcome = u->second.verify_failed ? Outcome::verify_failed
                 : u->second.observed    ? Outcome::observed
                                         : Outcome::not_observed;
-  if (store_row && c.store) c.emit(rows::Grade{u->first, row.outcome, std::nullopt, false});
+  if (store_row && c.store) c.durable.emit(rows::Grade{u->first, row.outcome, std::nullopt, false});
   const std::size_t idx = u->first;
   c.unsettled.erase(u);
   graded(c, idx);
@@ -43,8 +42,8 @@ GROUNDPLANE_INLINE void finalize(SessionCore& c, std::map<std::size_t, Unsettled
 GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string code) {
   auto& L = c.ledger;
   if (c.store) {
-    c.emit(rows::Grade{idx, Outcome::rejected, code, false});
-    c.flush();
+    c.durable.emit(rows::Grade{idx, Outcome::rejected, code, false});
+    c.durable.flush();
   }
   TransitionRecord& t = L.transitions[idx];
   t.outcome = Outcome::rejected;
@@ -104,9 +103,9 @@ GROUNDPLANE_INLINE InferredMatch inferred_match(const SessionCore& c, const nloh
 GROUNDPLANE_INLINE void emit_inferred(SessionCore& c, const InferredMatch& m) {
   rows::Attempt a;
   a.action = *m.id;
-  a.does = c.does_to_store(*m.id, m.action->spec.does);
+  a.does = c.durable.does_to_store(*m.id, m.action->spec.does);
   a.principal = Principal::user;
-  c.emit(rows::Recorded{std::move(a), false, m.repeat, Outcome::inferred, false});
+  c.durable.emit(rows::Recorded{std::move(a), false, m.repeat, Outcome::inferred, false});
 }
 
 GROUNDPLANE_INLINE void infer(SessionCore& c, const InferredMatch& m) {
