@@ -133,16 +133,15 @@ GROUNDPLANE_INLINE AttemptCounter stored_counter(const SessionCore& c) {
 GROUNDPLANE_INLINE std::vector<std::string> agents_own_changes(const SessionCore& c,
                                                                const std::vector<std::string>& changed,
                                                                std::optional<std::size_t> named,
-                                                               std::map<std::size_t, Unsettled>::const_iterator target,
-                                                               bool from_handler) {
-  const std::optional<std::size_t> about = named                         ? named
-                                           : target != c.unsettled.end() ? std::optional(target->first)
-                                                                         : std::nullopt;
+                                                               PendingFires::const_iterator target, bool from_handler) {
+  const std::optional<std::size_t> about = named                       ? named
+                                           : target != c.pending.end() ? std::optional(target->first)
+                                                                       : std::nullopt;
   const auto& L = c.ledger;
   if (!about || !L.transitions.holds(*about) || L.transitions[*about].principal != Principal::agent) return {};
   if (from_handler) return changed;
   const std::vector<std::string>* writes = nullptr;
-  if (target != c.unsettled.end() && target->first == *about) {
+  if (target != c.pending.end() && target->first == *about) {
     writes = &target->second.writes;
   } else if (const auto m = c.actions.find(L.transitions[*about].action.str()); m != c.actions.end()) {
     writes = &m->second.spec.writes;
@@ -169,15 +168,14 @@ GROUNDPLANE_INLINE std::optional<std::size_t> reported_fire(const SessionCore& c
 
 // The fire a report settles: the one it names, unless that one was reported already;
 // else, naming none, the oldest fire awaiting a report. end() for none.
-GROUNDPLANE_INLINE std::map<std::size_t, Unsettled>::iterator report_target(SessionCore& c,
-                                                                            std::optional<std::size_t> named) {
+GROUNDPLANE_INLINE PendingFires::iterator report_target(SessionCore& c, std::optional<std::size_t> named) {
   if (named) {
-    const auto u = c.unsettled.find(*named);
-    if (u != c.unsettled.end() && !u->second.reported) return u;
+    const auto u = c.pending.find(*named);
+    if (u != c.pending.end() && !u->second.reported) return u;
   } else if (!c.ledger.awaiting_report.empty()) {
-    return c.unsettled.find(*c.ledger.awaiting_report.begin());
+    return c.pending.find(*c.ledger.awaiting_report.begin());
   }
-  return c.unsettled.end();
+  return c.pending.end();
 }
 
 // The state keys a delta is about to change, as they were: put back when the store
@@ -207,7 +205,7 @@ GROUNDPLANE_INLINE void restore_state(nlohmann::json& state, const ReplacedState
 struct StoredReport {
   const nlohmann::json& delta;
   const std::vector<std::string>& agents_own;
-  std::map<std::size_t, Unsettled>::const_iterator target;
+  PendingFires::const_iterator target;
   const Settlement& how;
   const InferredMatch& match;
 };
@@ -216,7 +214,7 @@ struct StoredReport {
 // leaves the state as it was before the delta.
 GROUNDPLANE_INLINE void store_report(SessionCore& c, const StoredReport& report, const ReplacedState& was) {
   c.durable.emit(rows::Report{report.delta, report.agents_own});  // copied: the caller notes the changes after
-  if (report.target != c.unsettled.end() && report.target->second.handler_returned)
+  if (report.target != c.pending.end() && report.target->second.handler_returned)
     c.durable.emit(rows::Grade{report.target->first, report.how.outcome(), std::nullopt, false});
   if (report.match.id) emit_inferred(c, report.match);
   try {
@@ -502,11 +500,11 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   c.state.merge_patch(delta);
   ++c.state_generation;  // selectors answer for the state as it is now
   detail::Settlement how;
-  if (target != c.unsettled.end()) how = detail::judge(c, target->second, delta);
+  if (target != c.pending.end()) how = detail::judge(c, target->second, delta);
   const auto match = inferring ? detail::inferred_match(c, delta) : detail::InferredMatch{};
   if (c.store) detail::store_report(c, {delta, agents_own, target, how, match}, was);
   c.changes.note(changed, c.ledger.version, agents_own);
-  if (target != c.unsettled.end()) detail::settle(c, target, how);
+  if (target != c.pending.end()) detail::settle(c, target, how);
   if (match.id) detail::infer(c, match);
   if (how.thrown) std::rethrow_exception(how.thrown);
 }

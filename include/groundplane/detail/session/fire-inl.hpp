@@ -15,7 +15,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_undeclared(SessionCore& c, 
   if (it == c.actions.end()) return Refusal::unknown_affordance;
   Mounted& m = it->second;
   f.mounted = &m;
-  if (!m.flying) m.flying = &c.in_flight.of(m.id.str());
+  if (!m.flying) m.flying = &c.pending.in_flight_of(m.id.str());
   if (!m.receipt)
     if (const auto r = c.ledger.receipts.find(f.id); r != c.ledger.receipts.end()) m.receipt = &r->second;
   return std::nullopt;
@@ -44,7 +44,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unknown_instance(SessionCor
     return Refusal::instance_unknown;
   }
   const std::string key = flight_key(f.id, instance);
-  f.flying = &c.in_flight.of(key);
+  f.flying = &c.pending.in_flight_of(key);
   if (const auto r = c.ledger.receipts.find(key); r != c.ledger.receipts.end()) f.receipt = &r->second;
   return std::nullopt;
 }
@@ -220,7 +220,7 @@ GROUNDPLANE_INLINE bool approval_stale(const SessionCore& c, const AskStatus& a,
 
 GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_view id, const ActionSpec& s) {
   // An action over instances is done per item: as a whole it is never performed.
-  if (s.concurrency != Concurrency::once || s.instances || c.in_flight.any(id)) return false;
+  if (s.concurrency != Concurrency::once || s.instances || c.pending.any_in_flight(id)) return false;
   const auto r = c.ledger.receipts.find(id);
   return r != c.ledger.receipts.end() && !r->second.reopened;
 }
@@ -347,17 +347,16 @@ GROUNDPLANE_INLINE void hold_record(SessionCore& c, const FireAttempt& f, const 
   const std::string& request_key = L.transitions[r.index].extras.get().request_key;
   try {
     if (r.request_key) bind_request(c, request_key, std::move(binding));
-    if (r.handler) InFlight::add(*r.flying, r.index);
+    if (r.handler && !r.has_writes) c.pending.hold(*r.flying, r.index, std::nullopt);
     if (r.handler && r.has_writes) {
-      c.unsettled.emplace(r.index, Unsettled{f.mounted->spec.writes, r.verify});
+      c.pending.hold(*r.flying, r.index, Unsettled{f.mounted->spec.writes, r.verify});
       L.awaiting_report.insert(r.index);
       L.awaiting_by_action.insert(action, r.index);
     }
     if (f.options.source == Principal::agent) c.changes.clear(action);  // the agent acted on what it knew
   } catch (...) {
     stop_awaiting(c, r.index);  // awaiting_report and awaiting_by_action
-    c.unsettled.erase(r.index);
-    graded(c, r.index);  // out of the fires in flight
+    graded(c, r.index);         // out of the pending fires
     unbind_request(c, request_key, r.index);
     L.transitions.pop_back();
     throw;
@@ -429,7 +428,6 @@ GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, con
   std::string& error = done.extras.edit().error;
   error = h.thrown ? exception_text(h.thrown) : h.result.error;
   done.extras.prune();
-  c.unsettled.erase(r.index);
   stop_awaiting(c, r.index);
   graded(c, r.index, r.flying);
   mark_request_failed(c, r.index);
@@ -474,8 +472,8 @@ GROUNDPLANE_INLINE FireResult grade_return(SessionCore& c, RecordedFire& r, cons
     c.durable.flush();
   };
   if (r.has_writes) {
-    const auto u = c.unsettled.find(r.index);
-    if (u != c.unsettled.end()) {
+    const auto u = c.pending.find(r.index);
+    if (u != c.pending.end()) {
       u->second.handler_returned = true;
       if (u->second.reported) finalize(c, u, false);  // the returned row below carries the grade
     }

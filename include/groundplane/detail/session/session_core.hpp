@@ -4,8 +4,8 @@
 //
 // Everything the session decides from lives in `ledger` (rows and the plain records of
 // asks, standing grants and once receipts) and `state`; fires still pending are the
-// transitions whose outcome is Outcome::pending. Everything else here (in_flight,
-// unsettled, open_asks, standing_index, the Ledger's index sets) is derived from those
+// transitions whose outcome is Outcome::pending. Everything else here (pending,
+// open_asks, standing_index, the Ledger's index sets) is derived from those
 // rows, so a session restored from stored rows rebuilds it.
 //
 // The session's steps live beside this header, each with its part: detail/session/fire.hpp (a
@@ -72,7 +72,7 @@ struct Mounted {
   std::optional<JsonSchema> input = std::nullopt;  // spec.input compiled at declare; none when not declared
   // Found on the first fire and kept, so a fire looks neither up: the session's in-flight
   // lists and once receipts are never erased, so these stay valid while the session lives.
-  std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (InFlight::of)
+  std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (PendingFires::in_flight_of)
   OnceReceipt* receipt = nullptr;              // its once receipt, once it has one
   // The selector's last answer and the state generation it was given: asked again only
   // once the state has changed (a failure is not kept: it may pass).
@@ -196,6 +196,53 @@ class OpenAsks {
   std::unordered_map<std::string, std::size_t> by_key_;
 };
 
+// The recorded fires not graded yet: each by what it is tracked under (flight_key), for
+// single_flight and once, and those whose action declares writes with what grading them
+// needs. Invariant: a fire awaiting its grade is also in flight, and grading it takes it
+// out of both.
+class PendingFires {
+ public:
+  using Awaiting = std::map<std::size_t, Unsettled>;  // by transition index
+  using iterator = Awaiting::iterator;
+  using const_iterator = Awaiting::const_iterator;
+
+  // The fire `index` awaiting its grade; end() when it is not.
+  iterator find(std::size_t index) { return awaiting_.find(index); }
+  iterator end() noexcept { return awaiting_.end(); }
+  const_iterator end() const noexcept { return awaiting_.end(); }
+
+  bool any_in_flight(std::string_view key) const { return in_flight_.any(key); }
+  // `key`'s fires in flight, oldest first: a list that lives as long as the session.
+  std::vector<std::size_t>& in_flight_of(const std::string& key) { return in_flight_.of(key); }
+  // Every fire in flight, each key's oldest first.
+  std::vector<std::size_t> all_in_flight() const { return in_flight_.all(); }
+
+  // Fire `index` is in flight in `flying` (in_flight_of its key) and, with `awaiting`,
+  // awaits its grade. All or none.
+  void hold(std::vector<std::size_t>& flying, std::size_t index, std::optional<Unsettled> awaiting) {
+    InFlight::add(flying, index);
+    if (!awaiting) return;
+    try {
+      awaiting_.emplace(index, std::move(*awaiting));
+    } catch (...) {
+      InFlight::remove(flying, index);
+      throw;
+    }
+  }
+  // A restored fire still in flight (the restart stops it).
+  void restored_in_flight(const std::string& key, std::size_t index) { in_flight_.add(key, index); }
+  // Fire `index`, tracked under `key` (or in `flying` when known), is graded: out of both.
+  void graded(std::size_t index, std::string_view key, std::vector<std::size_t>* flying = nullptr) {
+    awaiting_.erase(index);
+    if (flying) InFlight::remove(*flying, index);
+    else in_flight_.remove(key, index);
+  }
+
+ private:
+  Awaiting awaiting_;
+  InFlight in_flight_;
+};
+
 struct SessionCore : SessionMutex {
   explicit SessionCore(SessionOptions o);
   SessionCore(const SessionCore&) = delete;
@@ -242,8 +289,7 @@ struct SessionCore : SessionMutex {
   std::uint64_t next_generation = 1;
   std::uint64_t next_order = 0;
 
-  std::map<std::size_t, Unsettled> unsettled;  // by transition index
-  InFlight in_flight;
+  PendingFires pending;      // the recorded fires not graded yet
   SharedText last_refused;   // the id of the latest refusal of an undeclared action: repeats share it
   SharedText last_instance;  // the item the latest fire named: fires of the same item share it
   OpenAsks open_asks;        // the open ask for each action, item and input

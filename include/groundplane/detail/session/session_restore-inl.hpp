@@ -136,7 +136,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
   L.version = r.row->version + 1;
   if (t.fire.principal == Principal::agent) c.changes.clear(a);
   if (t.outcome == Outcome::pending) {
-    c.in_flight.add(flight_key(L.transitions[idx]), idx);
+    c.pending.restored_in_flight(flight_key(L.transitions[idx]), idx);
     if (t.awaits_report) {
       L.awaiting_report.insert(idx);
       L.awaiting_by_action.insert(a, idx);
@@ -463,7 +463,7 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
   std::optional<rows::PolicyChange> policy = settle_policy(c, r);
   release_stored_requests(c);
   // The app stopped: what it was doing is no longer awaited.
-  std::vector<std::size_t> flying = c.in_flight.all();
+  std::vector<std::size_t> flying = c.pending.all_in_flight();
   std::sort(flying.begin(), flying.end());
   rows::Restart rs{{flying.begin(), flying.end()}, {c.ledger.open_work.begin(), c.ledger.open_work.end()}};
   const bool stopped = !rs.fires.empty() || !rs.work.empty();

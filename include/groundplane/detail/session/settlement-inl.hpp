@@ -19,8 +19,7 @@ GROUNDPLANE_INLINE void closed_ask(SessionCore& c, std::size_t k) {
 GROUNDPLANE_INLINE void graded(SessionCore& c, std::size_t idx, std::vector<std::size_t>* flying) {
   TransitionRecord& row = c.ledger.transitions[idx];
   if (!c.holds_payloads()) row.extras.drop_payload();
-  if (flying) InFlight::remove(*flying, idx);
-  else c.in_flight.remove(flight_key(row), idx);
+  c.pending.graded(idx, flight_key(row), flying);
 }
 
 GROUNDPLANE_INLINE void stop_awaiting(SessionCore& c, std::size_t idx) {
@@ -28,15 +27,13 @@ GROUNDPLANE_INLINE void stop_awaiting(SessionCore& c, std::size_t idx) {
   if (L.awaiting_report.erase(idx) != 0) L.awaiting_by_action.erase(L.transitions[idx].action.str(), idx);
 }
 
-GROUNDPLANE_INLINE void finalize(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, bool store_row) {
+GROUNDPLANE_INLINE void finalize(SessionCore& c, PendingFires::iterator u, bool store_row) {
   TransitionRecord& row = c.ledger.transitions[u->first];
   row.outcome = u->second.verify_failed ? Outcome::verify_failed
                 : u->second.observed    ? Outcome::observed
                                         : Outcome::not_observed;
   if (store_row && c.store) c.durable.emit(rows::Grade{u->first, row.outcome, std::nullopt, false});
-  const std::size_t idx = u->first;
-  c.unsettled.erase(u);
-  graded(c, idx);
+  graded(c, u->first);
 }
 
 GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string code) {
@@ -52,7 +49,6 @@ GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string
     t.extras.prune();
   }
   stop_awaiting(c, idx);
-  c.unsettled.erase(idx);
   graded(c, idx);
   // The app says it did not happen: a `once` action may be fired again. (Receipts are
   // never erased: declarations keep pointers to them; a reopened one gates nothing.)
@@ -75,7 +71,7 @@ GROUNDPLANE_INLINE Settlement judge(const SessionCore& c, const Unsettled& s, co
   return how;
 }
 
-GROUNDPLANE_INLINE void settle(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, const Settlement& how) {
+GROUNDPLANE_INLINE void settle(SessionCore& c, PendingFires::iterator u, const Settlement& how) {
   auto& s = u->second;
   s.reported = true;
   stop_awaiting(c, u->first);
@@ -95,7 +91,7 @@ GROUNDPLANE_INLINE InferredMatch inferred_match(const SessionCore& c, const nloh
   }
   if (n != 1) return {};
   const auto con = m.action->spec.concurrency;
-  m.repeat = (con != Concurrency::parallel && c.in_flight.any(*m.id)) ||
+  m.repeat = (con != Concurrency::parallel && c.pending.any_in_flight(*m.id)) ||
              (con == Concurrency::once && c.ledger.receipts.contains(*m.id));
   return m;
 }
@@ -129,8 +125,7 @@ GROUNDPLANE_INLINE void stop_all(SessionCore& c, const std::vector<std::uint64_t
     if (t.outcome != Outcome::pending) continue;
     t.outcome = Outcome::stopped;
     stop_awaiting(c, k);
-    c.unsettled.erase(k);
-    c.in_flight.remove(flight_key(t), k);  // its payload stays: a probe is handed it
+    c.pending.graded(k, flight_key(t));  // its payload stays: a probe is handed it
     leave_in_doubt(c, k, returned.contains(k));
     // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
     if (!returned.contains(k)) {
