@@ -92,9 +92,9 @@ GROUNDPLANE_INLINE std::vector<std::string> open_decisions(const SessionCore& c)
 // A read retries the grades a failed commit left waiting; a store failing here leaves
 // them waiting (the next write retries) rather than failing the read.
 GROUNDPLANE_INLINE void flush_deferred(SessionCore& c) {
-  if (!c.store || c.deferred.empty()) return;
+  if (!c.store || !c.durable.has_deferred()) return;
   try {
-    c.flush();
+    c.durable.flush();
   } catch (const LedgerStoreError&) {
   }
 }
@@ -133,16 +133,15 @@ GROUNDPLANE_INLINE AttemptCounter stored_counter(const SessionCore& c) {
 GROUNDPLANE_INLINE std::vector<std::string> agents_own_changes(const SessionCore& c,
                                                                const std::vector<std::string>& changed,
                                                                std::optional<std::size_t> named,
-                                                               std::map<std::size_t, Unsettled>::const_iterator target,
-                                                               bool from_handler) {
-  const std::optional<std::size_t> about = named                         ? named
-                                           : target != c.unsettled.end() ? std::optional(target->first)
-                                                                         : std::nullopt;
+                                                               PendingFires::const_iterator target, bool from_handler) {
+  const std::optional<std::size_t> about = named                       ? named
+                                           : target != c.pending.end() ? std::optional(target->first)
+                                                                       : std::nullopt;
   const auto& L = c.ledger;
   if (!about || !L.transitions.holds(*about) || L.transitions[*about].principal != Principal::agent) return {};
   if (from_handler) return changed;
   const std::vector<std::string>* writes = nullptr;
-  if (target != c.unsettled.end() && target->first == *about) {
+  if (target != c.pending.end() && target->first == *about) {
     writes = &target->second.writes;
   } else if (const auto m = c.actions.find(L.transitions[*about].action.str()); m != c.actions.end()) {
     writes = &m->second.spec.writes;
@@ -169,15 +168,14 @@ GROUNDPLANE_INLINE std::optional<std::size_t> reported_fire(const SessionCore& c
 
 // The fire a report settles: the one it names, unless that one was reported already;
 // else, naming none, the oldest fire awaiting a report. end() for none.
-GROUNDPLANE_INLINE std::map<std::size_t, Unsettled>::iterator report_target(SessionCore& c,
-                                                                            std::optional<std::size_t> named) {
+GROUNDPLANE_INLINE PendingFires::iterator report_target(SessionCore& c, std::optional<std::size_t> named) {
   if (named) {
-    const auto u = c.unsettled.find(*named);
-    if (u != c.unsettled.end() && !u->second.reported) return u;
+    const auto u = c.pending.find(*named);
+    if (u != c.pending.end() && !u->second.reported) return u;
   } else if (!c.ledger.awaiting_report.empty()) {
-    return c.unsettled.find(*c.ledger.awaiting_report.begin());
+    return c.pending.find(*c.ledger.awaiting_report.begin());
   }
-  return c.unsettled.end();
+  return c.pending.end();
 }
 
 // The state keys a delta is about to change, as they were: put back when the store
@@ -207,7 +205,7 @@ GROUNDPLANE_INLINE void restore_state(nlohmann::json& state, const ReplacedState
 struct StoredReport {
   const nlohmann::json& delta;
   const std::vector<std::string>& agents_own;
-  std::map<std::size_t, Unsettled>::const_iterator target;
+  PendingFires::const_iterator target;
   const Settlement& how;
   const InferredMatch& match;
 };
@@ -215,12 +213,12 @@ struct StoredReport {
 // Stores the report's rows (the state already merged); a store that refuses them
 // leaves the state as it was before the delta.
 GROUNDPLANE_INLINE void store_report(SessionCore& c, const StoredReport& report, const ReplacedState& was) {
-  c.emit(rows::Report{report.delta, report.agents_own});  // copied: the caller notes the changes after
-  if (report.target != c.unsettled.end() && report.target->second.handler_returned)
-    c.emit(rows::Grade{report.target->first, report.how.outcome(), std::nullopt, false});
+  c.durable.emit(rows::Report{report.delta, report.agents_own});  // copied: the caller notes the changes after
+  if (report.target != c.pending.end() && report.target->second.handler_returned)
+    c.durable.emit(rows::Grade{report.target->first, report.how.outcome(), std::nullopt, false});
   if (report.match.id) emit_inferred(c, report.match);
   try {
-    c.flush();
+    c.durable.flush();
   } catch (...) {
     restore_state(c.state, was);
     throw;
@@ -239,7 +237,7 @@ GROUNDPLANE_INLINE std::function<bool(std::size_t)> stale_probe(const SessionCor
 GROUNDPLANE_INLINE GroundTruth render(SessionCore& c, const GroundTruthOptions& opts, RenderProbe* probe) {
   flush_deferred(c);  // the head then covers every grade the block shows
   GroundTruth g = render_ground_truth(c.ledger, opts, probe, stale_probe(c), stored_counter(c), open_decisions(c));
-  g.head = c.head;
+  g.head = c.durable.head();
   return g;
 }
 
@@ -317,9 +315,8 @@ GROUNDPLANE_INLINE std::optional<Ask> mint_ask(SessionCore& c, std::string_view 
   std::vector<ArgumentSupport> support;
   if (!checks.empty() && c.facts) support = review_arguments(*c.facts, checks, input, true).support;
   std::string key = ask_key(id, instance, input);
-  const auto open = c.ask_by_key.find(key);
-  if (open != c.ask_by_key.end()) {
-    const AskStatus& a = L.asks[open->second];
+  if (const auto open = c.open_asks.find(key)) {
+    const AskStatus& a = L.asks[*open];
     if (a.state == AskState::awaiting || (a.state == AskState::approved && !approval_stale(c, a, &it->second.spec)))
       return Ask{a.id, a.action, std::move(support), a.instance};
   }
@@ -328,16 +325,16 @@ GROUNDPLANE_INLINE std::optional<Ask> mint_ask(SessionCore& c, std::string_view 
   std::string ask_id = "ask-" + std::to_string(k + 1);
   if (c.store) {
     std::string action(id);
-    auto does = c.does_to_store(action, it->second.spec.does);
-    c.emit(rows::AskMinted{std::move(action), std::move(does), input, instance});
-    c.flush();
+    auto does = c.durable.does_to_store(action, it->second.spec.does);
+    c.durable.emit(rows::AskMinted{std::move(action), std::move(does), input, instance});
+    c.durable.flush();
   }
   AskStatus minted{ask_id, std::string(id), it->second.spec.does, std::move(input), AskState::awaiting, "", L.version,
                    ""};
   minted.instance = instance;
   L.asks.push_back(std::move(minted));
   try {
-    c.ask_by_key.insert_or_assign(std::move(key), k);
+    c.open_asks.open(std::move(key), k);
     L.awaiting_asks.insert(k);
   } catch (...) {
     L.asks.pop_back();
@@ -420,8 +417,8 @@ GROUNDPLANE_INLINE void Session::undeclare(std::string_view id) {
 GROUNDPLANE_INLINE void Session::move_to(std::string node, std::string focus) {
   detail::SessionLock lock(*core_);
   if (core_->store) {
-    core_->emit(detail::rows::Move{node, focus});
-    core_->flush();
+    core_->durable.emit(detail::rows::Move{node, focus});
+    core_->durable.flush();
   }
   core_->ledger.node = detail::SharedText(std::move(node));
   core_->ledger.focus = std::move(focus);
@@ -473,8 +470,8 @@ GROUNDPLANE_INLINE bool Session::resolve(const std::string& transition_id, bool 
   const auto k = detail::row_index(transition_id, "t-", c.ledger.transitions);
   if (!k || !c.in_doubt.contains(*k)) return false;
   if (c.store) {
-    c.emit(detail::rows::Resolution{*k, happened, by});
-    c.flush();
+    c.durable.emit(detail::rows::Resolution{*k, happened, by});
+    c.durable.flush();
   }
   detail::resolve_in_doubt(c, *k, happened, &by);
   c.trim();
@@ -503,11 +500,11 @@ GROUNDPLANE_INLINE void Session::report_state(const nlohmann::json& delta, std::
   c.state.merge_patch(delta);
   ++c.state_generation;  // selectors answer for the state as it is now
   detail::Settlement how;
-  if (target != c.unsettled.end()) how = detail::judge(c, target->second, delta);
+  if (target != c.pending.end()) how = detail::judge(c, target->second, delta);
   const auto match = inferring ? detail::inferred_match(c, delta) : detail::InferredMatch{};
   if (c.store) detail::store_report(c, {delta, agents_own, target, how, match}, was);
   c.changes.note(changed, c.ledger.version, agents_own);
-  if (target != c.unsettled.end()) detail::settle(c, target, how);
+  if (target != c.pending.end()) detail::settle(c, target, how);
   if (match.id) detail::infer(c, match);
   if (how.thrown) std::rethrow_exception(how.thrown);
 }
@@ -531,13 +528,13 @@ GROUNDPLANE_INLINE ApprovalResult Session::approve_ask(std::string_view ask_id, 
     for (const auto& key : act->second.spec.reads) reads[key] = detail::read_value(c.state, key);
   const auto now = c.now();
   if (c.store) {
-    c.emit(detail::rows::Decision{
+    c.durable.emit(detail::rows::Decision{
         .ask = *k,
         .state = AskState::approved,
         .by = by,
         .approved_at = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count(),
         .reads = reads});
-    c.flush();
+    c.durable.flush();
   }
   a.state = AskState::approved;
   a.by = std::move(by);
@@ -557,8 +554,8 @@ GROUNDPLANE_INLINE ApprovalResult Session::decline_ask(std::string_view ask_id, 
   AskStatus& a = L.asks[*k];
   if (a.state != AskState::awaiting && a.state != AskState::approved) return detail::answered_already(a.state);
   if (core_->store) {
-    core_->emit(detail::rows::Decision{.ask = *k, .state = AskState::declined, .by = by});
-    core_->flush();
+    core_->durable.emit(detail::rows::Decision{.ask = *k, .state = AskState::declined, .by = by});
+    core_->durable.flush();
   }
   a.state = AskState::declined;
   a.by = std::move(by);
@@ -578,8 +575,8 @@ GROUNDPLANE_INLINE ApprovalResult Session::revoke_ask(std::string_view ask_id, s
   if (a.state == AskState::awaiting) return {false, "NOT_APPROVED"};
   if (a.state != AskState::approved) return detail::answered_already(a.state);
   if (core_->store) {
-    core_->emit(detail::rows::Decision{.ask = *k, .state = AskState::revoked, .revoked_by = by});
-    core_->flush();
+    core_->durable.emit(detail::rows::Decision{.ask = *k, .state = AskState::revoked, .revoked_by = by});
+    core_->durable.flush();
   }
   a.state = AskState::revoked;
   a.revoked_by = std::move(by);
@@ -600,8 +597,8 @@ GROUNDPLANE_INLINE ApprovalResult Session::grant_standing(std::string_view actio
     // `does` is frozen at the first grant
     detail::rows::CarriedDoes does;
     if (g == c.standing_index.end()) does.emplace(it->second.spec.does);
-    c.emit(detail::rows::Standing{std::string(action_id), true, by, std::move(does)});
-    c.flush();
+    c.durable.emit(detail::rows::Standing{std::string(action_id), true, by, std::move(does)});
+    c.durable.flush();
   }
   if (g != c.standing_index.end()) {
     StandingGrant& row = L.standing[g->second];
@@ -629,8 +626,8 @@ GROUNDPLANE_INLINE ApprovalResult Session::revoke_standing(std::string_view acti
   const auto g = c.standing_index.find(action_id);
   if (g == c.standing_index.end() || !c.ledger.standing[g->second].active) return {false, "NOT_GRANTED"};
   if (c.store) {
-    c.emit(detail::rows::Standing{std::string(action_id), false, by, std::nullopt});
-    c.flush();
+    c.durable.emit(detail::rows::Standing{std::string(action_id), false, by, std::nullopt});
+    c.durable.flush();
   }
   StandingGrant& row = c.ledger.standing[g->second];
   row.active = false;
@@ -659,8 +656,8 @@ GROUNDPLANE_INLINE WorkHandle Session::begin_work(std::string label, std::string
   const std::size_t k = L.work.size();
   std::string id = row.id;
   if (core_->store) {
-    core_->emit(detail::rows::WorkOpened{row.label, row.transition_id});
-    core_->flush();
+    core_->durable.emit(detail::rows::WorkOpened{row.label, row.transition_id});
+    core_->durable.flush();
   }
   L.work.push_back(std::move(row));
   L.open_work.insert(k);
@@ -758,8 +755,8 @@ GROUNDPLANE_INLINE void Session::acknowledge_stale(std::string_view action) {
   if (!c.actions.contains(action))
     throw ConfigurationError("gp::Session::acknowledge_stale: no action " + detail::quote(action) + " is declared now");
   if (c.store) {
-    c.emit(detail::rows::StaleSeen{std::string(action)});
-    c.flush();
+    c.durable.emit(detail::rows::StaleSeen{std::string(action)});
+    c.durable.flush();
   }
   c.changes.clear(action);
 }
@@ -782,7 +779,7 @@ GROUNDPLANE_INLINE GroundTruth Session::ground_truth(GroundTruthOptions options)
 GROUNDPLANE_INLINE std::string Session::head() const {
   detail::SessionLock lock(*core_);
   detail::flush_deferred(*core_);
-  return core_->head;
+  return core_->durable.head();
 }
 
 GROUNDPLANE_INLINE Brief Session::context_brief(std::optional<std::uint64_t> since_version) const {
@@ -837,8 +834,8 @@ GROUNDPLANE_INLINE std::shared_ptr<detail::SessionCore> Session::make_core(Sessi
 GROUNDPLANE_INLINE void Session::set_actions_stale(bool on) {
   detail::SessionLock lock(*core_);
   if (core_->store) {
-    core_->emit(detail::rows::StaleFlag{on});
-    core_->flush();
+    core_->durable.emit(detail::rows::StaleFlag{on});
+    core_->durable.flush();
   }
   core_->ledger.actions_may_be_stale = on;
 }
@@ -866,8 +863,8 @@ GROUNDPLANE_INLINE void WorkHandle::done() {
   auto& L = core->ledger;
   if (index_ < L.work.size() && L.work[index_].open) {
     if (core->store) {
-      core->emit(detail::rows::WorkClosed{index_});
-      core->flush();
+      core->durable.emit(detail::rows::WorkClosed{index_});
+      core->durable.flush();
     }
     L.work[index_].open = false;
     L.open_work.erase(index_);

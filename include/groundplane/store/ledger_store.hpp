@@ -97,6 +97,7 @@ struct LedgerVerification {
 
 namespace detail {
 struct SessionCore;
+class DurableLog;
 
 // A verdict that vouches for no row: first_bad_row 0 (the ledger cannot be judged) or 1
 // (not one row of it can be vouched for), and what is wrong.
@@ -174,7 +175,7 @@ class LedgerStore {
   virtual LedgerVerification verify() const noexcept = 0;
 
  private:
-  friend struct detail::SessionCore;
+  friend class detail::DurableLog;
   // Set while a Session writes through this store: a second one would append from the
   // same head into the same chain, each unaware of the other's rows.
   std::atomic<bool> backs_a_session_{false};

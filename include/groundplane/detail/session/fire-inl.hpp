@@ -15,7 +15,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_undeclared(SessionCore& c, 
   if (it == c.actions.end()) return Refusal::unknown_affordance;
   Mounted& m = it->second;
   f.mounted = &m;
-  if (!m.flying) m.flying = &c.in_flight.of(m.id.str());
+  if (!m.flying) m.flying = &c.pending.in_flight_of(m.id.str());
   if (!m.receipt)
     if (const auto r = c.ledger.receipts.find(f.id); r != c.ledger.receipts.end()) m.receipt = &r->second;
   return std::nullopt;
@@ -44,7 +44,7 @@ GROUNDPLANE_INLINE std::optional<Refusal> refused_as_unknown_instance(SessionCor
     return Refusal::instance_unknown;
   }
   const std::string key = flight_key(f.id, instance);
-  f.flying = &c.in_flight.of(key);
+  f.flying = &c.pending.in_flight_of(key);
   if (const auto r = c.ledger.receipts.find(key); r != c.ledger.receipts.end()) f.receipt = &r->second;
   return std::nullopt;
 }
@@ -220,7 +220,7 @@ GROUNDPLANE_INLINE bool approval_stale(const SessionCore& c, const AskStatus& a,
 
 GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_view id, const ActionSpec& s) {
   // An action over instances is done per item: as a whole it is never performed.
-  if (s.concurrency != Concurrency::once || s.instances || c.in_flight.any(id)) return false;
+  if (s.concurrency != Concurrency::once || s.instances || c.pending.any_in_flight(id)) return false;
   const auto r = c.ledger.receipts.find(id);
   return r != c.ledger.receipts.end() && !r->second.reopened;
 }
@@ -228,7 +228,8 @@ GROUNDPLANE_INLINE bool would_be_duplicate(const SessionCore& c, std::string_vie
 GROUNDPLANE_INLINE rows::Attempt attempt_row(SessionCore& c, const FireAttempt& f, bool payload) {
   rows::Attempt a;
   a.action = std::string(f.id);
-  a.does = c.does_to_store(a.action, f.mounted ? std::optional<std::string>(f.mounted->spec.does) : std::nullopt);
+  a.does =
+      c.durable.does_to_store(a.action, f.mounted ? std::optional<std::string>(f.mounted->spec.does) : std::nullopt);
   a.principal = f.options.source;
   if (payload) a.payload = f.options.payload;
   a.ask_id = f.options.ask_id;
@@ -263,8 +264,8 @@ GROUNDPLANE_INLINE FireResult refuse(SessionCore& c, FireAttempt& f, Refusal rea
   if (!f.options.request_key.empty()) row.extras.edit().request_key = f.options.request_key;
   if (!f.options.instance.empty()) row.instance = share(f.options.instance, c.last_instance);
   if (c.store) {  // stored first: a store that fails leaves no row anywhere
-    c.emit(rows::Refused{attempt_row(c, f, keep), reason, f.prior, f.failed_checks, out.payload_omitted});
-    c.flush();
+    c.durable.emit(rows::Refused{attempt_row(c, f, keep), reason, f.prior, f.failed_checks, out.payload_omitted});
+    c.durable.flush();
   }
   L.gaps.push_back(std::move(row));
   if (keep && kept_somewhere) c.refused_payload_bytes += bytes;
@@ -303,9 +304,9 @@ GROUNDPLANE_INLINE void store_record(SessionCore& c, const FireAttempt& f, const
   rows::Recorded stored{attempt_row(c, f), f.standing, f.repeat,
                         r.handler ? Outcome::pending : Outcome::not_materialized, r.handler && r.has_writes};
   stored.idempotency_key = r.context.idempotency_key;
-  c.emit(std::move(stored));
-  if (f.spend) c.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
-  c.flush();
+  c.durable.emit(std::move(stored));
+  if (f.spend) c.durable.emit(rows::Decision{.ask = *f.spend, .state = AskState::spent, .spent_by = r.id});
+  c.durable.flush();
 }
 
 // The fire's transition row. It takes the payload from the attempt (the request's binding,
@@ -346,17 +347,16 @@ GROUNDPLANE_INLINE void hold_record(SessionCore& c, const FireAttempt& f, const 
   const std::string& request_key = L.transitions[r.index].extras.get().request_key;
   try {
     if (r.request_key) bind_request(c, request_key, std::move(binding));
-    if (r.handler) InFlight::add(*r.flying, r.index);
+    if (r.handler && !r.has_writes) c.pending.hold(*r.flying, r.index, std::nullopt);
     if (r.handler && r.has_writes) {
-      c.unsettled.emplace(r.index, Unsettled{f.mounted->spec.writes, r.verify});
+      c.pending.hold(*r.flying, r.index, Unsettled{f.mounted->spec.writes, r.verify});
       L.awaiting_report.insert(r.index);
       L.awaiting_by_action.insert(action, r.index);
     }
     if (f.options.source == Principal::agent) c.changes.clear(action);  // the agent acted on what it knew
   } catch (...) {
     stop_awaiting(c, r.index);  // awaiting_report and awaiting_by_action
-    c.unsettled.erase(r.index);
-    graded(c, r.index);  // out of the fires in flight
+    graded(c, r.index);         // out of the pending fires
     unbind_request(c, request_key, r.index);
     L.transitions.pop_back();
     throw;
@@ -428,13 +428,12 @@ GROUNDPLANE_INLINE FireResult grade_failure(SessionCore& c, RecordedFire& r, con
   std::string& error = done.extras.edit().error;
   error = h.thrown ? exception_text(h.thrown) : h.result.error;
   done.extras.prune();
-  c.unsettled.erase(r.index);
   stop_awaiting(c, r.index);
   graded(c, r.index, r.flying);
   mark_request_failed(c, r.index);
   if (c.store) {
-    c.emit(rows::Grade{r.index, Outcome::handler_failed, done.extras.get().error, false});
-    c.flush();
+    c.durable.emit(rows::Grade{r.index, Outcome::handler_failed, done.extras.get().error, false});
+    c.durable.flush();
   }
   if (h.thrown) {
     lock.release();
@@ -468,12 +467,13 @@ GROUNDPLANE_INLINE FireResult grade_return(SessionCore& c, RecordedFire& r, cons
   const auto returned = [&] {
     if (!c.store) return;
     const RowExtras& kept = L.transitions[r.index].extras.get();
-    c.defer(rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true, kept.data, kept.data_omitted});
-    c.flush();
+    c.durable.defer(
+        rows::Grade{r.index, L.transitions[r.index].outcome, std::nullopt, true, kept.data, kept.data_omitted});
+    c.durable.flush();
   };
   if (r.has_writes) {
-    const auto u = c.unsettled.find(r.index);
-    if (u != c.unsettled.end()) {
+    const auto u = c.pending.find(r.index);
+    if (u != c.pending.end()) {
       u->second.handler_returned = true;
       if (u->second.reported) finalize(c, u, false);  // the returned row below carries the grade
     }

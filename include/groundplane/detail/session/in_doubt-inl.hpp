@@ -76,11 +76,11 @@ GROUNDPLANE_INLINE void probe_in_doubt(SessionCore& c, const std::string& action
   std::vector<std::pair<std::size_t, bool>> answers;
   for (const Asked& a : asked)
     if (a.answer && c.in_doubt.contains(a.index)) {
-      c.emit(rows::Resolution{a.index, *a.answer, std::nullopt});
+      c.durable.emit(rows::Resolution{a.index, *a.answer, std::nullopt});
       answers.emplace_back(a.index, *a.answer);
     }
   try {
-    c.flush();
+    c.durable.flush();
   } catch (...) {
     for (const Asked& a : asked)
       if (const auto d = c.in_doubt.find(a.index); d != c.in_doubt.end()) d->second.asked = false;

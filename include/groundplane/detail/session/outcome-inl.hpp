@@ -137,13 +137,13 @@ GROUNDPLANE_INLINE nlohmann::json with_instance(nlohmann::json out, const std::s
 }
 
 // The app's reply to an id it never issued: what the agent could have meant. `pending` is
-// every fire not settled yet (in_flight), oldest first: a handler still running, with or
+// every fire not settled yet (in flight in PendingFires), oldest first: a handler still running, with or
 // without declared writes, as well as a fire awaiting the app's report; an empty list
 // tells the model nothing is live. A fire the app stopped in is no longer in flight after
 // a restart, so a fire in doubt is never listed here.
 GROUNDPLANE_INLINE nlohmann::json unknown_answer(const SessionCore& c) {
   const auto& L = c.ledger;
-  std::vector<std::size_t> unsettled = c.in_flight.all();
+  std::vector<std::size_t> unsettled = c.pending.all_in_flight();
   std::sort(unsettled.begin(), unsettled.end());
   nlohmann::json pending = nlohmann::json::array();
   for (const std::size_t k : unsettled)

@@ -142,6 +142,70 @@ GROUNDPLANE_INLINE const FireContext* running_context_of(const SessionCore* core
   return nullptr;
 }
 
+GROUNDPLANE_INLINE DurableLog::DurableLog(std::shared_ptr<LedgerStore> store, const Ledger& ledger)
+    : store_(std::move(store)), ledger_(ledger) {
+  if (store_ && store_->writable()) {
+    if (store_->backs_a_session_.exchange(true))
+      throw ConfigurationError(
+          "gp::SessionOptions::store already backs a live Session: one Session writes through a store (open "
+          "another store for another Session)");
+    claimed_store_ = true;
+  }
+}
+
+GROUNDPLANE_INLINE DurableLog::~DurableLog() {
+  outbox_.clear();  // only rows of a call that did not complete could be left here
+  try {
+    flush();
+  } catch (...) {  // a destructor must not throw; those grades read "stopped" after a restore
+  }
+  if (claimed_store_) store_->backs_a_session_ = false;
+}
+
+GROUNDPLANE_INLINE rows::CarriedDoes DurableLog::does_to_store(const std::string& action,
+                                                               const std::optional<std::string>& does) {
+  if (!store_) return std::nullopt;
+  const auto it = does_written_.find(action);
+  if (it != does_written_.end() && it->second == does) return std::nullopt;
+  does_written_.insert_or_assign(action, does);
+  return rows::CarriedDoes(std::in_place, does);
+}
+
+GROUNDPLANE_INLINE const rows::ActionRule* DurableLog::stored_rule(std::string_view action) const {
+  const auto it = stored_rules_.find(action);
+  return it == stored_rules_.end() ? nullptr : &it->second;
+}
+
+GROUNDPLANE_INLINE void DurableLog::restored(std::string head,
+                                             std::map<std::string, std::optional<std::string>, std::less<>> does,
+                                             rows::ActionRules rules) {
+  head_ = std::move(head);
+  does_written_ = std::move(does);
+  stored_rules_ = std::move(rules);
+}
+
+GROUNDPLANE_INLINE void DurableLog::flush() {
+  if (!store_ || (outbox_.empty() && deferred_.empty())) return;
+  try {
+    if (deferred_.empty()) {
+      head_ = store_->append(outbox_).hex;
+    } else if (outbox_.empty()) {  // a fire's grade after its handler returned: the usual case
+      head_ = store_->append(deferred_).hex;
+      deferred_.clear();
+    } else {
+      std::vector<LedgerRow> rows = deferred_;
+      rows.insert(rows.end(), std::make_move_iterator(outbox_.begin()), std::make_move_iterator(outbox_.end()));
+      head_ = store_->append(rows).hex;
+      deferred_.clear();
+    }
+  } catch (...) {
+    outbox_.clear();
+    does_written_.clear();  // unknown what the store holds: the next rows say their `does` again
+    throw;
+  }
+  outbox_.clear();
+}
+
 GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
     : state(std::move(o.state)),
       require_human_approval(o.require_human_approval),
@@ -153,55 +217,9 @@ GROUNDPLANE_INLINE SessionCore::SessionCore(SessionOptions o)
       clock(std::move(o.clock)),
       max_data_bytes(o.max_data_bytes),
       facts(o.facts),
-      max_refused_payload_bytes(o.max_refused_payload_bytes) {
+      max_refused_payload_bytes(o.max_refused_payload_bytes),
+      durable(store, ledger) {
   ledger.node = SharedText(std::move(o.node));
-  if (store && store->writable()) {
-    if (store->backs_a_session_.exchange(true))
-      throw ConfigurationError(
-          "gp::SessionOptions::store already backs a live Session: one Session writes through a store (open "
-          "another store for another Session)");
-    claimed_store = true;
-  }
-}
-
-GROUNDPLANE_INLINE rows::CarriedDoes SessionCore::does_to_store(const std::string& action,
-                                                                const std::optional<std::string>& does) {
-  if (!store) return std::nullopt;
-  const auto it = does_written.find(action);
-  if (it != does_written.end() && it->second == does) return std::nullopt;
-  does_written.insert_or_assign(action, does);
-  return rows::CarriedDoes(std::in_place, does);
-}
-
-GROUNDPLANE_INLINE void SessionCore::flush() {
-  if (!store || (outbox.empty() && deferred.empty())) return;
-  try {
-    if (deferred.empty()) {
-      head = store->append(outbox).hex;
-    } else if (outbox.empty()) {  // a fire's grade after its handler returned: the usual case
-      head = store->append(deferred).hex;
-      deferred.clear();
-    } else {
-      std::vector<LedgerRow> rows = deferred;
-      rows.insert(rows.end(), std::make_move_iterator(outbox.begin()), std::make_move_iterator(outbox.end()));
-      head = store->append(rows).hex;
-      deferred.clear();
-    }
-  } catch (...) {
-    outbox.clear();
-    does_written.clear();  // unknown what the store holds: the next rows say their `does` again
-    throw;
-  }
-  outbox.clear();
-}
-
-GROUNDPLANE_INLINE SessionCore::~SessionCore() {
-  outbox.clear();  // only rows of a call that did not complete could be left here
-  try {
-    flush();
-  } catch (...) {  // a destructor must not throw; those grades read "stopped" after a restore
-  }
-  if (claimed_store) store->backs_a_session_ = false;
 }
 
 GROUNDPLANE_INLINE void SessionCore::trim() {

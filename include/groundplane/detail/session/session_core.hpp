@@ -4,8 +4,8 @@
 //
 // Everything the session decides from lives in `ledger` (rows and the plain records of
 // asks, standing grants and once receipts) and `state`; fires still pending are the
-// transitions whose outcome is Outcome::pending. Everything else here (in_flight,
-// unsettled, ask_by_key, standing_index, the Ledger's index sets) is derived from those
+// transitions whose outcome is Outcome::pending. Everything else here (pending,
+// open_asks, standing_index, the Ledger's index sets) is derived from those
 // rows, so a session restored from stored rows rebuilds it.
 //
 // The session's steps live beside this header, each with its part: detail/session/fire.hpp (a
@@ -72,7 +72,7 @@ struct Mounted {
   std::optional<JsonSchema> input = std::nullopt;  // spec.input compiled at declare; none when not declared
   // Found on the first fire and kept, so a fire looks neither up: the session's in-flight
   // lists and once receipts are never erased, so these stay valid while the session lives.
-  std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (InFlight::of)
+  std::vector<std::size_t>* flying = nullptr;  // this action's fires in flight (PendingFires::in_flight_of)
   OnceReceipt* receipt = nullptr;              // its once receipt, once it has one
   // The selector's last answer and the state generation it was given: asked again only
   // once the state has changed (a failure is not kept: it may pass).
@@ -114,9 +114,137 @@ class InFlight {
   std::map<std::string, std::vector<std::size_t>, std::less<>> by_action_;
 };
 
+// The rows a session's calls make, on their way to its store (a session without one
+// keeps none). Invariant: the rows of the call in progress are committed together and a
+// failed commit stores none of them, while grades deferred by a failed commit go first in
+// the next one and are kept until one succeeds.
+class DurableLog {
+ public:
+  // Claims a writable store for this session (ConfigurationError: another session holds it).
+  DurableLog(std::shared_ptr<LedgerStore> store, const Ledger& ledger);
+  // Drops an unfinished call's rows, tries the deferred grades once more, frees the store.
+  ~DurableLog();
+  DurableLog(const DurableLog&) = delete;
+  DurableLog& operator=(const DurableLog&) = delete;
+
+  // A row of the call in progress (rows/ledger_codec.hpp), at the ledger's current version.
+  template <class Row>
+  void emit(Row row) {
+    if (store_) outbox_.push_back(LedgerRow{ledger_.version, std::string(Row::kind), std::move(row).encode()});
+  }
+  // A row that outlives a failed commit (a returned handler's grade).
+  template <class Row>
+  void defer(Row row) {
+    if (store_) deferred_.push_back(LedgerRow{ledger_.version, std::string(Row::kind), std::move(row).encode()});
+  }
+  // Commits the call's rows as one unit. On failure nothing of them is stored and the
+  // LedgerStoreError propagates. Deferred grades go first (they are older) and stay
+  // deferred if the store fails: they describe what already happened, unlike the failing
+  // call's own rows.
+  void flush();
+  bool has_deferred() const noexcept { return !deferred_.empty(); }
+
+  // Hex hash of the newest stored row.
+  const std::string& head() const noexcept { return head_; }
+  // The `does` a row about `action` carries: absent when the action's latest stored row
+  // already said it.
+  rows::CarriedDoes does_to_store(const std::string& action, const std::optional<std::string>& does);
+  // `action`'s rule as the store holds it; null before its first declare is stored.
+  const rows::ActionRule* stored_rule(std::string_view action) const;
+  void rule_stored(const std::string& action, const rows::ActionRule& rule) {
+    stored_rules_.insert_or_assign(action, rule);
+  }
+  // Takes up where the restored rows end: their head, each action's latest `does` and rule.
+  void restored(std::string head, std::map<std::string, std::optional<std::string>, std::less<>> does,
+                rows::ActionRules rules);
+
+ private:
+  const std::shared_ptr<LedgerStore> store_;  // null: memory only
+  const Ledger& ledger_;                      // whose version a row carries
+  bool claimed_store_ = false;                // this session holds the store (LedgerStore::backs_a_session_)
+  std::string head_;
+  std::vector<LedgerRow> outbox_;  // rows made by the call in progress
+  // Grades of fires whose handler returned but whose commit failed: the handler ran, so
+  // the row is kept and goes first in the next commit (a call that writes, a block,
+  // head(), the session's end) rather than being dropped like a failed call's own rows.
+  std::vector<LedgerRow> deferred_;
+  // The `does` each action's latest stored row carried: a row repeats it only when it
+  // changes, so a long session does not store the same sentence a million times.
+  std::map<std::string, std::optional<std::string>, std::less<>> does_written_;
+  rows::ActionRules stored_rules_;  // recorded at each action's first declare
+};
+
+// The open asks by what they ask: ask_key(action, item, canonical input) -> index in the
+// ledger's asks, so asking again and firing never scan the asks. Invariant: one open ask
+// per (action, item, canonical input), and an entry is taken out only by the ask it names.
+class OpenAsks {
+ public:
+  // The open ask under `key` (ask_key), if any.
+  std::optional<std::size_t> find(const std::string& key) const {
+    const auto it = by_key_.find(key);
+    return it == by_key_.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+  }
+  // `ask` is now the open ask under `key`, in place of any before it.
+  void open(std::string key, std::size_t ask) { by_key_.insert_or_assign(std::move(key), ask); }
+  // `ask` closed: its key is free, unless a newer ask holds it already.
+  void close(const std::string& key, std::size_t ask) {
+    const auto it = by_key_.find(key);
+    if (it != by_key_.end() && it->second == ask) by_key_.erase(it);
+  }
+
+ private:
+  std::unordered_map<std::string, std::size_t> by_key_;
+};
+
+// The recorded fires not graded yet: each by what it is tracked under (flight_key), for
+// single_flight and once, and those whose action declares writes with what grading them
+// needs. Invariant: a fire awaiting its grade is also in flight, and grading it takes it
+// out of both.
+class PendingFires {
+ public:
+  using Awaiting = std::map<std::size_t, Unsettled>;  // by transition index
+  using iterator = Awaiting::iterator;
+  using const_iterator = Awaiting::const_iterator;
+
+  // The fire `index` awaiting its grade; end() when it is not.
+  iterator find(std::size_t index) { return awaiting_.find(index); }
+  iterator end() noexcept { return awaiting_.end(); }
+  const_iterator end() const noexcept { return awaiting_.end(); }
+
+  bool any_in_flight(std::string_view key) const { return in_flight_.any(key); }
+  // `key`'s fires in flight, oldest first: a list that lives as long as the session.
+  std::vector<std::size_t>& in_flight_of(const std::string& key) { return in_flight_.of(key); }
+  // Every fire in flight, each key's oldest first.
+  std::vector<std::size_t> all_in_flight() const { return in_flight_.all(); }
+
+  // Fire `index` is in flight in `flying` (in_flight_of its key) and, with `awaiting`,
+  // awaits its grade. All or none.
+  void hold(std::vector<std::size_t>& flying, std::size_t index, std::optional<Unsettled> awaiting) {
+    InFlight::add(flying, index);
+    if (!awaiting) return;
+    try {
+      awaiting_.emplace(index, std::move(*awaiting));
+    } catch (...) {
+      InFlight::remove(flying, index);
+      throw;
+    }
+  }
+  // A restored fire still in flight (the restart stops it).
+  void restored_in_flight(const std::string& key, std::size_t index) { in_flight_.add(key, index); }
+  // Fire `index`, tracked under `key` (or in `flying` when known), is graded: out of both.
+  void graded(std::size_t index, std::string_view key, std::vector<std::size_t>* flying = nullptr) {
+    awaiting_.erase(index);
+    if (flying) InFlight::remove(*flying, index);
+    else in_flight_.remove(key, index);
+  }
+
+ private:
+  Awaiting awaiting_;
+  InFlight in_flight_;
+};
+
 struct SessionCore : SessionMutex {
   explicit SessionCore(SessionOptions o);
-  ~SessionCore();
   SessionCore(const SessionCore&) = delete;
   SessionCore& operator=(const SessionCore&) = delete;
 
@@ -139,43 +267,13 @@ struct SessionCore : SessionMutex {
 
   std::chrono::system_clock::time_point now() const { return clock ? clock() : std::chrono::system_clock::now(); }
 
-  // ---- the durable ledger (store set): rows a call made, committed together before it returns
-  bool claimed_store = false;     // this session holds the store (LedgerStore::backs_a_session_)
-  std::string head;               // hex hash of the newest stored row
-  std::vector<LedgerRow> outbox;  // rows made by the call in progress
-  // Grades of fires whose handler returned but whose commit failed: the handler ran, so
-  // the row is kept and goes first in the next commit (a call that writes, a block,
-  // head(), the session's end) rather than being dropped like a failed call's own rows.
-  std::vector<LedgerRow> deferred;
-  // The `does` each action's latest stored row carried: a row repeats it only when it
-  // changes, so a long session does not store the same sentence a million times.
-  std::map<std::string, std::optional<std::string>, std::less<>> does_written;
-  // Each action's rule as the store holds it (recorded at its first declare).
-  rows::ActionRules stored_rules;
-
   // The policy as SessionOptions' members say it.
   rows::Policy policy() const {
     return {require_human_approval, allow_unmaterialized_fires, static_cast<std::int64_t>(approval_ttl.count())};
   }
 
-  // A row of the call in progress (rows/ledger_codec.hpp), at the current version.
-  template <class Row>
-  void emit(Row row) {
-    if (store) outbox.push_back(LedgerRow{ledger.version, std::string(Row::kind), std::move(row).encode()});
-  }
-  // A row that outlives a failed commit (a returned handler's grade).
-  template <class Row>
-  void defer(Row row) {
-    if (store) deferred.push_back(LedgerRow{ledger.version, std::string(Row::kind), std::move(row).encode()});
-  }
-  // The `does` a row about `action` carries: absent when the action's latest stored row
-  // already said it.
-  rows::CarriedDoes does_to_store(const std::string& action, const std::optional<std::string>& does);
-  // Commits the call's rows as one unit. On failure nothing of them is stored and the
-  // LedgerStoreError propagates. Deferred grades go first (they are older) and stay
-  // deferred if the store fails: they describe what already happened, unlike the failing
-  // call's own rows.
-  void flush();
+  // The rows this session's calls make, on their way to the store (none without one).
+  DurableLog durable;
 
   // Under max_rows_in_memory: once more attempts are held than the cap, the oldest
   // quarter of it goes (in block order: a refusal before the transition of its version),
@@ -191,13 +289,10 @@ struct SessionCore : SessionMutex {
   std::uint64_t next_generation = 1;
   std::uint64_t next_order = 0;
 
-  std::map<std::size_t, Unsettled> unsettled;  // by transition index
-  InFlight in_flight;
+  PendingFires pending;      // the recorded fires not graded yet
   SharedText last_refused;   // the id of the latest refusal of an undeclared action: repeats share it
   SharedText last_instance;  // the item the latest fire named: fires of the same item share it
-  // The open ask for an action and an input: (action, canonical input) -> index in asks,
-  // so asking again and firing never scan the asks.
-  std::unordered_map<std::string, std::size_t> ask_by_key;
+  OpenAsks open_asks;        // the open ask for each action, item and input
   std::map<std::string, std::size_t, std::less<>> standing_index;  // action -> index in ledger.standing
   ChangedKeys changes;                 // which state keys reports changed, and when: carried staleness
   std::uint64_t state_generation = 1;  // bumped by every report: what a selector's answer is kept for
@@ -215,7 +310,7 @@ struct SessionCore : SessionMutex {
 // list them); a ConfigurationError it throws (it called back into the session) propagates.
 const ItemSet* items_of(const SessionCore& c, const Mounted& m);
 
-// (action, instance, input) as ask_by_key holds it.
+// (action, instance, input) as OpenAsks holds it.
 std::string ask_key(std::string_view action, std::string_view instance, const nlohmann::json& input);
 
 // What single_flight and once track a fire under (InFlight, Ledger::receipts): its action

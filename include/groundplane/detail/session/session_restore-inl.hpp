@@ -136,7 +136,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::Recorded&& t) {
   L.version = r.row->version + 1;
   if (t.fire.principal == Principal::agent) c.changes.clear(a);
   if (t.outcome == Outcome::pending) {
-    c.in_flight.add(flight_key(L.transitions[idx]), idx);
+    c.pending.restored_in_flight(flight_key(L.transitions[idx]), idx);
     if (t.awaits_report) {
       L.awaiting_report.insert(idx);
       L.awaiting_by_action.insert(a, idx);
@@ -206,7 +206,7 @@ GROUNDPLANE_INLINE void apply(Replay& r, rows::AskMinted&& q) {
               ""};
   a.instance = std::move(q.instance);
   L.asks.push_back(std::move(a));
-  c.ask_by_key.insert_or_assign(std::move(key), idx);
+  c.open_asks.open(std::move(key), idx);
   L.awaiting_asks.insert(idx);
 }
 
@@ -384,22 +384,22 @@ GROUNDPLANE_INLINE std::string rule_differences(const rows::ActionRule& stored, 
 GROUNDPLANE_INLINE void keep_action_rule(SessionCore& c, const std::string& id, const ActionSpec& spec) {
   if (!c.store || !c.store->writable()) return;
   const rows::ActionRule given{spec.high_effect, spec.concurrency};
-  const auto stored = c.stored_rules.find(id);
+  const rows::ActionRule* stored = c.durable.stored_rule(id);
   rows::PolicyChange row;
   row.actions.emplace(id, given);
-  if (stored != c.stored_rules.end()) {
-    if (stored->second == given) return;
+  if (stored) {
+    if (*stored == given) return;
     if (c.policy_change.empty())
       throw ConfigurationError("gp::Session::declare(" + quote(id) +
-                               "): the ledger holds another rule for it: " + rule_differences(stored->second, given) +
+                               "): the ledger holds another rule for it: " + rule_differences(*stored, given) +
                                ". Declare it as stored, or set gp::SessionOptions::policy_change to the reason for "
                                "the change (recorded in the ledger)");
-    row.was_actions.emplace(id, stored->second);
+    row.was_actions.emplace(id, *stored);
     row.reason = c.policy_change;
   }
-  c.emit(std::move(row));
-  c.flush();
-  c.stored_rules.insert_or_assign(id, given);
+  c.durable.emit(std::move(row));
+  c.durable.flush();
+  c.durable.rule_stored(id, given);
 }
 
 // The restored session's policy, against the one it is given: a read-only store's
@@ -407,7 +407,6 @@ GROUNDPLANE_INLINE void keep_action_rule(SessionCore& c, const std::string& id, 
 // (ConfigurationError) unless given a policy_change, which the returned row records, as it
 // records the given policy of a session stored before 0.4.
 GROUNDPLANE_INLINE std::optional<rows::PolicyChange> settle_policy(SessionCore& c, const Replay& r) {
-  c.stored_rules = r.rules;
   if (!c.store->writable()) {
     if (r.policy) {
       c.require_human_approval = r.policy->require_human_approval;
@@ -443,8 +442,8 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
       throw refused(e);
     }
     if (!store.writable()) return;  // read, an empty session: nothing to start it with
-    c.emit(rows::Start{c.ledger.node.str(), c.state, c.policy()});
-    c.flush();
+    c.durable.emit(rows::Start{c.ledger.node.str(), c.state, c.policy()});
+    c.durable.flush();
     return;
   }
   c.state = nlohmann::json::object();
@@ -459,21 +458,20 @@ GROUNDPLANE_INLINE void open_store(SessionCore& c) {
   } catch (const ChainBroken& e) {
     throw refused(e);
   }
-  c.head = to_hex(last);
-  c.does_written = std::move(r.does);
+  c.durable.restored(to_hex(last), std::move(r.does), std::move(r.rules));
   // Checked before anything is written: a refused policy leaves the ledger as it was.
   std::optional<rows::PolicyChange> policy = settle_policy(c, r);
   release_stored_requests(c);
   // The app stopped: what it was doing is no longer awaited.
-  std::vector<std::size_t> flying = c.in_flight.all();
+  std::vector<std::size_t> flying = c.pending.all_in_flight();
   std::sort(flying.begin(), flying.end());
   rows::Restart rs{{flying.begin(), flying.end()}, {c.ledger.open_work.begin(), c.ledger.open_work.end()}};
   const bool stopped = !rs.fires.empty() || !rs.work.empty();
   if (stopped) stop_all(c, rs.fires, rs.work, r.returned);
   if (!store.writable()) return;
-  if (stopped) c.emit(std::move(rs));
-  if (policy) c.emit(std::move(*policy));
-  c.flush();
+  if (stopped) c.durable.emit(std::move(rs));
+  if (policy) c.durable.emit(std::move(*policy));
+  c.durable.flush();
 }
 
 }  // namespace groundplane::detail

@@ -12,16 +12,14 @@ namespace groundplane::detail {
 GROUNDPLANE_INLINE void closed_ask(SessionCore& c, std::size_t k) {
   if (c.holds_payloads()) return;
   AskStatus& a = c.ledger.asks[k];
-  const auto key = c.ask_by_key.find(ask_key(a.action, a.instance, a.input));
-  if (key != c.ask_by_key.end() && key->second == k) c.ask_by_key.erase(key);
+  c.open_asks.close(ask_key(a.action, a.instance, a.input), k);
   a.input = nullptr;
 }
 
 GROUNDPLANE_INLINE void graded(SessionCore& c, std::size_t idx, std::vector<std::size_t>* flying) {
   TransitionRecord& row = c.ledger.transitions[idx];
   if (!c.holds_payloads()) row.extras.drop_payload();
-  if (flying) InFlight::remove(*flying, idx);
-  else c.in_flight.remove(flight_key(row), idx);
+  c.pending.graded(idx, flight_key(row), flying);
 }
 
 GROUNDPLANE_INLINE void stop_awaiting(SessionCore& c, std::size_t idx) {
@@ -29,22 +27,20 @@ GROUNDPLANE_INLINE void stop_awaiting(SessionCore& c, std::size_t idx) {
   if (L.awaiting_report.erase(idx) != 0) L.awaiting_by_action.erase(L.transitions[idx].action.str(), idx);
 }
 
-GROUNDPLANE_INLINE void finalize(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, bool store_row) {
+GROUNDPLANE_INLINE void finalize(SessionCore& c, PendingFires::iterator u, bool store_row) {
   TransitionRecord& row = c.ledger.transitions[u->first];
   row.outcome = u->second.verify_failed ? Outcome::verify_failed
                 : u->second.observed    ? Outcome::observed
                                         : Outcome::not_observed;
-  if (store_row && c.store) c.emit(rows::Grade{u->first, row.outcome, std::nullopt, false});
-  const std::size_t idx = u->first;
-  c.unsettled.erase(u);
-  graded(c, idx);
+  if (store_row && c.store) c.durable.emit(rows::Grade{u->first, row.outcome, std::nullopt, false});
+  graded(c, u->first);
 }
 
 GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string code) {
   auto& L = c.ledger;
   if (c.store) {
-    c.emit(rows::Grade{idx, Outcome::rejected, code, false});
-    c.flush();
+    c.durable.emit(rows::Grade{idx, Outcome::rejected, code, false});
+    c.durable.flush();
   }
   TransitionRecord& t = L.transitions[idx];
   t.outcome = Outcome::rejected;
@@ -53,7 +49,6 @@ GROUNDPLANE_INLINE void reject_fire(SessionCore& c, std::size_t idx, std::string
     t.extras.prune();
   }
   stop_awaiting(c, idx);
-  c.unsettled.erase(idx);
   graded(c, idx);
   // The app says it did not happen: a `once` action may be fired again. (Receipts are
   // never erased: declarations keep pointers to them; a reopened one gates nothing.)
@@ -76,7 +71,7 @@ GROUNDPLANE_INLINE Settlement judge(const SessionCore& c, const Unsettled& s, co
   return how;
 }
 
-GROUNDPLANE_INLINE void settle(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, const Settlement& how) {
+GROUNDPLANE_INLINE void settle(SessionCore& c, PendingFires::iterator u, const Settlement& how) {
   auto& s = u->second;
   s.reported = true;
   stop_awaiting(c, u->first);
@@ -96,7 +91,7 @@ GROUNDPLANE_INLINE InferredMatch inferred_match(const SessionCore& c, const nloh
   }
   if (n != 1) return {};
   const auto con = m.action->spec.concurrency;
-  m.repeat = (con != Concurrency::parallel && c.in_flight.any(*m.id)) ||
+  m.repeat = (con != Concurrency::parallel && c.pending.any_in_flight(*m.id)) ||
              (con == Concurrency::once && c.ledger.receipts.contains(*m.id));
   return m;
 }
@@ -104,9 +99,9 @@ GROUNDPLANE_INLINE InferredMatch inferred_match(const SessionCore& c, const nloh
 GROUNDPLANE_INLINE void emit_inferred(SessionCore& c, const InferredMatch& m) {
   rows::Attempt a;
   a.action = *m.id;
-  a.does = c.does_to_store(*m.id, m.action->spec.does);
+  a.does = c.durable.does_to_store(*m.id, m.action->spec.does);
   a.principal = Principal::user;
-  c.emit(rows::Recorded{std::move(a), false, m.repeat, Outcome::inferred, false});
+  c.durable.emit(rows::Recorded{std::move(a), false, m.repeat, Outcome::inferred, false});
 }
 
 GROUNDPLANE_INLINE void infer(SessionCore& c, const InferredMatch& m) {
@@ -130,8 +125,7 @@ GROUNDPLANE_INLINE void stop_all(SessionCore& c, const std::vector<std::uint64_t
     if (t.outcome != Outcome::pending) continue;
     t.outcome = Outcome::stopped;
     stop_awaiting(c, k);
-    c.unsettled.erase(k);
-    c.in_flight.remove(flight_key(t), k);  // its payload stays: a probe is handed it
+    c.pending.graded(k, flight_key(t));  // its payload stays: a probe is handed it
     leave_in_doubt(c, k, returned.contains(k));
     // Its handler may have run: for `once`, unprovable non-execution is not non-execution.
     if (!returned.contains(k)) {

@@ -30,7 +30,7 @@ void stop_awaiting(SessionCore& c, std::size_t idx);
 
 // Grades a fire whose handler returned and whose report came (and stores the grade,
 // unless the caller's row carries it).
-void finalize(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, bool store_row = true);
+void finalize(SessionCore& c, PendingFires::iterator u, bool store_row = true);
 
 // Session::reject: the fire at idx (pending) did not happen; the row is stored first.
 void reject_fire(SessionCore& c, std::size_t idx, std::string code);
@@ -48,7 +48,7 @@ struct Settlement {
 Settlement judge(const SessionCore& c, const Unsettled& s, const nlohmann::json& delta);
 
 // The delta is merged and its rows are stored.
-void settle(SessionCore& c, std::map<std::size_t, Unsettled>::iterator u, const Settlement& how);
+void settle(SessionCore& c, PendingFires::iterator u, const Settlement& how);
 
 // A delta nobody fired is attributed only when exactly one declared action's writes are
 // all in it, and marked as inference.
