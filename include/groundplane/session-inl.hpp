@@ -8,11 +8,13 @@
 #include "groundplane/detail/json/deep_json.hpp"
 #include "groundplane/detail/session/fire.hpp"
 #include "groundplane/detail/session/in_doubt.hpp"
+#include "groundplane/detail/session/listing.hpp"
 #include "groundplane/detail/session/outcome.hpp"
 #include "groundplane/detail/session/request_keys.hpp"
 #include "groundplane/detail/session/session_core.hpp"
 #include "groundplane/detail/session/session_restore.hpp"
 #include "groundplane/detail/session/settlement.hpp"
+#include "groundplane/detail/session/state_reports.hpp"
 #include "groundplane/detail/text/escape.hpp"
 
 namespace groundplane {
@@ -37,15 +39,6 @@ GROUNDPLANE_INLINE ApprovalResult answered_already(AskState s) {
       break;
   }
   return {true, ""};
-}
-
-// What is declared now, in declaration order.
-GROUNDPLANE_INLINE std::vector<const std::pair<const std::string, Mounted>*> declared_in_order(const SessionCore& c) {
-  std::vector<const std::pair<const std::string, Mounted>*> mounted;
-  mounted.reserve(c.actions.size());
-  for (const auto& kv : c.actions) mounted.push_back(&kv);
-  std::sort(mounted.begin(), mounted.end(), [](auto* a, auto* b) { return a->second.order < b->second.order; });
-  return mounted;
 }
 
 // What is declared now, in declaration order, with enabled_when evaluated now.
@@ -87,151 +80,6 @@ GROUNDPLANE_INLINE std::vector<std::string> open_decisions(const SessionCore& c)
   for (Decision& d : list_decisions(c))
     if (d.made != true) out.push_back(std::move(d.action));
   return out;
-}
-
-// A read retries the grades a failed commit left waiting; a store failing here leaves
-// them waiting (the next write retries) rather than failing the read.
-GROUNDPLANE_INLINE void flush_deferred(SessionCore& c) {
-  if (!c.store || !c.durable.has_deferred()) return;
-  try {
-    c.durable.flush();
-  } catch (const LedgerStoreError&) {
-  }
-}
-
-// With a store, the attempts since a version are counted in the store when the session
-// no longer holds them all: a binary search for the first stored row at that version
-// (O(log rows) reads), then one pass over the rows after it.
-GROUNDPLANE_INLINE AttemptCounter stored_counter(const SessionCore& c) {
-  if (!c.store) return nullptr;
-  return [&c](std::uint64_t since) -> std::optional<std::size_t> {
-    const LedgerStore& store = *c.store;
-    std::uint64_t lo = 1, hi = store.head().rows + 1;
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      std::uint64_t version = 0;
-      store.read(mid, [&](const StoredRow& row) {
-        version = row.version;
-        return false;
-      });
-      if (version < since) lo = mid + 1;
-      else hi = mid;
-    }
-    std::size_t n = 0;
-    store.read(lo, [&](const StoredRow& row) {
-      if (row.version >= since && (row.kind == rows::Recorded::kind || row.kind == rows::Refused::kind)) ++n;
-      return true;
-    });
-    return n;
-  };
-}
-
-// Which of a report's changes were the agent's own recorded fire's doing (they never make
-// its view stale): all of them from inside that fire's handler; else, for a report naming
-// or settling an agent's fire, the changes within that action's declared writes. A
-// change outside them is someone else's, even reported with it.
-GROUNDPLANE_INLINE std::vector<std::string> agents_own_changes(const SessionCore& c,
-                                                               const std::vector<std::string>& changed,
-                                                               std::optional<std::size_t> named,
-                                                               PendingFires::const_iterator target, bool from_handler) {
-  const std::optional<std::size_t> about = named                       ? named
-                                           : target != c.pending.end() ? std::optional(target->first)
-                                                                       : std::nullopt;
-  const auto& L = c.ledger;
-  if (!about || !L.transitions.holds(*about) || L.transitions[*about].principal != Principal::agent) return {};
-  if (from_handler) return changed;
-  const std::vector<std::string>* writes = nullptr;
-  if (target != c.pending.end() && target->first == *about) {
-    writes = &target->second.writes;
-  } else if (const auto m = c.actions.find(L.transitions[*about].action.str()); m != c.actions.end()) {
-    writes = &m->second.spec.writes;
-  }
-  std::vector<std::string> own;
-  if (writes == nullptr) return own;
-  for (const std::string& p : changed)
-    if (std::any_of(writes->begin(), writes->end(),
-                    [&](const std::string& w) { return pointers_overlap(state_key_pointer(w), p); }))
-      own.push_back(p);
-  return own;
-}
-
-// The fire a report names: by its transition id, else (none given) the fire whose
-// handler is reporting on its own fire, if any. ConfigurationError for an id never recorded.
-GROUNDPLANE_INLINE std::optional<std::size_t> reported_fire(const SessionCore& c, const std::string& transition_id) {
-  if (transition_id.empty()) return running_fire_of(&c);
-  const auto named = row_index(transition_id, "t-", c.ledger.transitions);
-  if (!named)
-    throw ConfigurationError("gp::Session::report_state: no transition " + quote(transition_id) +
-                             " was recorded in this session");
-  return named;
-}
-
-// The fire a report settles: the one it names, unless that one was reported already;
-// else, naming none, the oldest fire awaiting a report. end() for none.
-GROUNDPLANE_INLINE PendingFires::iterator report_target(SessionCore& c, std::optional<std::size_t> named) {
-  if (named) {
-    const auto u = c.pending.find(*named);
-    if (u != c.pending.end() && !u->second.reported) return u;
-  } else if (!c.ledger.awaiting_report.empty()) {
-    return c.pending.find(*c.ledger.awaiting_report.begin());
-  }
-  return c.pending.end();
-}
-
-// The state keys a delta is about to change, as they were: put back when the store
-// refuses the report's rows.
-struct ReplacedState {
-  nlohmann::json replaced = nlohmann::json::object();  // each existing key's old value
-  std::vector<std::string> added;                      // keys the delta adds
-};
-
-GROUNDPLANE_INLINE ReplacedState replaced_state(const nlohmann::json& state, const nlohmann::json& delta) {
-  ReplacedState was;
-  for (const auto& [key, value] : delta.items()) {
-    const auto old = state.find(key);
-    if (old != state.end()) was.replaced[key] = *old;
-    else if (!value.is_null()) was.added.push_back(key);
-  }
-  return was;
-}
-
-GROUNDPLANE_INLINE void restore_state(nlohmann::json& state, const ReplacedState& was) {
-  for (const auto& [key, value] : was.replaced.items()) state[key] = value;
-  for (const auto& key : was.added) state.erase(key);
-}
-
-// A report as it is stored: the delta and whose changes it carries, the grade of the
-// fire it settles (when its handler has returned), the fire it is inferred to be.
-struct StoredReport {
-  const nlohmann::json& delta;
-  const std::vector<std::string>& agents_own;
-  PendingFires::const_iterator target;
-  const Settlement& how;
-  const InferredMatch& match;
-};
-
-// Stores the report's rows (the state already merged); a store that refuses them
-// leaves the state as it was before the delta.
-GROUNDPLANE_INLINE void store_report(SessionCore& c, const StoredReport& report, const ReplacedState& was) {
-  c.durable.emit(rows::Report{report.delta, report.agents_own});  // copied: the caller notes the changes after
-  if (report.target != c.pending.end() && report.target->second.handler_returned)
-    c.durable.emit(rows::Grade{report.target->first, report.how.outcome(), std::nullopt, false});
-  if (report.match.id) emit_inferred(c, report.match);
-  try {
-    c.durable.flush();
-  } catch (...) {
-    restore_state(c.state, was);
-    throw;
-  }
-}
-
-// The renderer asks it about approved asks only.
-GROUNDPLANE_INLINE std::function<bool(std::size_t)> stale_probe(const SessionCore& c) {
-  return [&c](std::size_t k) {
-    const AskStatus& a = c.ledger.asks[k];
-    const auto it = c.actions.find(a.action);
-    return approval_stale(c, a, it == c.actions.end() ? nullptr : &it->second.spec);
-  };
 }
 
 GROUNDPLANE_INLINE GroundTruth render(SessionCore& c, const GroundTruthOptions& opts, RenderProbe* probe) {
