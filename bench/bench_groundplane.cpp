@@ -1010,11 +1010,6 @@ Row timed(const std::string& what, const std::string& figure, const std::string&
   return r;
 }
 
-double env_seconds(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::atof(v) : 0;
-}
-
 void report() {
   std::vector<Row> rows;
   rows.push_back(timed("record_table 1M rows × 3 columns", "record_table/groundplane", "record_table/baseline",
@@ -1120,34 +1115,6 @@ void report() {
                        "≤ 2× whats_here without one"));
   rows.push_back(timed("ground_truth() 20 shown rows, 1M-row ledger", "ground_truth/1000000", "ground_truth/1000",
                        "(1k-row ledger)", 2.0, "≤ 2× the 1k time"));
-  // Compile cost at -O0, each probe against a file that only parses and dumps with
-  // nlohmann (bench/compile): goals from the compile-cost issue.
-  const double plain = env_seconds("GROUNDPLANE_BENCH_COMPILE_NLOHMANN_PARSE");
-  const struct {
-    const char* label;
-    const char* env;
-    double goal;  // 0: no goal, shown for scale
-  } probes[] = {
-      {"compile (a) README example via groundplane.hpp, -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_README_EXAMPLE", 1.5},
-      {"compile (b) boundary.hpp + superlative, -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_BOUNDARY_ONE_CHECK", 1.25},
-      {"compile (c) session.hpp + ground_truth(), -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_SESSION_GROUND_TRUTH", 0},
-      // The same units against groundplane::compiled (GROUNDPLANE_COMPILED_LIB): what a
-      // file costs when the heavy bodies come from the static library.
-      {"compile (a) README example, compiled mode, -O0 (CPU)", "GROUNDPLANE_BENCH_COMPILE_README_EXAMPLE_COMPILED",
-       1.15},
-      {"compile (b) boundary.hpp + superlative, compiled mode, -O0 (CPU)",
-       "GROUNDPLANE_BENCH_COMPILE_BOUNDARY_ONE_CHECK_COMPILED", 1.25},
-      {"compile (c) session.hpp + ground_truth(), compiled mode, -O0 (CPU)",
-       "GROUNDPLANE_BENCH_COMPILE_SESSION_GROUND_TRUTH_COMPILED", 0},
-  };
-  for (const auto& p : probes) {
-    const double t = env_seconds(p.env);
-    if (t <= 0 || plain <= 0) continue;
-    const double ratio = t / plain;
-    rows.push_back({p.label, human_time(t * 1e9), human_time(plain * 1e9) + " (nlohmann alone: a parse)",
-                    fixed(ratio, 2) + "×", p.goal > 0 ? "≤ " + fixed(p.goal, 2) + "× nlohmann alone" : "",
-                    p.goal > 0 ? (ratio <= p.goal ? "yes" : "NO") : ""});
-  }
   print_table(rows);
 }
 

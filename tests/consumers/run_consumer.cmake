@@ -1,6 +1,7 @@
 # Drives one consumer test (cmake -P): MODE is install, install_unbuilt, missing_dependency, find_package,
 # find_package_sqlite, find_package_postgres, too_new_version,
-# add_subdirectory, add_subdirectory_compiled, fetchcontent, pkg_config or conan_test_package; SETTINGS is the file tests/consumers
+# add_subdirectory, add_subdirectory_compiled, precompiled_headers, fetchcontent, pkg_config or
+# conan_test_package; SETTINGS is the file tests/consumers
 # wrote at configure time (compiler, generator, where the dependencies are); CONFIG is
 # the configuration under test. Each run starts from an empty work directory.
 cmake_minimum_required(VERSION 3.25)
@@ -224,6 +225,15 @@ elseif(MODE STREQUAL "add_subdirectory_compiled")
   file(GLOB_RECURSE libs "${work}/build/groundplane/*libgroundplane.a" "${work}/build/groundplane/*groundplane.lib")
   if(NOT libs)
     message(FATAL_ERROR "the compiled mode built no groundplane library")
+  endif()
+
+elseif(MODE STREQUAL "precompiled_headers")
+  # docs/install.md's recipe: groundplane.hpp precompiled once for the project's units.
+  build_and_run("${CONSUMERS_DIR}/precompiled_headers" -DFETCHCONTENT_FULLY_DISCONNECTED=ON
+    "-DGROUNDPLANE_SOURCE_DIR=${SOURCE_DIR}")
+  file(GLOB_RECURSE pch "${work}/build/*cmake_pch.hxx.gch" "${work}/build/*cmake_pch.hxx.pch")
+  if(NOT pch)
+    message(FATAL_ERROR "target_precompile_headers built no precompiled header")
   endif()
 
 elseif(MODE STREQUAL "fetchcontent")
