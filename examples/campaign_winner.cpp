@@ -3,7 +3,7 @@
 // accepted.
 #include <iostream>
 
-#include <groundplane/groundplane.hpp>
+#include <groundplane/claims.hpp>
 
 namespace gp = groundplane;
 

@@ -18,4 +18,5 @@
 #include "groundplane/detail/session/session_restore-inl.hpp"
 #include "groundplane/detail/session/settlement-inl.hpp"
 #include "groundplane/detail/session/state_reports-inl.hpp"
+#include "groundplane/ledger_fact-inl.hpp"
 #include "groundplane/session-inl.hpp"

@@ -18,6 +18,7 @@
 #include "groundplane/ground_truth.hpp"
 #include "groundplane/json_schema.hpp"
 #include "groundplane/ledger.hpp"
+#include "groundplane/ledger_fact.hpp"
 #include "groundplane/session.hpp"
 #include "groundplane/session_options.hpp"
 

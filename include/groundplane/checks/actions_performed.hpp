@@ -30,22 +30,12 @@
 #include "groundplane/facts.hpp"
 #include "groundplane/finding.hpp"
 #include "groundplane/ground_truth.hpp"
+#include "groundplane/ledger_fact.hpp"
 #include "groundplane/registry.hpp"
 #include "groundplane/render.hpp"
 #include "groundplane/schema.hpp"
 
 namespace groundplane {
-
-// Declared here, not included: session.hpp reaches the checks (an action's argument
-// checks), so this header includes it only in its bodies.
-class Session;
-
-// Records the session's attempts, oldest first in block order, as a Table fact with the
-// columns, in this order, `action` (the id; the constant "(an action this app does not have)" for an id
-// that was not declared when its row was minted), `principal`, `outcome` (the block's
-// line for the row) and `version`. Provenance: session.ledger(version=V). The registry is
-// write-once: record each turn's ledger under a new name (FactAlreadyRecorded otherwise).
-const Table& record_ledger(FactRegistry& registry, std::string name, const Session& session);
 
 struct actions_performed;
 
