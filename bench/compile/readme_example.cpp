@@ -1,8 +1,14 @@
-// Compile-time probe (a): the README's first example, through the umbrella header.
+// Compile-time probe: the README's first example through the umbrella header, or, with
+// BENCH_THROUGH_CLAIMS defined, through the claims half alone (bench/compile/run times
+// both, and the compiled mode).
 #include <iostream>
 #include <string>
 
+#ifdef BENCH_THROUGH_CLAIMS
+#include <groundplane/claims.hpp>
+#else
 #include <groundplane/groundplane.hpp>
+#endif
 
 namespace gp = groundplane;
 
