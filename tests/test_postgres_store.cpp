@@ -427,6 +427,11 @@ TEST_CASE("Crash and move: an owner SIGKILLed mid-loop again and again, resumed 
     Child c({"crash", *uri, session, "300", exec_log});
     REQUIRE(c.wait_for("ready", milliseconds(20'000)));
     pids.insert(c.pid());
+    // The last process is killed only after one of its fires has returned, so the ledger is
+    // always checked against returned fires: under ASan, beside other tests, every process
+    // can be killed before its first fire returns (a run returned 7 in 20 kills). The others
+    // keep kills at any point, the restore and the first fire included.
+    if (k + 1 == kills) REQUIRE(c.wait_for("fired ", milliseconds(20'000)));
     c.drain(milliseconds(5 + static_cast<int>(rng() % 120)));
     ::kill(c.pid(), SIGKILL);
     const int status = c.wait();
@@ -457,7 +462,6 @@ TEST_CASE("Crash and move: an owner SIGKILLed mid-loop again and again, resumed 
   std::size_t missing = 0;
   for (const auto& tid : returned) missing += in_ledger.count(tid) == 0;
   CHECK(missing == 0);
-  CHECK(returned.size() > static_cast<std::size_t>(kills));
   for (const auto& [ask, n] : spent_by_ask) {
     INFO(ask);
     CHECK(n == 1);
