@@ -123,6 +123,34 @@ TEST_CASE(
   CHECK(gp::verify_postgres_ledger(*uri, session).rows == 3);
 }
 
+TEST_CASE(
+    "A store refused after it took the lease (a keyed session opened without its key or with another) gives the "
+    "lease back: the next open takes the session at once",
+    "[store][postgres]") {
+  const auto uri = gp_test::postgres_uri();
+  if (!uri) return;
+  const std::string session = gp_test::unique_session("refused");
+  const std::string key = "the key of the app: 32 bytes, ok";
+  fill(*gp::open_postgres_store(*uri, {.session = session, .key = key}), 2);
+  const auto conn = gp::detail::pg_connect(*uri);
+  const std::string params[] = {session};
+  for (const std::string wrong : {"", "a thief made this key: 32 bytes!"}) {
+    INFO("opened with " << (wrong.empty() ? "no key" : "another key"));
+    // A long lease: were it kept, the open below would wait a minute for it.
+    CHECK_THROWS_AS(gp::open_postgres_store(*uri, {.session = session, .lease = milliseconds(60'000), .key = wrong}),
+                    gp::LedgerStoreError);
+    const auto r = gp::detail::pg_exec(conn.get(),
+                                       "SELECT count(*) FROM groundplane_sessions"
+                                       " WHERE name = $1 AND owner IS NULL AND lease_until IS NULL",
+                                       params);
+    CHECK(gp::detail::pg_int(r.get(), 0, 0) == 1);  // nobody holds it
+  }
+  const auto started = steady::now();
+  const auto store = gp::open_postgres_store(*uri, {.session = session, .key = key});
+  CHECK(steady::now() - started < milliseconds(5'000));
+  CHECK(store->head().rows == 2);
+}
+
 // clang-format off
 TEST_CASE("A write from a store whose lease was taken over is refused inside the database: SessionMoved, and nothing of it is stored", "[store][postgres]") {
   // clang-format on

@@ -553,16 +553,24 @@ class PostgresStore final : public LedgerStore {
       if (!options.synchronous_commit) pg_run(conn_.get(), "SET synchronous_commit = off");
       acquire();
     }
-    load_head();
-    check_key();
-    if (!read_only_) {
-      // Every form of the append, prepared in one round trip.
-      std::string prepare;
-      for (const bool renew : {true, false})
-        for (std::size_t n = 0; n <= pg_append_values_rows; ++n)
-          prepare += "PREPARE " + pg_append_name(renew, n) + " AS " + pg_append_sql(tables_, renew, n) + ";";
-      pg_run(conn_.get(), prepare.c_str());
-      renewer_ = std::thread([this] { renew_loop(); });
+    try {
+      load_head();
+      check_key();
+      if (!read_only_) {
+        // Every form of the append, prepared in one round trip.
+        std::string prepare;
+        for (const bool renew : {true, false})
+          for (std::size_t n = 0; n <= pg_append_values_rows; ++n)
+            prepare += "PREPARE " + pg_append_name(renew, n) + " AS " + pg_append_sql(tables_, renew, n) + ";";
+        pg_run(conn_.get(), prepare.c_str());
+        renewer_ = std::thread([this] { renew_loop(); });
+      }
+    } catch (...) {
+      // Refused (another key, an altered head) after the lease was taken: no destructor
+      // runs for a store that never opened, so the lease is given back here, or the next
+      // open would wait out all of it.
+      if (!read_only_) release();
+      throw;
     }
   }
 
@@ -573,16 +581,7 @@ class PostgresStore final : public LedgerStore {
     }
     wake_.notify_all();
     if (renewer_.joinable()) renewer_.join();
-    if (!read_only_ && !moved_ && !broken_) {
-      try {  // released, so the next owner need not wait for the lease to run out
-        const std::string params[] = {session_, std::to_string(epoch_)};
-        pg_exec(conn_.get(),
-                ("UPDATE " + tables_.sessions + " SET owner = NULL, lease_until = NULL WHERE name = $1 AND epoch = $2")
-                    .c_str(),
-                params);
-      } catch (...) {  // the lease then expires on its own
-      }
-    }
+    if (!read_only_ && !moved_ && !broken_) release();
   }
 
   PostgresStore(const PostgresStore&) = delete;
@@ -749,6 +748,18 @@ class PostgresStore final : public LedgerStore {
       new_owner_ = " by " + (owner.empty() ? std::string("another store") : owner) + " (epoch " +
                    std::to_string(pg_int(r.get(), 0, 0)) + ")";
     } catch (...) {  // the message then names no owner
+    }
+  }
+
+  // Gives the lease back, so the next owner need not wait for it to run out.
+  void release() noexcept {
+    try {
+      const std::string params[] = {session_, std::to_string(epoch_)};
+      pg_exec(conn_.get(),
+              ("UPDATE " + tables_.sessions + " SET owner = NULL, lease_until = NULL WHERE name = $1 AND epoch = $2")
+                  .c_str(),
+              params);
+    } catch (...) {  // the lease then expires on its own
     }
   }
 
