@@ -16,8 +16,10 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -398,53 +400,75 @@ TEST_CASE("The worked example's bytes on the format page are exactly what this r
 #if defined(GROUNDPLANE_PYTHON)
 namespace {
 
-struct Verdict {
-  bool ok = false;
-  std::uint64_t rows = 0;
-  std::string head;
-  std::uint64_t first_bad_row = 0;
-  bool keyed = false;
-  std::string key_id;
-};
-
-Verdict python_verdict(const fs::path& file, const std::string& session, const std::string& head,
-                       const std::string& key = "") {
-  std::string cmd = std::string("'") + GROUNDPLANE_PYTHON + "' '" + GROUNDPLANE_SOURCE_DIR +
-                    "/tools/verify_ledger.py' '" + file.string() + "' --session '" + session + "' --json";
-  if (!head.empty()) cmd += " --head " + head;
-  TempLedger key_file{"key"};
-  if (!key.empty()) {
-    std::ofstream(key_file.path(), std::ios::binary) << key;
-    cmd += " --key-file '" + key_file.str() + "'";
+// verify_sqlite_ledger's verdicts, each compared with tools/verify_ledger.py's on the same
+// file when run() is called: every field but the problem's words must agree. One Python
+// process reads them all (tests/tools/verify_ledger_many.py): a process per file made
+// these the suite's slowest tests. Each file is kept until then.
+class Agreement {
+ public:
+  // verify_sqlite_ledger's verdict on the file as it is now, for the caller's own checks;
+  // `what` names the case in a disagreement reported by run(). `keep` is kept until then.
+  gp::LedgerVerification verify(const std::string& what, const fs::path& file, const std::string& session,
+                                const std::string& head = "", const std::string& key = "",
+                                std::shared_ptr<const TempLedger> keep = nullptr) {
+    auto c = gp::verify_sqlite_ledger(file, session, head, key);
+    pending_.push_back({std::move(keep), file, session, head, key, what, c});
+    return c;
   }
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  ::pclose(p);
-  INFO("python said: " << out);
-  const json j = json::parse(out);
-  return {j.at("ok").get<bool>(),          j.at("rows").get<std::uint64_t>(),
-          j.at("head").get<std::string>(), j.at("first_bad_row").get<std::uint64_t>(),
-          j.at("keyed").get<bool>(),       j.at("key_id").get<std::string>()};
-}
 
-// Both verifiers on the file; they must agree on every field but the problem's words.
-Verdict agree(const fs::path& file, const std::string& session, const std::string& head = "",
-              const std::string& key = "") {
-  const auto c = gp::verify_sqlite_ledger(file, session, head, key);
-  const Verdict py = python_verdict(file, session, head, key);
-  INFO("verify_sqlite_ledger: ok " << c.ok << ", rows " << c.rows << ", first bad row " << c.first_bad_row << ": "
-                                   << c.problem);
-  CHECK(py.ok == c.ok);
-  CHECK(py.rows == c.rows);
-  CHECK(py.head == c.head);
-  CHECK(py.first_bad_row == c.first_bad_row);
-  CHECK(py.keyed == c.keyed);
-  CHECK(py.key_id == c.key_id);
-  return py;
-}
+  // Python's verdict on every file given, compared with verify_sqlite_ledger's.
+  void run() {
+    json requests = json::array();
+    for (const auto& p : pending_)
+      requests.push_back(
+          {{"file", p.file.string()},
+           {"session", p.session},
+           {"head", p.head},
+           {"key_hex", gp::to_hex(std::span(reinterpret_cast<const unsigned char*>(p.key.data()), p.key.size()))}});
+    TempLedger list{"agree-requests"};
+    std::ofstream(list.path()) << requests.dump();
+    const std::string cmd = std::string("'") + GROUNDPLANE_PYTHON + "' '" + GROUNDPLANE_SOURCE_DIR +
+                            "/tests/tools/verify_ledger_many.py' '" + GROUNDPLANE_SOURCE_DIR + "/tools' '" +
+                            list.str() + "'";
+    std::FILE* out = ::popen(cmd.c_str(), "r");
+    REQUIRE(out != nullptr);
+    std::string text;
+    char buf[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, out)) > 0) text.append(buf, n);
+    CHECK(::pclose(out) == 0);
+    std::istringstream lines(text);
+    std::size_t i = 0;
+    for (std::string line; std::getline(lines, line); ++i) {
+      REQUIRE(i < pending_.size());
+      const Pending& p = pending_[i];
+      const auto& c = p.verdict;
+      INFO(p.what << ", session " << p.session << (p.head.empty() ? "" : ", with a head")
+                  << (p.key.empty() ? "" : ", with a key"));
+      INFO("verify_sqlite_ledger: ok " << c.ok << ", rows " << c.rows << ", first bad row " << c.first_bad_row << ": "
+                                       << c.problem);
+      INFO("python said: " << line);
+      const json py = json::parse(line);
+      CHECK(py.at("ok").get<bool>() == c.ok);
+      CHECK(py.at("rows").get<std::uint64_t>() == c.rows);
+      CHECK(py.at("head").get<std::string>() == c.head);
+      CHECK(py.at("first_bad_row").get<std::uint64_t>() == c.first_bad_row);
+      CHECK(py.at("keyed").get<bool>() == c.keyed);
+      CHECK(py.at("key_id").get<std::string>() == c.key_id);
+    }
+    CHECK(i == pending_.size());  // a verdict for every file
+    pending_.clear();
+  }
+
+ private:
+  struct Pending {
+    std::shared_ptr<const TempLedger> keep;
+    fs::path file;
+    std::string session, head, key, what;
+    gp::LedgerVerification verdict;
+  };
+  std::vector<Pending> pending_;
+};
 
 std::string hex_hash_of(const fs::path& file, const std::string& session, std::uint64_t seq) {
   std::string out;
@@ -487,6 +511,7 @@ std::string in_session(const std::string& session) {
 // tools/verify_ledger.py was written from docs/ledger-format.md alone.
 TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixture, intact and tampered every way",
           "[format][python]") {
+  Agreement agreement;
   for (const Fixture& f : all_fixtures()) {
     for (const auto& item : f.expected.items()) {
       // named copies, not structured bindings: the cases below capture them in lambdas
@@ -498,21 +523,23 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
       REQUIRE(rows >= 8);
       const auto variant = [&](const std::string& what, const std::function<void(const fs::path&)>& tamper,
                                const std::string& with_head, std::optional<std::uint64_t> first_bad) {
-        INFO(f.file.filename().string() << ", session " << session << ": " << what
-                                        << (with_head.empty() ? "" : ", with the published head"));
-        TempLedger copy{"agree"};
-        copy_to(f.file, copy);
-        tamper(copy.path());
-        const Verdict v = agree(copy.path(), session, with_head, key);
+        const std::string named = f.file.filename().string() + ": " + what;
+        INFO(named << ", session " << session << (with_head.empty() ? "" : ", with the published head"));
+        auto copy = std::make_shared<TempLedger>("agree");
+        copy_to(f.file, *copy);
+        tamper(copy->path());
+        const auto v = agreement.verify(named, copy->path(), session, with_head, key, copy);
         if (first_bad) CHECK(v.first_bad_row == *first_bad);
       };
       const auto none = [](const fs::path&) {};
       const std::string other = session == "shop" ? "bob" : "shop";
       if (!key.empty()) {  // a keyed session, also without its key
-        TempLedger copy{"agree"};
-        copy_to(f.file, copy);
-        CHECK(agree(copy.path(), session, "").first_bad_row == 0);
-        CHECK(agree(copy.path(), session, head).first_bad_row == 1);
+        INFO(f.file.filename().string() << ", session " << session << ", without its key");
+        auto copy = std::make_shared<TempLedger>("agree");
+        copy_to(f.file, *copy);
+        const std::string named = f.file.filename().string() + ": keyed, without its key";
+        CHECK(agreement.verify(named, copy->path(), session, "", "", copy).first_bad_row == 0);
+        CHECK(agreement.verify(named, copy->path(), session, head, "", copy).first_bad_row == 1);
       }
       variant("intact", none, "", 0);
       variant("intact", none, head, 0);
@@ -614,6 +641,7 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
           "no ledger tables", [](const fs::path& p) { raw_sql(p, "DROP TABLE groundplane_schema"); }, head, 1);
     }
   }
+  agreement.run();
 }
 
 namespace {
@@ -651,15 +679,16 @@ TEST_CASE(
   const std::string key = "a key held by the app, 32 bytes.";
   TempLedger original{"agree-keyed"};
   two_sessions(original.path(), key);
+  Agreement agreement;
   const auto variant = [&](const std::string& what, const std::function<void(const fs::path&)>& tamper,
                            const std::string& session, const std::string& head, const std::string& with_key,
                            std::optional<std::uint64_t> first_bad) {
     INFO(what << ", session " << session << (with_key.empty() ? ", no key" : ", with a key")
               << (head.empty() ? "" : ", with a head"));
-    TempLedger copy{"agree-keyed"};
-    fs::copy_file(original.path(), copy.path());
-    tamper(copy.path());
-    const Verdict v = agree(copy.path(), session, head, with_key);
+    auto copy = std::make_shared<TempLedger>("agree-keyed");
+    fs::copy_file(original.path(), copy->path());
+    tamper(copy->path());
+    const auto v = agreement.verify(what, copy->path(), session, head, with_key, copy);
     if (first_bad) CHECK(v.first_bad_row == *first_bad);
   };
   const auto none = [](const fs::path&) {};
@@ -763,6 +792,7 @@ TEST_CASE(
         });
       },
       "bob", "", "", 4);
+  agreement.run();
 }
 #if defined(GROUNDPLANE_LEDGER_TOOL)
 namespace {
@@ -832,19 +862,22 @@ TEST_CASE(
     head = s.head();
   }
   // Whole, the freshly written file verifies in both, with and without its head.
-  CHECK(agree(f.path(), "default").ok);
-  CHECK(agree(f.path(), "default", head).ok);
+  Agreement agreement;
+  CHECK(agreement.verify("whole", f.path(), "default").ok);
+  CHECK(agreement.verify("whole", f.path(), "default", head).ok);
   const auto size = fs::file_size(f.path());
   for (const double at : {0.9, 0.5, 0.2}) {
     INFO("cut at " << at);
-    TempLedger copy{"torn"};
-    fs::copy_file(f.path(), copy.path());
-    fs::resize_file(copy.path(), static_cast<std::uintmax_t>(static_cast<double>(size) * at));
-    const Verdict v = agree(copy.path(), "default");
+    const std::string what = "cut at " + std::to_string(at);
+    auto copy = std::make_shared<TempLedger>("torn");
+    fs::copy_file(f.path(), copy->path());
+    fs::resize_file(copy->path(), static_cast<std::uintmax_t>(static_cast<double>(size) * at));
+    const auto v = agreement.verify(what, copy->path(), "default", "", "", copy);
     CHECK_FALSE(v.ok);
     CHECK(v.first_bad_row > 0);
-    agree(copy.path(), "default", head);
+    agreement.verify(what, copy->path(), "default", head, "", copy);
   }
+  agreement.run();
 }
 #else
 // tools/verify_ledger.py was written from docs/ledger-format.md alone.
