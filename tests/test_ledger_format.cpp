@@ -22,6 +22,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -400,6 +401,17 @@ TEST_CASE("The worked example's bytes on the format page are exactly what this r
 #if defined(GROUNDPLANE_PYTHON)
 namespace {
 
+// What a shell command prints on stdout, and its status as pclose returns it.
+std::pair<std::string, int> command_output(const std::string& cmd) {
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[65536];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  return {std::move(out), ::pclose(p)};
+}
+
 // verify_sqlite_ledger's verdicts, each compared with tools/verify_ledger.py's on the same
 // file when run() is called: every field but the problem's words must agree. One Python
 // process reads them all (tests/tools/verify_ledger_many.py): a process per file made
@@ -430,13 +442,8 @@ class Agreement {
     const std::string cmd = std::string("'") + GROUNDPLANE_PYTHON + "' '" + GROUNDPLANE_SOURCE_DIR +
                             "/tests/tools/verify_ledger_many.py' '" + GROUNDPLANE_SOURCE_DIR + "/tools' '" +
                             list.str() + "'";
-    std::FILE* out = ::popen(cmd.c_str(), "r");
-    REQUIRE(out != nullptr);
-    std::string text;
-    char buf[65536];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, out)) > 0) text.append(buf, n);
-    CHECK(::pclose(out) == 0);
+    const auto [text, status] = command_output(cmd);
+    CHECK(status == 0);
     std::istringstream lines(text);
     std::size_t i = 0;
     for (std::string line; std::getline(lines, line); ++i) {
@@ -799,15 +806,8 @@ namespace {
 
 // Each line a command prints, parsed as JSON.
 std::vector<json> json_lines(const std::string& cmd) {
-  std::FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
   std::vector<json> lines;
-  std::istringstream in(out);
+  std::istringstream in(command_output(cmd).first);
   for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
   return lines;
 }
