@@ -415,16 +415,22 @@ std::pair<std::string, int> command_output(const std::string& cmd) {
 // verify_sqlite_ledger's verdicts, each compared with tools/verify_ledger.py's on the same
 // file when run() is called: every field but the problem's words must agree. One Python
 // process reads them all (tests/tools/verify_ledger_many.py): a process per file made
-// these the suite's slowest tests. Each file is kept until then.
+// these the suite's slowest tests. The files must stay until then; copy_of()'s copies do.
 class Agreement {
  public:
+  // A fresh copy of `original` to tamper with, removed when the agreement goes.
+  fs::path copy_of(const fs::path& original) {
+    const TempLedger& copy = *copies_.emplace_back(std::make_unique<TempLedger>("agree"));
+    fs::copy_file(original, copy.path());
+    return copy.path();
+  }
+
   // verify_sqlite_ledger's verdict on the file as it is now, for the caller's own checks;
-  // `what` names the case in a disagreement reported by run(). `keep` is kept until then.
+  // `what` names the case in a disagreement reported by run().
   gp::LedgerVerification verify(const std::string& what, const fs::path& file, const std::string& session,
-                                const std::string& head = "", const std::string& key = "",
-                                std::shared_ptr<const TempLedger> keep = nullptr) {
+                                const std::string& head = "", const std::string& key = "") {
     auto c = gp::verify_sqlite_ledger(file, session, head, key);
-    pending_.push_back({std::move(keep), file, session, head, key, what, c});
+    pending_.push_back({file, session, head, key, what, c});
     return c;
   }
 
@@ -469,12 +475,12 @@ class Agreement {
 
  private:
   struct Pending {
-    std::shared_ptr<const TempLedger> keep;
     fs::path file;
     std::string session, head, key, what;
     gp::LedgerVerification verdict;
   };
   std::vector<Pending> pending_;
+  std::vector<std::unique_ptr<TempLedger>> copies_;
 };
 
 std::string hex_hash_of(const fs::path& file, const std::string& session, std::uint64_t seq) {
@@ -532,21 +538,19 @@ TEST_CASE("tools/verify_ledger.py agrees with verify_sqlite_ledger on every fixt
                                const std::string& with_head, std::optional<std::uint64_t> first_bad) {
         const std::string named = f.file.filename().string() + ": " + what;
         INFO(named << ", session " << session << (with_head.empty() ? "" : ", with the published head"));
-        auto copy = std::make_shared<TempLedger>("agree");
-        copy_to(f.file, *copy);
-        tamper(copy->path());
-        const auto v = agreement.verify(named, copy->path(), session, with_head, key, copy);
+        const fs::path copy = agreement.copy_of(f.file);
+        tamper(copy);
+        const auto v = agreement.verify(named, copy, session, with_head, key);
         if (first_bad) CHECK(v.first_bad_row == *first_bad);
       };
       const auto none = [](const fs::path&) {};
       const std::string other = session == "shop" ? "bob" : "shop";
       if (!key.empty()) {  // a keyed session, also without its key
         INFO(f.file.filename().string() << ", session " << session << ", without its key");
-        auto copy = std::make_shared<TempLedger>("agree");
-        copy_to(f.file, *copy);
+        const fs::path copy = agreement.copy_of(f.file);
         const std::string named = f.file.filename().string() + ": keyed, without its key";
-        CHECK(agreement.verify(named, copy->path(), session, "", "", copy).first_bad_row == 0);
-        CHECK(agreement.verify(named, copy->path(), session, head, "", copy).first_bad_row == 1);
+        CHECK(agreement.verify(named, copy, session).first_bad_row == 0);
+        CHECK(agreement.verify(named, copy, session, head).first_bad_row == 1);
       }
       variant("intact", none, "", 0);
       variant("intact", none, head, 0);
@@ -692,10 +696,9 @@ TEST_CASE(
                            std::optional<std::uint64_t> first_bad) {
     INFO(what << ", session " << session << (with_key.empty() ? ", no key" : ", with a key")
               << (head.empty() ? "" : ", with a head"));
-    auto copy = std::make_shared<TempLedger>("agree-keyed");
-    fs::copy_file(original.path(), copy->path());
-    tamper(copy->path());
-    const auto v = agreement.verify(what, copy->path(), session, head, with_key, copy);
+    const fs::path copy = agreement.copy_of(original.path());
+    tamper(copy);
+    const auto v = agreement.verify(what, copy, session, head, with_key);
     if (first_bad) CHECK(v.first_bad_row == *first_bad);
   };
   const auto none = [](const fs::path&) {};
@@ -869,13 +872,12 @@ TEST_CASE(
   for (const double at : {0.9, 0.5, 0.2}) {
     INFO("cut at " << at);
     const std::string what = "cut at " + std::to_string(at);
-    auto copy = std::make_shared<TempLedger>("torn");
-    fs::copy_file(f.path(), copy->path());
-    fs::resize_file(copy->path(), static_cast<std::uintmax_t>(static_cast<double>(size) * at));
-    const auto v = agreement.verify(what, copy->path(), "default", "", "", copy);
+    const fs::path copy = agreement.copy_of(f.path());
+    fs::resize_file(copy, static_cast<std::uintmax_t>(static_cast<double>(size) * at));
+    const auto v = agreement.verify(what, copy, "default");
     CHECK_FALSE(v.ok);
     CHECK(v.first_bad_row > 0);
-    agreement.verify(what, copy->path(), "default", head, "", copy);
+    agreement.verify(what, copy, "default", head);
   }
   agreement.run();
 }
